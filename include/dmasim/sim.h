@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dmasim: the simulated machine, plain-C interface.
+ *
+ * This header (and every header under include/dmasim/) is included both by
+ * plain C (sim/, tests/, fuzz/, the CLI; libc available) and by kernel
+ * translation units (kernel_shim/, core/; -nostdinc, kernel headers).  So it
+ * includes nothing, uses only the C language's own types (no bool, no
+ * stdint, no size_t), and defines no name a kernel header also defines.
+ *
+ * The machine is one global instance, as the kernel's state is global:
+ * sim_machine_init() builds it, sim_machine_destroy() tears it down, and a
+ * test builds a fresh one per scenario.
+ */
+#ifndef DMASIM_SIM_H
+#define DMASIM_SIM_H
+
+#ifndef DMASIM_PAGE_SHIFT
+#define DMASIM_PAGE_SHIFT 12
+#endif
+#define SIM_PAGE_SHIFT	DMASIM_PAGE_SHIFT
+#define SIM_PAGE_SIZE	(1UL << SIM_PAGE_SHIFT)
+
+typedef unsigned long long sim_phys_t;
+
+#if defined(__GNUC__)
+#define sim_likely(x)	__builtin_expect(!!(x), 1)
+#define sim_unlikely(x)	__builtin_expect(!!(x), 0)
+#else
+#define sim_likely(x)	(x)
+#define sim_unlikely(x)	(x)
+#endif
+
+/* ------------------------------------------------------------------------
+ * Counters and the cost model (sim/counters.c, include/dmasim/counters.def)
+ */
+enum sim_counter {
+#define SIM_COUNTER(id, name, cost_ns, what) SIM_CNT_##id,
+#include <dmasim/counters.def>
+#undef SIM_COUNTER
+	SIM_NR_COUNTERS
+};
+
+struct sim_counters {
+	unsigned long long c[SIM_NR_COUNTERS];
+};
+
+/* The live counters.  Plain (non-atomic) on purpose: they sit on hot paths. */
+extern struct sim_counters sim_counters;
+
+static inline void sim_count(enum sim_counter id, unsigned long long n)
+{
+	sim_counters.c[id] += n;
+}
+
+const char *sim_counter_name(enum sim_counter id);
+const char *sim_counter_what(enum sim_counter id);
+double sim_counter_cost_ns(enum sim_counter id);
+void sim_counters_reset(void);
+/* Copy the live counters into *snap. */
+void sim_counters_snapshot(struct sim_counters *snap);
+/* after - before, counter by counter, into *delta. */
+void sim_counters_delta(const struct sim_counters *before,
+			const struct sim_counters *after,
+			struct sim_counters *delta);
+/* Modelled time, in nanoseconds, of the operations counted in *delta. */
+double sim_cost_ns(const struct sim_counters *delta);
+
+/* ------------------------------------------------------------------------
+ * Fault points (sim/fault.c, include/dmasim/faults.def)
+ *
+ * Every fallible shim call asks sim_should_fail() with its point first.  The
+ * call is counted per point (so a sweep knows how many calls could fail), and
+ * only when faults are armed is libfiu asked (fiu_fail(name)); an unarmed run
+ * costs one increment and one test.
+ */
+enum sim_fault_point {
+#define SIM_FAULT(id, name, what) SIM_FP_##id,
+#include <dmasim/faults.def>
+#undef SIM_FAULT
+	SIM_NR_FAULT_POINTS
+};
+
+extern int sim_faults_armed;
+extern unsigned long long sim_fault_calls[SIM_NR_FAULT_POINTS];
+
+int sim_fault_check(enum sim_fault_point fp);
+
+static inline int sim_should_fail(enum sim_fault_point fp)
+{
+	sim_fault_calls[fp]++;
+	if (sim_unlikely(sim_faults_armed))
+		return sim_fault_check(fp);
+	return 0;
+}
+
+const char *sim_fault_name(enum sim_fault_point fp);
+const char *sim_fault_what(enum sim_fault_point fp);
+/* -1 if no point has that name. */
+int sim_fault_lookup(const char *name);
+/* Arm or disarm the libfiu check (fiu_init() is done on first arming). */
+void sim_faults_arm(int armed);
+void sim_fault_calls_reset(void);
+
+/* ------------------------------------------------------------------------
+ * Kernel heap objects (sim/slab.c): the backing of kmalloc/vmalloc, with an
+ * outstanding-object count so every scenario can prove it freed everything.
+ */
+void *sim_kmalloc(unsigned long size, int zero);
+void *sim_krealloc(void *p, unsigned long size);
+void sim_kfree(const void *p);
+unsigned long long sim_kmalloc_outstanding(void);
+
+/* ------------------------------------------------------------------------
+ * Kernel log (sim/klog.c): printk, WARN and BUG land here.  Messages are
+ * counted per level and the last one kept, so a test can assert that a
+ * path warned; they are echoed to stderr only when DMASIM_KLOG is set in the
+ * environment (or sim_klog_echo is nonzero).
+ */
+enum {
+	SIM_KLOG_EMERG, SIM_KLOG_ALERT, SIM_KLOG_CRIT, SIM_KLOG_ERR,
+	SIM_KLOG_WARNING, SIM_KLOG_NOTICE, SIM_KLOG_INFO, SIM_KLOG_DEBUG,
+	SIM_KLOG_NR_LEVELS
+};
+
+extern int sim_klog_echo;
+void sim_klog(int level, const char *msg);
+unsigned long long sim_klog_count(int level);
+const char *sim_klog_last(void);
+/* WARN()/WARN_ON() that fired, and where the last one was. */
+unsigned long long sim_kernel_warnings(void);
+void sim_kernel_warn(const char *file, int line, const char *what);
+/* BUG()/BUG_ON(): logs and aborts. */
+void sim_kernel_bug(const char *file, int line, const char *what)
+	__attribute__((__noreturn__));
+void sim_klog_reset(void);
+
+/* ------------------------------------------------------------------------
+ * Sleeping locks for the shim's struct mutex / rw_semaphore (sim/locking.c):
+ * real pthread locks in caller-provided storage that is valid when zeroed,
+ * so DEFINE_MUTEX() and kzalloc'd structs need no init call.
+ */
+#define SIM_MUTEX_WORDS		5	/* >= sizeof(pthread_mutex_t) / 8 */
+#define SIM_RWLOCK_WORDS	7	/* >= sizeof(pthread_rwlock_t) / 8 */
+void sim_mutex_lock(unsigned long *raw);
+int sim_mutex_trylock(unsigned long *raw);	/* 1 if taken */
+void sim_mutex_unlock(unsigned long *raw);
+void sim_rwlock_read(unsigned long *raw);
+void sim_rwlock_write(unsigned long *raw);
+int sim_rwlock_tryread(unsigned long *raw);
+int sim_rwlock_trywrite(unsigned long *raw);
+void sim_rwlock_unlock(unsigned long *raw);
+/* A small number naming the calling thread (1, 2, ...), for lock owners. */
+unsigned long sim_thread_id(void);
+
+/* ------------------------------------------------------------------------
+ * The machine (sim/machine.c)
+ */
+struct sim_config {
+	unsigned long long ram_bytes;	/* 0: 16 GiB */
+	unsigned int nr_cpus;		/* 0: 1 */
+	unsigned long long seed;	/* seeds every random choice of the sim */
+};
+
+int sim_machine_init(const struct sim_config *cfg);
+void sim_machine_destroy(void);
+const struct sim_config *sim_machine_config(void);
+
+/* Deterministic PRNG (splitmix64/xorshift) for the sim's own choices. */
+unsigned long long sim_rand_next(unsigned long long *state);
+
+/* Parse "16G", "512M", "4096", "64K"; returns 0 and sets *out, or -1. */
+int sim_parse_size(const char *s, unsigned long long *out);
+
+#include <dmasim/sim_mem.h>
+#include <dmasim/sim_iommu.h>
+
+#endif /* DMASIM_SIM_H */

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dmasim: physical memory, struct page storage and the buddy allocator.
+ * Plain C; see sim.h for the rules every include/dmasim header follows.
+ *
+ * Physical address map: RAM ranges (x86-like: RAM below a 1 GiB PCI hole
+ * under 4 GiB, the rest above 4 GiB) and, later, MMIO BARs.  struct page
+ * exists for RAM only; the memmap is one virtually contiguous array indexed
+ * by absolute pfn (as SPARSEMEM_VMEMMAP), reserved with MAP_NORESERVE so a
+ * struct page costs memory only once it is written.  Page data is backed
+ * lazily too (a sparse memfd), so untouched RAM costs nothing.
+ */
+#ifndef DMASIM_SIM_MEM_H
+#define DMASIM_SIM_MEM_H
+
+/* Orders 0..SIM_MAX_ORDER, as the kernel's MAX_PAGE_ORDER (10). */
+#define SIM_MAX_ORDER		10
+#define SIM_NR_ORDERS		(SIM_MAX_ORDER + 1)
+/* pageblock order = PMD order (9 with 4 KiB pages), capped at MAX_ORDER. */
+#define SIM_PMD_ORDER		(SIM_PAGE_SHIFT - 3)
+#define SIM_PAGEBLOCK_ORDER	(SIM_PMD_ORDER < SIM_MAX_ORDER ? SIM_PMD_ORDER : SIM_MAX_ORDER)
+/* Highest order the per-cpu lists keep besides pageblock order (0..3). */
+#define SIM_PCP_MAX_LOW_ORDER	3
+
+struct sim_list {
+	struct sim_list *next, *prev;
+};
+
+/*
+ * One page frame.  Exactly 64 bytes, and the layout kernel_shim's struct page
+ * mirrors field for field (it static_asserts each offset): the kernel code
+ * under test sees page->lru, page->private, ... and the sim sees the same
+ * bytes under these names.
+ */
+struct sim_page {
+	unsigned long flags;		/* SIM_PG_* bits */
+	struct sim_list lru;		/* free list link while free; owner's while allocated */
+	unsigned long private;		/* free block head: its order */
+	unsigned long compound_head;	/* tail page: head address | 1; else 0 */
+	unsigned char compound_order;	/* head of a compound page: its order */
+	unsigned char zone;		/* index into the zones */
+	unsigned char migratetype;	/* SIM_MIGRATE_* of the block it was freed into */
+	unsigned char pcp_order;	/* on a per-cpu list: the order it sits there with */
+	int refcount;			/* page references (0 while free) */
+	int pincount;			/* FOLL_PIN pins (pin_user_pages) */
+	int mapcount;			/* user mappings */
+	unsigned long owner;		/* who allocated it: SIM_OWNER_* | cookie */
+};
+
+/* SIM_PG_* flag bits (the shim maps PG_reserved etc. onto these). */
+enum {
+	SIM_PG_RESERVED = 0,	/* never given to the buddy allocator */
+	SIM_PG_BUDDY,		/* head of a free block on a buddy free list */
+	SIM_PG_PCP,		/* on a per-cpu list */
+	SIM_PG_HEAD,		/* head of a compound page */
+	SIM_PG_TAIL,		/* tail of a compound page */
+	SIM_PG_TOUCHED,		/* its data was handed out (page_address/kmap) */
+	SIM_PG_DIRTY,
+	SIM_PG_AGED,		/* held by the ageing workload */
+	SIM_PG_RECLAIMABLE,	/* held by the ageing workload as clean page cache */
+	SIM_PG_NR_FLAGS
+};
+
+enum sim_migratetype {
+	SIM_MIGRATE_UNMOVABLE,
+	SIM_MIGRATE_MOVABLE,
+	SIM_MIGRATE_RECLAIMABLE,
+	SIM_NR_MIGRATETYPES
+};
+
+/* Allocation flags: the shim translates gfp_t into these, in one place. */
+enum {
+	SIM_GFP_ZERO		= 1u << 0,
+	SIM_GFP_COMP		= 1u << 1,
+	SIM_GFP_NORETRY		= 1u << 2,
+	SIM_GFP_DIRECT_RECLAIM	= 1u << 3,
+	SIM_GFP_KSWAPD_RECLAIM	= 1u << 4,
+	SIM_GFP_NOWARN		= 1u << 5,
+	SIM_GFP_MOVABLE		= 1u << 6,
+	SIM_GFP_RECLAIMABLE	= 1u << 7,
+	SIM_GFP_DMA32		= 1u << 8,
+	SIM_GFP_ACCOUNT		= 1u << 9,
+};
+
+/* The memmap: struct sim_page of pfn N is sim_vmemmap + N. */
+extern struct sim_page *sim_vmemmap;
+/* First pfn past the highest RAM pfn. */
+extern unsigned long sim_max_pfn;
+
+static inline struct sim_page *sim_pfn_to_page(unsigned long pfn)
+{
+	return sim_vmemmap + pfn;
+}
+
+static inline unsigned long sim_page_to_pfn(const struct sim_page *page)
+{
+	return (unsigned long)(page - sim_vmemmap);
+}
+
+static inline int sim_page_test(const struct sim_page *page, int bit)
+{
+	return (page->flags >> bit) & 1;
+}
+
+static inline void sim_page_set(struct sim_page *page, int bit)
+{
+	page->flags |= 1UL << bit;
+}
+
+static inline void sim_page_clear(struct sim_page *page, int bit)
+{
+	page->flags &= ~(1UL << bit);
+}
+
+/* 1 if pfn is RAM with a struct page (the kernel's pfn_valid()). */
+int sim_pfn_valid(unsigned long pfn);
+
+/* RAM ranges, in pfns [start, end). */
+struct sim_ram_range {
+	unsigned long start_pfn, end_pfn;
+};
+unsigned int sim_ram_ranges(const struct sim_ram_range **ranges);
+unsigned long long sim_ram_bytes(void);
+
+/*
+ * Page data.  The direct map: a pointer to the page's bytes; marks the page
+ * SIM_PG_TOUCHED.  Only RAM pfns have data.
+ */
+void *sim_page_address(struct sim_page *page);
+void *sim_phys_to_virt(sim_phys_t paddr);
+/* The reverse of sim_page_address (NULL if addr is not in the direct map). */
+struct sim_page *sim_virt_to_page(const void *addr);
+/*
+ * A virtually contiguous alias of nr pages (which need not be physically
+ * contiguous), sharing their data, as the kernel's vmap().  NULL on failure.
+ */
+void *sim_vmap(struct sim_page **pages, unsigned long nr);
+void sim_vunmap(void *addr);
+/* Bytes of host memory the memmap and page data use now (for benchmarks). */
+unsigned long long sim_mem_host_bytes(void);
+
+/*
+ * The buddy allocator (sim/buddy.c).  Zones: DMA32 (below 4 GiB) and Normal;
+ * an allocation falls back Normal -> DMA32 unless SIM_GFP_DMA32 asks for
+ * DMA32 only.  Free lists per zone, order and migratetype; split as the
+ * kernel's expand() (the high halves go back on the free lists) and merge on
+ * free.  Per-cpu lists for orders 0..SIM_PCP_MAX_LOW_ORDER and
+ * SIM_PAGEBLOCK_ORDER, taken without the zone lock; everything else takes the
+ * zone lock (counted).  High-order attempts with SIM_GFP_NORETRY and no
+ * SIM_GFP_DIRECT_RECLAIM fail at once when no block is free (no compaction).
+ */
+struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp);
+void sim_buddy_free(struct sim_page *page, unsigned int order);
+/* Pages free in the buddy lists plus the per-cpu lists. */
+unsigned long sim_buddy_nr_free(void);
+/* Free blocks of exactly this order (all zones, all migratetypes, no pcp). */
+unsigned long sim_buddy_nr_free_blocks(unsigned int order);
+/* Move every per-cpu page back to the buddy lists. */
+void sim_buddy_drain_pcp(void);
+/* Which cpu allocations and frees run on (0 .. nr_cpus-1). */
+void sim_set_cpu(unsigned int cpu);
+unsigned int sim_current_cpu(void);
+/* Pages handed out and not yet freed, by anyone but the ageing workload. */
+unsigned long sim_buddy_nr_allocated(void);
+
+/*
+ * Ageing (sim/age.c): bring the free lists into the state of a long-running
+ * machine.  level 0 leaves the machine fresh; 1 is the most fragmented the
+ * workload makes it.  Deterministic for (level, seed).  The pages it keeps
+ * stay allocated (SIM_PG_AGED) until sim_age_release(); reclaimable ones can
+ * be taken back by direct reclaim.  docs/fragmentation.md says what the
+ * levels mean; "aged" is the preset sim_age_preset("aged").
+ */
+int sim_age(double level, unsigned long long seed);
+/* -1 if unknown; else the level the preset names. */
+double sim_age_preset(const char *name);
+void sim_age_release(void);
+
+#endif /* DMASIM_SIM_MEM_H */

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Stubs: every symbol is visible in a userspace link. */
+#ifndef _DMASIM_LINUX_EXPORT_H
+#define _DMASIM_LINUX_EXPORT_H
+
+#define EXPORT_SYMBOL(sym)
+#define EXPORT_SYMBOL_GPL(sym)
+#define EXPORT_SYMBOL_NS(sym, ns)
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)
+#define EXPORT_SYMBOL_FOR_MODULES(sym, mods)
+
+#endif

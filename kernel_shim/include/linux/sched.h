@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tasks.  Test double: `current` is the simulated task the calling thread
+ * runs as (kapi_task_*), with a pending-fatal-signal flag a test can raise.
+ * cond_resched() yields nothing and is counted.  The VFIO work extends
+ * struct task_struct (mm, group_leader, rlimits, credentials).
+ */
+#ifndef _DMASIM_LINUX_SCHED_H
+#define _DMASIM_LINUX_SCHED_H
+
+#include <dmasim/sim.h>
+#include <linux/types.h>
+
+struct mm_struct;
+
+struct task_struct {
+	pid_t pid;
+	pid_t tgid;
+	char comm[16];
+	bool fatal_signal;		/* a SIGKILL is pending */
+	struct mm_struct *mm;
+	struct task_struct *group_leader;
+	void *dmasim_ext;		/* the shim's extended task state */
+};
+
+struct task_struct *get_current(void);
+#define current get_current()
+
+static inline int cond_resched(void)
+{
+	sim_count(SIM_CNT_COND_RESCHED, 1);
+	return 0;
+}
+
+#define TASK_COMM_LEN 16
+
+#endif

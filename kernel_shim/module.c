@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Boot, module parameters and the current task.
+ *
+ * Initcalls and parameters are collected by the linker: <linux/init.h> and
+ * <linux/moduleparam.h> put one record per use into the sections
+ * "dmasim_initcall" and "dmasim_param", and the linker provides their
+ * __start_/__stop_ bounds.  Kernel objects must be linked whole (meson's
+ * link_whole) so that no record is dropped.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include <dmasim/kapi.h>
+
+extern const struct dmasim_initcall __start_dmasim_initcall[] __weak;
+extern const struct dmasim_initcall __stop_dmasim_initcall[] __weak;
+extern const struct dmasim_param __start_dmasim_param[] __weak;
+extern const struct dmasim_param __stop_dmasim_param[] __weak;
+
+static struct task_struct init_task = {
+	.pid = 1,
+	.tgid = 1,
+	.comm = "dmasim",
+	.group_leader = &init_task,
+};
+
+static _Thread_local struct task_struct *current_task;
+
+struct task_struct *get_current(void)
+{
+	return current_task ? current_task : &init_task;
+}
+
+/* The shim's task code (VFIO work) switches tasks through this. */
+void dmasim_set_current(struct task_struct *task);
+void dmasim_set_current(struct task_struct *task)
+{
+	current_task = task;
+}
+
+void kapi_task_set_fatal_signal(int pending)
+{
+	current->fatal_signal = pending;
+}
+
+static int boot_result;
+static bool booted;
+
+int kapi_boot(void)
+{
+	const struct dmasim_initcall *call;
+	int level;
+
+	if (booted)
+		return boot_result;
+	booted = true;
+	for (level = 0; level <= 7; level++) {
+		for (call = __start_dmasim_initcall; call < __stop_dmasim_initcall; call++) {
+			int ret;
+
+			if (call->level != level || !call->init)
+				continue;
+			ret = call->init();
+			if (ret) {
+				pr_err("initcall %s returned %d\n", call->name, ret);
+				if (!boot_result)
+					boot_result = ret;
+			}
+		}
+	}
+	return boot_result;
+}
+
+void kapi_shutdown(void)
+{
+	const struct dmasim_initcall *call;
+
+	if (!booted)
+		return;
+	for (call = __stop_dmasim_initcall; call-- > __start_dmasim_initcall;)
+		if (call->exit)
+			call->exit();
+	booted = false;
+	boot_result = 0;
+}
+
+static const struct dmasim_param *find_param(const char *name)
+{
+	const struct dmasim_param *p;
+	const char *dot = strchr(name, '.');
+
+	if (!dot)
+		return NULL;
+	for (p = __start_dmasim_param; p < __stop_dmasim_param; p++)
+		if (strlen(p->modname) == (size_t)(dot - name) &&
+		    !strncmp(p->modname, name, dot - name) &&
+		    !strcmp(p->name, dot + 1))
+			return p;
+	return NULL;
+}
+
+static size_t param_elem_size(const char *type)
+{
+	if (!strcmp(type, "bool"))
+		return sizeof(bool);
+	if (!strcmp(type, "int") || !strcmp(type, "uint"))
+		return sizeof(int);
+	if (!strcmp(type, "ulong") || !strcmp(type, "charp"))
+		return sizeof(long);
+	if (!strcmp(type, "ullong"))
+		return sizeof(long long);
+	return 0;
+}
+
+/* Parse one value of the parameter's type into dst, as param_set_<type>. */
+static int param_parse_one(const char *type, const char *val, void *dst)
+{
+	unsigned long long ull;
+	int ret;
+
+	if (!strcmp(type, "bool"))
+		return kstrtobool(val, dst);
+	if (!strcmp(type, "int"))
+		return kstrtoint(val, 0, dst);
+	if (!strcmp(type, "uint"))
+		return kstrtouint(val, 0, dst);
+	if (!strcmp(type, "ulong"))
+		return kstrtoul(val, 0, dst);
+	if (!strcmp(type, "ullong")) {
+		ret = kstrtoull(val, 0, &ull);
+		if (!ret)
+			*(unsigned long long *)dst = ull;
+		return ret;
+	}
+	return -EINVAL;
+}
+
+int kapi_param_set(const char *name, const char *value)
+{
+	const struct dmasim_param *p = find_param(name);
+	size_t esz;
+	char elem[64];
+	const char *s;
+	unsigned int n = 0;
+	int ret;
+
+	if (!p)
+		return -ENOENT;
+	esz = param_elem_size(p->type);
+	if (!esz)
+		return -EINVAL;
+	if (!p->num)
+		return param_parse_one(p->type, value, p->arg) ? -EINVAL : 0;
+
+	/*
+	 * Arrays: parse into a scratch copy first, so a bad value leaves the
+	 * parameter as it was (the kernel's param_array_set does the same).
+	 */
+	{
+		unsigned char scratch[64 * sizeof(long long)];
+
+		if (p->max * esz > sizeof(scratch))
+			return -EINVAL;
+		s = value;
+		while (*s) {
+			const char *comma = strchr(s, ',');
+			size_t len = comma ? (size_t)(comma - s) : strlen(s);
+
+			if (n >= p->max || len == 0 || len >= sizeof(elem))
+				return -EINVAL;
+			memcpy(elem, s, len);
+			elem[len] = '\0';
+			ret = param_parse_one(p->type, elem, scratch + n * esz);
+			if (ret)
+				return -EINVAL;
+			n++;
+			s += len + (comma ? 1 : 0);
+			if (comma && !*s)
+				return -EINVAL;
+		}
+		if (!n)
+			return -EINVAL;
+		memcpy(p->arg, scratch, n * esz);
+		*p->num = n;
+	}
+	return 0;
+}
+
+static int param_format_one(const char *type, const void *src, char *buf, size_t size)
+{
+	if (!strcmp(type, "bool"))
+		return snprintf(buf, size, "%c", *(const bool *)src ? 'Y' : 'N');
+	if (!strcmp(type, "int"))
+		return snprintf(buf, size, "%d", *(const int *)src);
+	if (!strcmp(type, "uint"))
+		return snprintf(buf, size, "%u", *(const unsigned int *)src);
+	if (!strcmp(type, "ulong"))
+		return snprintf(buf, size, "%lu", *(const unsigned long *)src);
+	if (!strcmp(type, "ullong"))
+		return snprintf(buf, size, "%llu", *(const unsigned long long *)src);
+	return snprintf(buf, size, "?");
+}
+
+int kapi_param_get(const char *name, char *buf, unsigned long size)
+{
+	const struct dmasim_param *p = find_param(name);
+	size_t esz, off = 0;
+	unsigned int i, n;
+
+	if (!p)
+		return -ENOENT;
+	if (!size)
+		return -EINVAL;
+	esz = param_elem_size(p->type);
+	n = p->num ? *p->num : 1;
+	buf[0] = '\0';
+	for (i = 0; i < n && off < size; i++) {
+		if (i)
+			off += snprintf(buf + off, size - off, ",");
+		if (off < size)
+			off += param_format_one(p->type, (const char *)p->arg + i * esz,
+						buf + off, size - off);
+	}
+	return off < size ? 0 : -E2BIG;
+}
+
+void kapi_param_for_each(void (*fn)(void *arg, const char *name, const char *type),
+			 void *arg)
+{
+	const struct dmasim_param *p;
+	char name[128];
+
+	for (p = __start_dmasim_param; p < __stop_dmasim_param; p++) {
+		snprintf(name, sizeof(name), "%s.%s", p->modname, p->name);
+		fn(arg, name, p->type);
+	}
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The one simulated machine: build it, tear it down, small shared helpers. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static struct sim_config machine_cfg;
+static int machine_up;
+
+int sim_machine_init(const struct sim_config *cfg)
+{
+	int ret;
+
+	if (machine_up)
+		sim_machine_destroy();
+	memset(&machine_cfg, 0, sizeof(machine_cfg));
+	if (cfg)
+		machine_cfg = *cfg;
+	if (!machine_cfg.ram_bytes)
+		machine_cfg.ram_bytes = 16ULL << 30;
+	if (!machine_cfg.nr_cpus)
+		machine_cfg.nr_cpus = 1;
+
+	if (sim_locking_selfcheck())
+		return -ENOTSUP;
+	sim_counters_reset();
+	sim_fault_calls_reset();
+	ret = sim_mem_init(&machine_cfg);
+	if (ret)
+		return ret;
+	ret = sim_iommu_init();
+	if (ret)
+		goto err_mem;
+	ret = sim_mm_init(&machine_cfg);
+	if (ret)
+		goto err_iommu;
+	machine_up = 1;
+	return 0;
+
+err_iommu:
+	sim_iommu_destroy();
+err_mem:
+	sim_mem_destroy();
+	return ret;
+}
+
+void sim_machine_destroy(void)
+{
+	if (!machine_up)
+		return;
+	sim_mm_destroy();
+	sim_iommu_destroy();
+	sim_mem_destroy();
+	machine_up = 0;
+}
+
+const struct sim_config *sim_machine_config(void)
+{
+	return &machine_cfg;
+}
+
+/* splitmix64: small, fast, and the same sequence on every machine. */
+unsigned long long sim_rand_next(unsigned long long *state)
+{
+	unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int sim_parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned int shift = 0;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if ((*end == 'B' || *end == 'b') && shift)
+		end++;
+	if (*end)
+		return -1;
+	if (shift && v > (~0ULL >> shift))
+		return -1;
+	*out = v << shift;
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Declarations shared inside sim/ only: each part's setup and teardown. */
+#ifndef DMASIM_SIM_INTERNAL_H
+#define DMASIM_SIM_INTERNAL_H
+
+#include <dmasim/sim.h>
+
+/* sim/locking.c: 0 if zeroed storage is a valid unlocked lock. */
+int sim_locking_selfcheck(void);
+
+/* sim/physmem.c + sim/buddy.c: RAM, memmap, free lists. */
+int sim_mem_init(const struct sim_config *cfg);
+void sim_mem_destroy(void);
+
+/* sim/iommu.c: every domain freed, format tables ready. */
+int sim_iommu_init(void);
+void sim_iommu_destroy(void);
+
+/* sim/mm.c: address spaces and MMIO BARs (VFIO work). */
+int sim_mm_init(const struct sim_config *cfg);
+void sim_mm_destroy(void);
+
+#endif

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Backing of the kernel's kmalloc/vmalloc: libc malloc plus a count of the
+ * objects outstanding, which every scenario checks returns to its start.
+ * Failure injection is the shim's job (it asks its fault point first).
+ */
+#include <stdlib.h>
+
+#include <dmasim/sim.h>
+
+static unsigned long long outstanding;
+
+void *sim_kmalloc(unsigned long size, int zero)
+{
+	/* The kernel's kmalloc(0) returns ZERO_SIZE_PTR; callers here never ask. */
+	void *p = zero ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
+
+	if (p) {
+		outstanding++;
+		sim_count(SIM_CNT_KMALLOC, 1);
+	}
+	return p;
+}
+
+void *sim_krealloc(void *p, unsigned long size)
+{
+	void *q;
+
+	if (!p)
+		return sim_kmalloc(size, 0);
+	q = realloc(p, size ? size : 1);
+	return q;
+}
+
+void sim_kfree(const void *p)
+{
+	if (!p)
+		return;
+	outstanding--;
+	sim_count(SIM_CNT_KFREE, 1);
+	free((void *)p);
+}
+
+unsigned long long sim_kmalloc_outstanding(void)
+{
+	return outstanding;
+}
