@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * User copies.  Test double: "user" memory is the test's own memory (a
+ * user pointer is a plain pointer); each copy asks its fault point first
+ * ("shim/uaccess/copy_from_user", "shim/uaccess/copy_to_user") and a failed
+ * copy reports every byte uncopied, as a fault on the first byte would.
+ * A NULL user pointer faults too.
+ */
+#ifndef _DMASIM_LINUX_UACCESS_H
+#define _DMASIM_LINUX_UACCESS_H
+
+#include <dmasim/sim.h>
+#include <linux/compiler.h>
+#include <linux/err.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+static inline unsigned long __must_check
+copy_from_user(void *to, const void __user *from, unsigned long n)
+{
+	if (sim_should_fail(SIM_FP_COPY_FROM_USER) || (!from && n))
+		return n;
+	memcpy(to, (const void __force *)from, n);
+	return 0;
+}
+
+static inline unsigned long __must_check
+copy_to_user(void __user *to, const void *from, unsigned long n)
+{
+	if (sim_should_fail(SIM_FP_COPY_TO_USER) || (!to && n))
+		return n;
+	memcpy((void __force *)to, from, n);
+	return 0;
+}
+
+static inline unsigned long __must_check
+clear_user(void __user *to, unsigned long n)
+{
+	if (sim_should_fail(SIM_FP_COPY_TO_USER) || (!to && n))
+		return n;
+	memset((void __force *)to, 0, n);
+	return 0;
+}
+
+#define get_user(x, ptr) \
+	(copy_from_user(&(x), (ptr), sizeof(*(ptr))) ? -EFAULT : 0)
+#define put_user(x, ptr) ({						\
+	typeof(*(ptr)) __pu_val = (x);					\
+	copy_to_user((ptr), &__pu_val, sizeof(*(ptr))) ? -EFAULT : 0;	\
+})
+
+#define u64_to_user_ptr(x) ((void __user *)(uintptr_t)(x))
+
+#endif
