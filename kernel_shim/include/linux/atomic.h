@@ -37,5 +37,9 @@
 #define atomic_long_sub(i, v)	atomic_sub(i, v)
 #define atomic_long_add_return(i, v) atomic_add_return(i, v)
 #define atomic_long_sub_return(i, v) atomic_sub_return(i, v)
+#define atomic_long_inc(v)	atomic_inc(v)
+#define atomic_long_dec(v)	atomic_dec(v)
+#define atomic_long_dec_and_test(v) atomic_dec_and_test(v)
+#define atomic_long_inc_not_zero(v) atomic_inc_not_zero(v)
 
 #endif
