@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Device classes and class devices, as the kernel's <linux/device/class.h>
+ * (and device_create()/device_destroy() of <linux/device.h>, which this
+ * header also declares so either include works).
+ * (a) Definitions that must match the kernel: struct class's name and
+ *     devnode members, class_create(name) (the 6.4+ one-argument form),
+ *     class_destroy, device_create(class, parent, devt, drvdata, fmt, ...).
+ * (c) Test double: class_create() allocates a struct class; device_create()
+ *     allocates a struct device named from fmt and records (class, devt,
+ *     node name) in the shim's device-node table, the node name being what
+ *     class->devnode returns (as devtmpfs would create it) or else the
+ *     device name.  <shim/fs.h> opens a node by that name.  No sysfs, no
+ *     uevents.
+ */
+#ifndef _DMASIM_LINUX_DEVICE_CLASS_H
+#define _DMASIM_LINUX_DEVICE_CLASS_H
+
+#include <linux/compiler.h>
+#include <linux/err.h>
+#include <linux/types.h>
+
+struct device;
+
+struct class {
+	const char *name;
+	char *(*devnode)(const struct device *dev, umode_t *mode);
+	void (*class_release)(const struct class *class);
+	void (*dev_release)(struct device *dev);
+};
+
+struct class *class_create(const char *name);
+void class_destroy(const struct class *cls);
+
+__printf(5, 6) struct device *
+device_create(const struct class *cls, struct device *parent, dev_t devt,
+	      void *drvdata, const char *fmt, ...);
+void device_destroy(const struct class *cls, dev_t devt);
+
+#endif
