@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Count cmocka test cases in a meson test log: "[  PASSED  ] N test(s)." and
-# "[  FAILED  ] N test(s)" lines.  Usage: count-tests.sh LOG LABEL, which
-# prints "LABEL: N passed, N failed" and adds to build/.test-totals;
-# count-tests.sh --total prints the running total as "N passed, N failed".
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Count test cases in a meson JSON test log (build/meson-logs/testlog*.json).
+# A cmocka executable counts its cases (its "[  PASSED  ] N test(s)." and
+# "[  FAILED  ] N test(s)" summary lines); a test that is not cmocka (kbuild,
+# checkpatch, ...) counts as one case; an executable that failed without a
+# cmocka failure line (crash, timeout, valgrind error) adds one failure.
+#
+#   count-tests.sh LOG LABEL   print "LABEL: N passed, N failed, N skipped"
+#                              and add to the running total (build/.test-totals)
+#   count-tests.sh --total     print the total as "N passed, N failed", reset
+#                              it, and exit non-zero if anything failed
 set -u
-totals=build/.test-totals
+totals=${DMASIM_TEST_TOTALS:-build/.test-totals}
 if [ "${1:-}" = "--total" ]; then
 	read -r p f 2>/dev/null < "$totals" || { p=0; f=0; }
 	echo "$p passed, $f failed"
@@ -13,10 +21,31 @@ if [ "${1:-}" = "--total" ]; then
 	exit
 fi
 log=$1 label=$2
-p=$(grep -aoE '\[  PASSED  \] [0-9]+ test' "$log" | awk '{s+=$4} END {print s+0}')
-f=$(grep -aoE '\[  FAILED  \] [0-9]+ test' "$log" | awk '{s+=$4} END {print s+0}')
-# A test executable that crashed or timed out reports no cmocka line: count it.
-crashed=$(grep -aE '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT) ' "$log" 2>/dev/null | wc -l)
-echo "$label: $p passed, $f failed ($crashed executables failed)"
+read -r p f s < <(python3 - "$log" <<'EOF'
+import json, re, sys
+
+passed = failed = skipped = 0
+with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
+    for line in log:
+        t = json.loads(line)
+        out = (t.get("stdout") or "") + (t.get("stderr") or "")
+        ok = [int(n) for n in re.findall(r"^\[  PASSED  \] (\d+) test", out, re.M)]
+        bad = [int(n) for n in re.findall(r"^\[  FAILED  \] (\d+) test", out, re.M)]
+        result = t["result"]
+        if result == "SKIP":
+            skipped += 1
+        elif ok or bad:
+            passed += sum(ok)
+            failed += sum(bad)
+            if result != "OK" and not sum(bad):
+                failed += 1
+        elif result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        else:
+            failed += 1
+print(passed, failed, skipped)
+EOF
+)
+echo "$label: ${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
 read -r tp tf 2>/dev/null < "$totals" || { tp=0; tf=0; }
-echo "$((tp + p)) $((tf + f + crashed))" > "$totals"
+echo "$((tp + ${p:-0})) $((tf + ${f:-1}))" > "$totals"

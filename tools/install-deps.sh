@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Install every Debian 12 package dmasim's build, tests and CI use.
-# Idempotent: a second run only checks.  Needs root (apt-get).
+# Idempotent: a second run only checks.  Needs root (apt-get) when something
+# is missing.
+#   build and tests     meson ninja-build gcc pkg-config libcmocka-dev
+#                       libfiu-dev fiu-utils python3
+#   CI                  valgrind, gcovr/lcov (coverage), clang (fuzzing)
+#   kbuild check        make gcc-12 libelf1 zlib1g (tools/kbuild-check.sh
+#                       fetches the 6.12 headers itself with apt-get download)
+#   style check         linux-source-6.12 (checkpatch.pl), perl
 set -euo pipefail
 pkgs=(meson ninja-build gcc clang pkg-config libcmocka-dev libfiu-dev fiu-utils
-      valgrind gcovr lcov python3 xz-utils ca-certificates)
+      valgrind gcovr lcov python3 xz-utils ca-certificates
+      make gcc-12 libelf1 zlib1g linux-source-6.12 perl)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+	echo "install-deps: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
