@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dmasim: which kernel code a plain-C program (a test, the CLI) is linked
+ * against, for the few expectations that legitimately differ between the
+ * project's own core/ and a kernel tree's files in upstream mode, and
+ * between kernel versions.
+ *
+ * tests/meson.build builds every kernel test once per implementation and
+ * passes DMASIM_IMPL ("core" or "upstream"); for upstream it also passes the
+ * tree's version, read from its Makefile (DMASIM_LINUX_VERSION,
+ * DMASIM_LINUX_PATCHLEVEL, DMASIM_LINUX_SUBLEVEL; see upstream/meson.build).
+ * The project's core/ follows mainline (plus the 2 MiB heap order), so
+ * every "since version X" test is true for it.
+ *
+ * A suite says which behaviour it expects with the predicates below, by
+ * name, rather than by testing DMASIM_IMPL:
+ *
+ *	if (DMASIM_IMPL_PFNMAP_STRIDE)
+ *		assert_int_equal(lookups, 32);		// one per PUD leaf
+ *	else
+ *		assert_int_equal(lookups, 8388608);	// one per 4K page
+ */
+#ifndef DMASIM_IMPL_H
+#define DMASIM_IMPL_H
+
+#ifndef DMASIM_IMPL
+#define DMASIM_IMPL "core"
+#endif
+
+#define DMASIM_KERNEL_VERSION(a, b, c) \
+	(((a) << 16) + ((b) << 8) + ((c) > 255 ? 255 : (c)))
+
+#ifdef DMASIM_LINUX_VERSION
+/* Upstream mode: the version of the tree under test. */
+#define DMASIM_IMPL_IS_UPSTREAM 1
+#define DMASIM_IMPL_VERSION_CODE					\
+	DMASIM_KERNEL_VERSION(DMASIM_LINUX_VERSION, DMASIM_LINUX_PATCHLEVEL, \
+			      DMASIM_LINUX_SUBLEVEL)
+#define DMASIM_IMPL_AT_LEAST(a, b, c) \
+	(DMASIM_IMPL_VERSION_CODE >= DMASIM_KERNEL_VERSION(a, b, c))
+#else
+/* The project's core/: mainline behaviour. */
+#define DMASIM_IMPL_IS_UPSTREAM 0
+#define DMASIM_IMPL_VERSION_CODE 0
+#define DMASIM_IMPL_AT_LEAST(a, b, c) 1
+#endif
+
+/*
+ * VFIO type1 strides a whole pfnmap leaf per follow_pfnmap_start() call,
+ * using follow_pfnmap_args.addr_mask ("mm: Provide address mask in struct
+ * follow_pfnmap_args" and the type1 patches of the same series, v6.15).
+ * Before: one lookup per PAGE_SIZE page, 8,388,608 for a 32 GiB BAR.
+ */
+#define DMASIM_IMPL_PFNMAP_STRIDE DMASIM_IMPL_AT_LEAST(6, 15, 0)
+
+#endif
