@@ -1,43 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * struct device helpers of <linux/device.h>: names and reference counts.
+ * The few driver-model calls the shims need (<linux/device.h>): names and
+ * the reference count.  See the header for what is simplified.
  */
 #include <linux/device.h>
 #include <linux/slab.h>
-#include <linux/string.h>
+#include <linux/sprintf.h>
 
 int dev_set_name(struct device *dev, const char *fmt, ...)
 {
-	char buf[128];
-	char *name;
+	char *name, buf[256];
 	va_list args;
 
 	va_start(args, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, args);
 	va_end(args);
-	name = kstrdup(buf, GFP_KERNEL);
+	name = kasprintf(GFP_KERNEL, "%s", buf);
 	if (!name)
 		return -ENOMEM;
-	kfree(dev->dmasim_name);
-	dev->dmasim_name = name;
+	kfree(dev->name);
+	dev->name = name;
 	return 0;
 }
 
 void dev_free_name(struct device *dev)
 {
-	kfree(dev->dmasim_name);
-	dev->dmasim_name = NULL;
+	kfree(dev->name);
+	dev->name = NULL;
+}
+
+void device_initialize(struct device *dev)
+{
+	dev->refcount = 1;
 }
 
 struct device *get_device(struct device *dev)
 {
 	if (dev)
-		atomic_inc(&dev->dmasim_refs);
+		dev->refcount++;
 	return dev;
 }
 
 void put_device(struct device *dev)
 {
-	if (dev && atomic_dec_and_test(&dev->dmasim_refs) && dev->release)
+	if (!dev)
+		return;
+	if (WARN_ON(dev->refcount <= 0))
+		return;
+	if (--dev->refcount)
+		return;
+	dev_free_name(dev);
+	if (dev->release)
 		dev->release(dev);
 }

@@ -1,27 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Devices, as the kernel's <linux/device.h>: the members of struct device
- * that the DMA layer, the IOMMU core and device classes use.
+ * The driver model's struct device, as the kernel's <linux/device.h>, kept
+ * to what the code under test and the shims touch.
  *
- * (a) Definitions that must match the kernel: member names and types of
- *     what is here (parent, init_name, devt, class, driver_data, dma_mask,
- *     coherent_dma_mask, bus_dma_limit, dma_parms, iommu_group, iommu,
- *     dma_coherent), struct device_dma_parameters, dev_name(),
- *     dev_set_name(), dev_get/set_drvdata(), the dev_*() log macros.
- * Simplified: no kobject, no bus/driver binding, no sysfs; dev_set_name()
- *     keeps the name in dmasim_name (freed by dev_free_name(), the shim's
- *     own helper for whoever frees a struct device).  get_device() /
- *     put_device() only count (kernel_shim/device.c); the owner frees.
- * (b) Stubs: device_initialize()/device_add() do nothing else.
+ * (a) Definitions that must match the kernel: the member names below
+ *     (parent, init_name, devt, driver_data, dma_mask, coherent_dma_mask,
+ *     bus_dma_limit, iommu, iommu_group, dma_coherent, release) and the
+ *     accessors dev_name(), dev_set_name(), dev_get_drvdata(),
+ *     dev_set_drvdata(), get_device()/put_device(), dev_iommu_priv_get()
+ *     (in <linux/iommu.h>).
+ * Simplified: there is no kobject, sysfs, bus or driver binding.  The name
+ *     dev_set_name() builds lives in @name (the kernel keeps it in the
+ *     kobject); dev_name() returns init_name if set, else @name.  The
+ *     reference count is a plain counter: put_device() dropping the last
+ *     reference frees the name and calls ->release (the owner's free), as
+ *     the kernel's device_release() does; a device that was never
+ *     device_initialize()d is owned by whoever allocated it, who frees the
+ *     name with dev_free_name() (shim helper, no kernel counterpart).
+ * (b) Nothing here is a stub.
+ * Owners of other members: the DMA layer (heap work) added class (device
+ * classes, <linux/device/class.h>) and dma_parms with struct
+ * device_dma_parameters (segment limits, read by <linux/dma-mapping.h>);
+ * IOMMU members belong to kernel_shim/iommu_driver.c and
+ * core/drivers/iommu/iommu.c.
  */
 #ifndef _DMASIM_LINUX_DEVICE_H
 #define _DMASIM_LINUX_DEVICE_H
 
-#include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/device/class.h>
-#include <linux/gfp_types.h>
-#include <linux/kernel.h>
+#include <linux/err.h>
 #include <linux/list.h>
 #include <linux/printk.h>
 #include <linux/types.h>
@@ -29,6 +37,7 @@
 struct dev_iommu;
 struct iommu_group;
 
+/* Segment limits the DMA layer honours (0: the kernel's defaults). */
 struct device_dma_parameters {
 	unsigned int max_segment_size;
 	unsigned int min_align_mask;
@@ -36,20 +45,20 @@ struct device_dma_parameters {
 };
 
 struct device {
-	struct device *parent;
-	const char *init_name;
-	char *dmasim_name;
-	dev_t devt;
-	const struct class *class;
-	void *driver_data;
-	u64 *dma_mask;
-	u64 coherent_dma_mask;
-	u64 bus_dma_limit;
+	struct device		*parent;
+	const char		*init_name;	/* initial name, if any */
+	char			*name;		/* set by dev_set_name() */
+	dev_t			devt;
+	const struct class	*class;
+	void			*driver_data;	/* dev_set_drvdata() */
+	u64			*dma_mask;	/* streaming DMA mask */
+	u64			coherent_dma_mask;
+	u64			bus_dma_limit;	/* 0: no bus limit */
 	struct device_dma_parameters *dma_parms;
-	struct iommu_group *iommu_group;
-	struct dev_iommu *iommu;
-	bool dma_coherent;
-	atomic_t dmasim_refs;
+	struct dev_iommu	*iommu;		/* per-device IOMMU data */
+	struct iommu_group	*iommu_group;
+	bool			dma_coherent;
+	int			refcount;	/* get_device()/put_device() */
 	void (*release)(struct device *dev);
 };
 
@@ -57,10 +66,12 @@ static inline const char *dev_name(const struct device *dev)
 {
 	if (dev->init_name)
 		return dev->init_name;
-	return dev->dmasim_name ? dev->dmasim_name : "";
+	return dev->name ? dev->name : "(null)";
 }
 
+/* Replaces any previous name; 0 or -ENOMEM (fault point shim/slab/kmalloc). */
 __printf(2, 3) int dev_set_name(struct device *dev, const char *fmt, ...);
+/* Shim helper: free what dev_set_name() allocated. */
 void dev_free_name(struct device *dev);
 
 static inline void *dev_get_drvdata(const struct device *dev)
@@ -73,13 +84,10 @@ static inline void dev_set_drvdata(struct device *dev, void *data)
 	dev->driver_data = data;
 }
 
+/* Takes the first reference. */
+void device_initialize(struct device *dev);
 struct device *get_device(struct device *dev);
 void put_device(struct device *dev);
-
-static inline void device_initialize(struct device *dev)
-{
-	atomic_set(&dev->dmasim_refs, 1);
-}
 
 #define dev_printk(level, dev, fmt, ...) \
 	printk(level "%s: " fmt, dev_name(dev), ##__VA_ARGS__)
@@ -90,10 +98,9 @@ static inline void device_initialize(struct device *dev)
 #define dev_notice(dev, fmt, ...) dev_printk(KERN_NOTICE, dev, fmt, ##__VA_ARGS__)
 #define dev_info(dev, fmt, ...)   dev_printk(KERN_INFO, dev, fmt, ##__VA_ARGS__)
 #define dev_dbg(dev, fmt, ...)    dev_printk(KERN_DEBUG, dev, fmt, ##__VA_ARGS__)
-#define dev_err_ratelimited(dev, fmt, ...) dev_err(dev, fmt, ##__VA_ARGS__)
-#define dev_warn_ratelimited(dev, fmt, ...) dev_warn(dev, fmt, ##__VA_ARGS__)
-#define dev_WARN(dev, fmt, ...) WARN(1, "%s: " fmt, dev_name(dev), ##__VA_ARGS__)
-#define dev_WARN_ONCE(dev, cond, fmt, ...) \
-	WARN_ONCE(cond, "%s: " fmt, dev_name(dev), ##__VA_ARGS__)
+#define dev_err_ratelimited	dev_err
+#define dev_warn_ratelimited	dev_warn
+#define dev_WARN(dev, fmt, ...) \
+	WARN(1, "%s: " fmt, dev_name(dev), ##__VA_ARGS__)
 
 #endif
