@@ -20,9 +20,9 @@
 #define ___PASTE(a, b) a##b
 #define __PASTE(a, b) ___PASTE(a, b)
 
+/* 0 for an array; a build error for a pointer (both arms are compiled). */
 #define __must_be_array(a) \
-	__builtin_choose_expr(__same_type((a), &(a)[0]), \
-			      sizeof(struct { int: -1; }), 0)
+	((int)(sizeof(struct { int:(-!!__same_type((a), &(a)[0])); })))
 #define __is_constexpr(x) \
 	(sizeof(int) == sizeof(*(8 ? ((void *)((long)(x) * 0l)) : (int *)8)))
 
