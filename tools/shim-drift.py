@@ -1,0 +1,506 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Shim drift report: the kernel identifiers a tree's files use that
+kernel_shim does not provide, in one run, instead of a wall of compiler
+errors.
+
+    tools/shim-drift.py DIR                 # DIR: a Linux source tree
+    ninja -C build shim-drift               # the same, for -Dkernel_src
+
+For each upstream file (type1, the system heap, the dma-heap core; see
+upstream/meson.build) it prints:
+  - the headers the file includes, directly or through shim headers, that
+    kernel_shim/include lacks;
+  - the identifiers the file spells that are neither C keywords, nor
+    declared by the file itself, nor provided by the shim, each with how the
+    file uses it (call, member, struct tag, type or constant) and its first
+    line.
+
+How:
+  provided  every header under kernel_shim/include (and upstream/include,
+            the displacement headers) is parsed in one translation unit
+            with libclang: macro names, functions, variables, typedefs,
+            struct/union/enum tags, fields and enum constants;
+  used      the raw identifiers of the file (comments, strings, character
+            constants and #include lines stripped; CONFIG_ symbols left
+            out: an unset option is simply off);
+  declared  the file parsed with libclang against the shim, exactly as
+            meson compiles it (same flags, same force-included headers),
+            with an empty stand-in for every header the shim lacks: every
+            declaration, parameter, label and macro whose location is the
+            file, plus the parameters of the file's function-like macros.
+Names are compared bare: a field the shim has in some struct counts as
+provided even if the struct the file reads it from lacks it (the compiler
+says which then).  While the shim misses a macro that declares something
+(DEFINE_MUTEX(x)), x may be listed too; it disappears with the macro.
+
+--notes FILE cross-checks a libclang list of the identifiers a file uses
+against the real headers (/work/shared/kernel-notes/api-surface-*.md style:
+"- kind: a b struct.field ..."): fields are checked qualified there.
+
+Exit status: 0 when nothing is missing, 1 when something is, 2 on usage
+errors.  Needs python3-clang (libclang) from tools/install-deps.sh.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+try:
+    import clang.cindex as ci
+except ImportError:  # a python3 other than Debian's: use Debian's package
+    sys.path.append('/usr/lib/python3/dist-packages')
+    try:
+        import clang.cindex as ci
+    except ImportError:
+        sys.exit('shim-drift: needs libclang for python (Debian: python3-clang-14)')
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The files upstream mode compiles, with the headers it force-includes for
+# each (keep in step with upstream/meson.build).
+DEFAULT_FILES = [
+    ('drivers/vfio/vfio_iommu_type1.c', ['upstream/include/vfio_local.h']),
+    ('drivers/dma-buf/heaps/system_heap.c', []),
+    ('drivers/dma-buf/dma-heap.c', []),
+]
+
+C_KEYWORDS = set('''
+auto break case char const continue default do double else enum extern float
+for goto if inline int long register restrict return short signed sizeof
+static struct switch typedef union unsigned void volatile while _Alignas
+_Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert
+_Thread_local asm __asm__ __asm typeof __typeof__ __typeof __attribute__
+__attribute __extension__ __inline__ __inline __restrict__ __restrict
+__volatile__ __const__ __signed__ __label__ __alignof__ __func__
+__FUNCTION__ __VA_ARGS__ __VA_OPT__ __LINE__ __FILE__ __COUNTER__ __auto_type
+__int128 defined
+'''.split())
+
+# Directives whose identifiers are not uses of the kernel API.
+SKIP_DIRECTIVES = ('include', 'include_next', 'pragma', 'error', 'warning',
+                   'line')
+
+PROVIDING_KINDS = None  # filled in after libclang is loaded
+TAG_KINDS = None
+
+
+def strip_comments_and_literals(text):
+    """Blank out comments, string and character literals, keeping newlines."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '/' and text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r'[^\n]', ' ', text[i:j]))
+            i = j
+        elif c == '/' and text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+            out.append(' ' * (j - i))
+            i = j
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c and text[j] != '\n':
+                j += 2 if text[j] == '\\' else 1
+            j = min(j + 1, n)
+            out.append(' ' + re.sub(r'[^\n]', ' ', text[i + 1:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return ''.join(out)
+
+
+IDENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
+PPNUMBER = re.compile(r'\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*')
+
+
+def used_identifiers(path):
+    """{identifier: (first line, how it is used)} for the raw tokens."""
+    text = open(path, encoding='utf-8', errors='replace').read()
+    # Join continued lines, keeping line numbers by counting removed breaks.
+    clean = strip_comments_and_literals(text)
+    used = {}
+    lines = clean.split('\n')
+    lineno = 0
+    logical, start = '', 0
+    for raw in lines:
+        lineno += 1
+        if not logical:
+            start = lineno
+        if raw.endswith('\\'):
+            logical += raw[:-1] + ' '
+            continue
+        logical += raw
+        line, logical = logical, ''
+        m = re.match(r'\s*#\s*([a-z_]+)', line)
+        if m and m.group(1) in SKIP_DIRECTIVES:
+            continue
+        if m:
+            line = ' ' * m.end() + line[m.end():]
+        pos = 0
+        while pos < len(line):
+            num = PPNUMBER.match(line, pos)
+            if num and (pos == 0 or not (line[pos - 1].isalnum() or line[pos - 1] == '_')):
+                pos = num.end()
+                continue
+            m = IDENT.match(line, pos)
+            if not m:
+                pos += 1
+                continue
+            name = m.group(0)
+            pos = m.end()
+            if name in C_KEYWORDS or name.startswith('CONFIG_'):
+                continue
+            if name in used:
+                continue
+            before = line[:m.start()].rstrip()
+            after = line[pos:].lstrip()
+            if before.endswith('->') or (before.endswith('.') and not before.endswith('..')):
+                how = 'member'
+            elif re.search(r'\b(struct|union|enum)$', before):
+                how = 'tag'
+            elif after.startswith('('):
+                how = 'call'
+            else:
+                how = 'name'
+            used[name] = (start, how)
+    return used
+
+
+def macro_params(path):
+    """Parameters of the file's function-like macros (declared by it)."""
+    text = strip_comments_and_literals(open(path, encoding='utf-8', errors='replace').read())
+    params = set()
+    for m in re.finditer(r'^\s*#\s*define\s+[A-Za-z_]\w*\(([^)]*)\)', text, re.M):
+        params.update(IDENT.findall(m.group(1)))
+    return params
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+
+
+def find_missing_headers(start_files, search_dirs, local_dirs=True):
+    """Headers reachable by #include from start_files that no search_dir has.
+
+    Quoted includes resolve beside the including file first (as the
+    compiler does); what resolves nowhere is missing.  Returns
+    {header: first includer}.
+    """
+    missing = {}
+    seen = set()
+    todo = list(start_files)
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        try:
+            text = open(path, encoding='utf-8', errors='replace').read()
+        except OSError:
+            continue
+        for m in re.finditer(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', text, re.M):
+            quote, name = m.group(1), m.group(2)
+            cands = []
+            if quote == '"' and local_dirs:
+                cands.append(os.path.join(os.path.dirname(path), name))
+            cands += [os.path.join(d, name) for d in search_dirs]
+            found = next((c for c in cands if os.path.isfile(c)), None)
+            if found:
+                todo.append(found)
+            elif name not in missing:
+                missing[name] = path
+    return missing
+
+
+def make_stub_dir(headers, tmp):
+    """An include directory holding an empty file for each missing header."""
+    for name in headers:
+        p = os.path.join(tmp, name)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        open(p, 'w').close()
+    return tmp
+
+
+def parse(path, args, unsaved=None):
+    index = ci.Index.create()
+    opts = (ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD |
+            ci.TranslationUnit.PARSE_INCOMPLETE)
+    return index.parse(path, args=args, unsaved_files=unsaved, options=opts)
+
+
+def provided_names(shim_dirs, extra_headers, args, stub_dir):
+    """Names and qualified fields the shim headers provide."""
+    headers = []
+    for d in shim_dirs:
+        for root, _, files in os.walk(d):
+            for f in sorted(files):
+                if f.endswith('.h'):
+                    headers.append(os.path.relpath(os.path.join(root, f), d))
+    headers = sorted(set(headers))
+    src = ''.join('#include <%s>\n' % h for h in headers)
+    src += ''.join('#include "%s"\n' % h for h in extra_headers)
+    tu_path = os.path.join(stub_dir, '..', 'all_shim_headers.c')
+    tu_path = os.path.abspath(tu_path)
+    tu = parse(tu_path, args + ['-I' + stub_dir], [(tu_path, src)])
+    names, fields = set(), set()
+    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    for cur in tu.cursor.walk_preorder():
+        k = cur.kind
+        if k in PROVIDING_KINDS and cur.spelling:
+            names.add(cur.spelling)
+            if k == ci.CursorKind.FIELD_DECL:
+                parent = cur.semantic_parent
+                if parent is not None and parent.spelling:
+                    fields.add((parent.spelling, cur.spelling))
+    return names, fields, errors
+
+
+def declared_names(path, args):
+    """Names the file itself declares (by location), and its parse errors."""
+    tu = parse(path, args)
+    names = set()
+    real = os.path.realpath(path)
+    for cur in tu.cursor.walk_preorder():
+        loc = cur.location
+        if loc.file is None or os.path.realpath(loc.file.name) != real:
+            continue
+        if cur.kind in TAG_KINDS and not cur.is_definition():
+            continue	# struct x *p; with no struct x in the shim yet
+        if (cur.kind.is_declaration() or cur.kind == ci.CursorKind.LABEL_STMT or
+                cur.kind == ci.CursorKind.MACRO_DEFINITION) and cur.spelling:
+            names.add(cur.spelling)
+    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    # What the compiler can tell precisely: members a shim struct lacks, and
+    # structs the file needs complete that the shim only declares.
+    fields, incomplete = {}, {}
+    for d in errors:
+        if d.location.file is None or os.path.realpath(d.location.file.name) != real:
+            continue
+        m = re.match(r"no member named '(\w+)' in '(?:struct|union) (\w+)'", d.spelling)
+        if m:
+            fields.setdefault('%s.%s' % (m.group(2), m.group(1)), d.location.line)
+        m = re.search(r"incomplete (?:definition of )?type '((?:struct|union|enum) \w+)'", d.spelling)
+        if m:
+            incomplete.setdefault(m.group(1), d.location.line)
+    return names, errors, fields, incomplete
+
+
+def read_notes(path):
+    """{'names': set, 'fields': set of (struct, field)} from an api-surface note."""
+    names, fields = set(), set()
+    for line in open(path, encoding='utf-8'):
+        m = re.match(r'\s*-\s*(functions/fn-macros|types|fields|consts/object macros):\s*(.*)', line)
+        if not m:
+            continue
+        for word in m.group(2).split():
+            if m.group(1) == 'fields' and '.' in word:
+                s, f = word.split('.', 1)
+                fields.add((s, f))
+            else:
+                names.add(word)
+    return names, fields
+
+
+def compiler_include():
+    try:
+        out = subprocess.run(['clang', '-print-file-name=include'],
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def main():
+    global PROVIDING_KINDS
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('kernel_src', help='Linux source tree (absolute path)')
+    ap.add_argument('--file', action='append', metavar='PATH[,HEADER...]',
+                    help='a file of the tree, with headers force-included '
+                         'before it (default: the three upstream-mode files)')
+    ap.add_argument('--page-shift', type=int, default=12)
+    ap.add_argument('--notes', action='append', default=[], metavar='FILE',
+                    help='api-surface note to cross-check (file name says '
+                         'which source: api-surface-*-<basename>.md)')
+    ap.add_argument('--output', '-o', help='also write the report here')
+    ap.add_argument('--show-parse-errors', action='store_true',
+                    help='print libclang errors (they shrink as the shim grows)')
+    opts = ap.parse_args()
+
+    global TAG_KINDS
+    TAG_KINDS = {ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL,
+                 ci.CursorKind.ENUM_DECL}
+    PROVIDING_KINDS = {
+        ci.CursorKind.MACRO_DEFINITION, ci.CursorKind.FUNCTION_DECL,
+        ci.CursorKind.VAR_DECL, ci.CursorKind.TYPEDEF_DECL,
+        ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL,
+        ci.CursorKind.ENUM_DECL, ci.CursorKind.FIELD_DECL,
+        ci.CursorKind.ENUM_CONSTANT_DECL,
+    }
+
+    ksrc = os.path.abspath(opts.kernel_src)
+    files = []
+    if opts.file:
+        for spec in opts.file:
+            parts = spec.split(',')
+            files.append((parts[0], [p for p in parts[1:] if p]))
+    else:
+        files = DEFAULT_FILES
+
+    shim_inc = os.path.join(TOP, 'kernel_shim', 'include')
+    plain_inc = os.path.join(TOP, 'include')
+    base_args = ['-x', 'c', '-std=gnu11', '-nostdinc', '-D__KERNEL__',
+                 '-DDMASIM_PAGE_SHIFT=%d' % opts.page_shift,
+                 '-I' + shim_inc, '-I' + plain_inc,
+                 '-include', os.path.join(shim_inc, 'linux', 'kconfig.h'),
+                 '-Wno-everything', '-ferror-limit=0']
+    cinc = compiler_include()
+    if cinc:
+        base_args += ['-idirafter', cinc]
+
+    # The tree's version, as upstream/meson.build passes it.
+    version = {}
+    try:
+        for line in open(os.path.join(ksrc, 'Makefile'), encoding='utf-8'):
+            m = re.match(r'(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(\S*)', line)
+            if m and m.group(1) not in version:
+                version[m.group(1)] = m.group(2)
+    except OSError:
+        sys.exit('shim-drift: %s/Makefile not found' % ksrc)
+    vargs = []
+    if all(k in version for k in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL')):
+        vargs = ['-DDMASIM_LINUX_VERSION=' + version['VERSION'],
+                 '-DDMASIM_LINUX_PATCHLEVEL=' + version['PATCHLEVEL'],
+                 '-DDMASIM_LINUX_SUBLEVEL=' + version['SUBLEVEL']]
+    vstr = '%s.%s.%s%s' % (version.get('VERSION', '?'), version.get('PATCHLEVEL', '?'),
+                           version.get('SUBLEVEL', '?'), version.get('EXTRAVERSION', ''))
+
+    report = []
+    total_missing = 0
+    with tempfile.TemporaryDirectory(prefix='shim-drift.') as tmp:
+        stub_dir = os.path.join(tmp, 'missing')
+        os.makedirs(stub_dir)
+        forced_all = sorted({os.path.join(TOP, h) for _, hs in files for h in hs})
+        shim_headers = []
+        for root, _, fs in os.walk(shim_inc):
+            shim_headers += [os.path.join(root, f) for f in fs if f.endswith('.h')]
+        search = [shim_inc, plain_inc] + ([cinc] if cinc else [])
+        shim_missing = find_missing_headers(shim_headers + forced_all, search)
+        make_stub_dir(shim_missing, stub_dir)
+
+        provided, pfields, shim_errors = provided_names(
+            [shim_inc], forced_all, base_args, stub_dir)
+
+        report.append('Shim drift report: Linux %s at %s' % (vstr, ksrc))
+        report.append('kernel_shim provides %d names (%d struct fields)' %
+                      (len(provided), len(pfields)))
+        if shim_missing:
+            report.append('kernel_shim headers include headers it lacks: ' +
+                          ', '.join('%s (from %s)' % (h, os.path.relpath(f, TOP))
+                                    for h, f in sorted(shim_missing.items())))
+        if shim_errors and opts.show_parse_errors:
+            report.append('kernel_shim headers, parsed together, have %d errors:' % len(shim_errors))
+            report += ['  ' + str(d) for d in shim_errors[:40]]
+
+        for rel, forced in files:
+            path = os.path.join(ksrc, rel)
+            report.append('')
+            if not os.path.isfile(path):
+                report.append('== %s: not in this tree' % rel)
+                continue
+            forced_abs = [os.path.join(TOP, h) for h in forced]
+            missing_h = find_missing_headers(forced_abs + [path], search)
+            # A displaced driver-local header is not missing: it is skipped.
+            fstub = os.path.join(tmp, 'missing-' + os.path.basename(rel))
+            os.makedirs(fstub)
+            make_stub_dir(missing_h, fstub)
+            args = list(base_args) + vargs
+            for h in forced_abs:
+                args += ['-include', h]
+            args += ['-idirafter', fstub]
+            modname = os.path.splitext(os.path.basename(rel))[0].replace('-', '_')
+            args += ['-DKBUILD_MODNAME="%s"' % modname, '-DKBUILD_BASENAME="%s"' % modname]
+            declared, errors, nofield, incomplete = declared_names(path, args)
+            declared |= macro_params(path)
+            used = used_identifiers(path)
+            missing = sorted((n for n in used
+                              if n not in provided and n not in declared
+                              and not n.startswith('__builtin')),
+                             key=lambda n: (used[n][1], n))
+            total_missing += len(missing) + len(missing_h) + len(nofield) + len(incomplete)
+            report.append('== %s: %d identifiers used, %d not provided by kernel_shim, '
+                          '%d headers missing' % (rel, len(used), len(missing), len(missing_h)))
+            if missing_h:
+                report.append('  headers: ' + ' '.join(
+                    '<%s>' % h for h in sorted(missing_h)))
+            by_how = {}
+            for n in missing:
+                by_how.setdefault(used[n][1], []).append(n)
+            labels = {'call': 'called (functions, function-like macros)',
+                      'member': 'read as struct/union members',
+                      'tag': 'struct/union/enum tags',
+                      'name': 'types, constants, variables'}
+            for how in ('call', 'member', 'tag', 'name'):
+                if how in by_how:
+                    report.append('  %s:' % labels[how])
+                    line = '   '
+                    for n in by_how[how]:
+                        item = ' %s:%d' % (n, used[n][0])
+                        if len(line) + len(item) > 78:
+                            report.append(line)
+                            line = '   '
+                        line += item
+                    report.append(line)
+            unreached = {t: l for t, l in incomplete.items() if t.split()[1] in provided}
+            declared_only = {t: l for t, l in incomplete.items() if t not in unreached}
+            if declared_only:
+                report.append('  used complete, but the shim only declares them:')
+                report.append('    ' + ' '.join('%s:%d' % kv for kv in sorted(declared_only.items())))
+            if unreached:
+                report.append('  used complete, defined by a shim header the file\'s '
+                              'includes do not reach:')
+                report.append('    ' + ' '.join('%s:%d' % kv for kv in sorted(unreached.items())))
+            if nofield:
+                report.append('  members the shim\'s struct lacks:')
+                report.append('    ' + ' '.join('%s:%d' % kv for kv in sorted(nofield.items())))
+            if errors and opts.show_parse_errors:
+                report.append('  libclang errors parsing it against the shim: %d' % len(errors))
+                report += ['    ' + str(d) for d in errors[:40]]
+
+            for note in opts.notes:
+                base = os.path.splitext(os.path.basename(rel))[0]
+                if not os.path.basename(note).endswith('-' + base + '.md'):
+                    continue
+                nnames, nfields = read_notes(note)
+                lacking = sorted(n for n in nnames if n not in provided and not n.startswith('CONFIG_'))
+                lacking_f = sorted('%s.%s' % sf for sf in nfields if sf not in pfields)
+                unseen = [n for n in lacking if n not in missing]
+                report.append('  cross-check with %s: %d names and %d fields it lists '
+                              'are not in the shim' % (os.path.basename(note), len(lacking),
+                                                       len(lacking_f)))
+                if lacking_f:
+                    report.append('    fields: ' + ' '.join(lacking_f))
+                if unseen:
+                    report.append('    listed there but not above (spelled through macros?): ' +
+                                  ' '.join(unseen))
+                total_missing += len(lacking_f)
+
+    report.append('')
+    report.append('drift: %s' % ('none' if total_missing == 0 else
+                                 '%d missing items' % total_missing))
+    text = '\n'.join(report) + '\n'
+    sys.stdout.write(text)
+    if opts.output:
+        with open(opts.output, 'w') as f:
+            f.write(text)
+    return 0 if total_missing == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
