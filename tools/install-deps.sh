@@ -9,10 +9,12 @@
 #   kbuild check        make gcc-12 libelf1 zlib1g (tools/kbuild-check.sh
 #                       fetches the 6.12 headers itself with apt-get download)
 #   style check         linux-source-6.12 (checkpatch.pl), perl
+#   upstream mode       linux-source-6.12 (the 6.12 files), python3-clang-14
+#                       (tools/shim-drift.py)
 set -euo pipefail
 pkgs=(meson ninja-build gcc clang pkg-config libcmocka-dev libfiu-dev fiu-utils
       valgrind gcovr lcov python3 xz-utils ca-certificates
-      make gcc-12 libelf1 zlib1g linux-source-6.12 perl)
+      make gcc-12 libelf1 zlib1g linux-source-6.12 perl python3-clang-14)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
