@@ -8,6 +8,7 @@
  * __start_/__stop_ bounds.  Kernel objects must be linked whole (meson's
  * link_whole) so that no record is dropped.
  */
+#include <linux/atomic.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -26,6 +27,8 @@ static struct task_struct init_task = {
 	.tgid = 1,
 	.comm = "dmasim",
 	.group_leader = &init_task,
+	.usage = ATOMIC_INIT(1),
+	.dmasim_cap_effective = ~0ULL,
 };
 
 static _Thread_local struct task_struct *current_task;

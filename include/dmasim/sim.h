@@ -174,5 +174,6 @@ int sim_parse_size(const char *s, unsigned long long *out);
 
 #include <dmasim/sim_mem.h>
 #include <dmasim/sim_iommu.h>
+#include <dmasim/sim_mm.h>
 
 #endif /* DMASIM_SIM_H */

@@ -20,6 +20,9 @@ struct task_struct {
 	bool fatal_signal;		/* a SIGKILL is pending */
 	struct mm_struct *mm;
 	struct task_struct *group_leader;
+	struct signal_struct *signal;	/* rlimits; NULL: none (boot task) */
+	atomic_t usage;			/* get/put_task_struct */
+	unsigned long long dmasim_cap_effective; /* capable(): bit per CAP_* */
 	void *dmasim_ext;		/* the shim's extended task state */
 };
 

@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Signals: only the fatal-signal test the code under test makes. */
+/*
+ * Signals and per-process limits (<linux/sched/signal.h>): the fatal-signal
+ * test the code under test makes, and the rlimits of struct signal_struct
+ * (task_rlimit(), rlimit()).  A task with no signal_struct (the boot task)
+ * has no limits: every rlimit reads RLIM_INFINITY.
+ */
 #ifndef _DMASIM_LINUX_SCHED_SIGNAL_H
 #define _DMASIM_LINUX_SCHED_SIGNAL_H
 
+#include <linux/resource.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
+
+struct signal_struct {
+	struct rlimit rlim[RLIM_NLIMITS];
+};
 
 static inline bool fatal_signal_pending(struct task_struct *p)
 {
@@ -13,6 +24,30 @@ static inline bool fatal_signal_pending(struct task_struct *p)
 static inline bool signal_pending(struct task_struct *p)
 {
 	return p->fatal_signal;
+}
+
+static inline unsigned long task_rlimit(const struct task_struct *task,
+					unsigned int limit)
+{
+	return task->signal ? READ_ONCE(task->signal->rlim[limit].rlim_cur) :
+			      RLIM_INFINITY;
+}
+
+static inline unsigned long task_rlimit_max(const struct task_struct *task,
+					    unsigned int limit)
+{
+	return task->signal ? READ_ONCE(task->signal->rlim[limit].rlim_max) :
+			      RLIM_INFINITY;
+}
+
+static inline unsigned long rlimit(unsigned int limit)
+{
+	return task_rlimit(current, limit);
+}
+
+static inline unsigned long rlimit_max(unsigned int limit)
+{
+	return task_rlimit_max(current, limit);
 }
 
 #endif

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dmasim: plain-C entry points into the simulated kernel's memory
+ * management (kernel_shim/kapi_mm.c): processes, mappings, GUP, faults,
+ * locked_vm accounting and follow_pfnmap, for tests, fuzzers and the CLI.
+ *
+ * A process is a task (with its own rlimits and capabilities) and an mm.
+ * Creating one makes it the calling thread's `current`; mappings and GUP
+ * calls act on the current process's mm.  Calls return 0 or the kernel's
+ * negative errno.  BARs are placed with sim_bar_create() (sim_mm.h).
+ */
+#ifndef DMASIM_KAPI_MM_H
+#define DMASIM_KAPI_MM_H
+
+#include <dmasim/sim.h>
+
+struct kapi_proc;
+
+/* A new process (RLIMIT_MEMLOCK 8 MiB, no CAP_IPC_LOCK), made current. */
+struct kapi_proc *kapi_proc_create(void);
+/*
+ * Exit: drop the process's mm (the last user tears the address space down)
+ * and its task reference.  References kernel code took (mmgrab,
+ * get_task_struct) keep the structs alive until dropped.  If it was the
+ * calling thread's current, current becomes the boot task.
+ */
+void kapi_proc_destroy(struct kapi_proc *p);
+/* Run the calling thread as p (NULL: the boot task, which has no mm). */
+void kapi_proc_set_current(struct kapi_proc *p);
+struct kapi_proc *kapi_proc_current(void);
+int kapi_proc_pid(const struct kapi_proc *p);
+
+/* Limits and capabilities of the current process. */
+void kapi_mm_set_rlimit_memlock(unsigned long long bytes);
+void kapi_mm_set_cap_ipc_lock(int on);
+/* mm->locked_vm of the current process, in pages. */
+unsigned long kapi_mm_locked_vm(void);
+
+enum kapi_mm_kind {
+	KAPI_MM_ANON,	/* 4 KiB pages on first touch */
+	KAPI_MM_THP,	/* PMD-sized folios where they fit */
+	KAPI_MM_PFNMAP,	/* VM_IO|VM_PFNMAP over pfn.., leaves up to max_leaf */
+	KAPI_MM_IO,	/* empty VM_IO|VM_PFNMAP VMA for remap_pfn_range() */
+};
+
+/* Leaf sizes, as the page-table levels (SIM_PT_PTE/PMD/PUD). */
+enum {
+	KAPI_MM_LEAF_PTE = SIM_PT_PTE,
+	KAPI_MM_LEAF_PMD = SIM_PT_PMD,
+	KAPI_MM_LEAF_PUD = SIM_PT_PUD,
+};
+
+struct kapi_mm_map {
+	unsigned long addr;		/* 0: the sim picks one */
+	unsigned long len;		/* bytes, a page multiple */
+	enum kapi_mm_kind kind;
+	int writable;			/* else read-only */
+	int populate;			/* fault everything in now */
+	unsigned long pfn;		/* PFNMAP: pfn mapped at addr */
+	unsigned int max_leaf;		/* PFNMAP: KAPI_MM_LEAF_*; 0: PUD */
+	unsigned long pgoff;		/* vm_pgoff (need not equal pfn) */
+	unsigned long align;		/* when addr is 0: alignment ... */
+	unsigned long misalign;		/* ... plus this page offset */
+};
+
+/* Map into the current process; *addr_out gets the start address. */
+int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out);
+/* Unmap the VMA starting at addr (-EINVAL if none starts there). */
+int kapi_mm_munmap(unsigned long addr);
+/* CPU accesses to every page of [addr, addr+len): fault in as needed. */
+int kapi_mm_touch(unsigned long addr, unsigned long len, int write);
+/*
+ * The CPU's view (the sim's reference walk): pfn of addr and the level of
+ * the leaf mapping it (KAPI_MM_LEAF_*).  -ENOENT if unmapped.
+ */
+int kapi_mm_cpu_pfn(unsigned long addr, unsigned long *pfn, int *level);
+/* Page-table pages of the current process. */
+unsigned long kapi_mm_nr_tables(void);
+
+/*
+ * GUP, through the kernel API: pin_user_pages_remote(current->mm, ...)
+ * under the mmap read lock, with FOLL_WRITE/FOLL_LONGTERM as asked;
+ * pfns[i] receives the pfn of each page pinned.  Returns what the kernel
+ * function returned.
+ */
+long kapi_mm_pin(unsigned long addr, unsigned long npages, int write,
+		 int longterm, unsigned long *pfns);
+/* unpin_user_pages_dirty_lock() on the pages of those pfns. */
+void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty);
+/* Pins outstanding over all pages (0 when every pin was released). */
+unsigned long kapi_mm_pins_outstanding(void);
+
+/* GUP test hooks: the nth call from now (1 = the next) returns ... */
+enum {
+	KAPI_GUP_SHORT = 1,	/* at most value pages (value 0: returns 0) */
+	KAPI_GUP_ZERO,		/* 0, pinning nothing */
+	KAPI_GUP_ERRNO,		/* value, a negative errno */
+};
+void kapi_mm_gup_hook(unsigned long nth, int mode, long value, int persist);
+/* Make the next fixup_user_fault() report *unlocked = true. */
+void kapi_mm_fixup_unlock_once(void);
+/* Clear the hooks. */
+void kapi_mm_hooks_reset(void);
+
+/* fixup_user_fault(current->mm, addr, FAULT_FLAG_REMOTE[|WRITE], &u). */
+int kapi_mm_fixup_user_fault(unsigned long addr, int write, int *unlocked);
+/* account_locked_vm(current->mm, pages, inc) */
+int kapi_mm_account_locked_vm(unsigned long pages, int inc);
+
+/* follow_pfnmap_start()/_end() on the current process, under the lock. */
+struct kapi_pfnmap {
+	unsigned long pfn;
+	unsigned long addr_mask;
+	unsigned long pgprot;
+	int writable;
+	int special;
+};
+/* -EFAULT if no VMA contains addr; else follow_pfnmap_start()'s result. */
+int kapi_mm_follow_pfnmap(unsigned long addr, struct kapi_pfnmap *out);
+/*
+ * The lookup loop of a pfnmap pin (benchmarks, the pfnmap fuzzer): from
+ * addr, call follow_pfnmap_start() and stride to the end of each leaf as
+ * vfio type1 does, until npages pages are covered or a lookup fails.
+ * With stride_by_mask 0, every page is looked up (the pre-6.15 loop).
+ * Returns the number of lookups made, or the failing lookup's errno;
+ * *pages_done gets the pages covered, *pfn_sum the sum of their pfns.
+ */
+long kapi_mm_pfnmap_walk(unsigned long addr, unsigned long npages,
+			 int stride_by_mask, unsigned long *pages_done,
+			 unsigned long long *pfn_sum);
+
+#endif

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The mmap lock (<linux/mmap_lock.h>): mm->mmap_lock, a real rw_semaphore.
+ *
+ * (a) Definitions that must match the kernel: the mmap_*_lock API and its
+ *     results.
+ * (c) Test double: mmap_write_lock_killable() asks the fault point
+ *     "shim/mm/account_locked_vm" (SIM_FP_ACCOUNT_LOCKED_VM) first and
+ *     returns -EINTR when it fires or when the current task has a fatal
+ *     signal pending (the only ways a killable sleep ends early);
+ *     mmap_assert_locked()/mmap_assert_write_locked() WARN when the lock is
+ *     not held (read holders are counted, not named, so a read holder is
+ *     "somebody", as lockdep's check without lock-class tracking).
+ * Simplified: no per-VMA locks, no lock events/tracepoints.
+ */
+#ifndef _DMASIM_LINUX_MMAP_LOCK_H
+#define _DMASIM_LINUX_MMAP_LOCK_H
+
+#include <dmasim/sim.h>
+#include <linux/bug.h>
+#include <linux/mm_types.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+
+static inline void mmap_init_lock(struct mm_struct *mm)
+{
+	init_rwsem(&mm->mmap_lock);
+}
+
+static inline void mmap_read_lock(struct mm_struct *mm)
+{
+	down_read(&mm->mmap_lock);
+}
+
+static inline int mmap_read_lock_killable(struct mm_struct *mm)
+{
+	if (current->fatal_signal)
+		return -EINTR;
+	down_read(&mm->mmap_lock);
+	return 0;
+}
+
+static inline bool mmap_read_trylock(struct mm_struct *mm)
+{
+	return down_read_trylock(&mm->mmap_lock);
+}
+
+static inline void mmap_read_unlock(struct mm_struct *mm)
+{
+	up_read(&mm->mmap_lock);
+}
+
+static inline void mmap_write_lock(struct mm_struct *mm)
+{
+	down_write(&mm->mmap_lock);
+}
+
+static inline int mmap_write_lock_killable(struct mm_struct *mm)
+{
+	if (sim_should_fail(SIM_FP_ACCOUNT_LOCKED_VM) || current->fatal_signal)
+		return -EINTR;
+	down_write(&mm->mmap_lock);
+	return 0;
+}
+
+static inline void mmap_write_unlock(struct mm_struct *mm)
+{
+	up_write(&mm->mmap_lock);
+}
+
+static inline void mmap_write_downgrade(struct mm_struct *mm)
+{
+	downgrade_write(&mm->mmap_lock);
+}
+
+static inline void mmap_assert_locked(const struct mm_struct *mm)
+{
+	WARN_ON(!dmasim_rwsem_held((struct rw_semaphore *)&mm->mmap_lock));
+}
+
+static inline void mmap_assert_write_locked(const struct mm_struct *mm)
+{
+	WARN_ON(READ_ONCE(mm->mmap_lock.owner) != sim_thread_id());
+}
+
+#endif
