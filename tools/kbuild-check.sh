@@ -32,11 +32,11 @@ unavailable() {
 newest_known_abi() {
 	apt-cache search --names-only "^linux-headers-${series//./\\.}\.[0-9]+\+[a-z0-9.]+-amd64\$" 2>/dev/null |
 		sed -nE "s/^linux-headers-(${series//./\\.}\.[0-9]+\+[a-z0-9.]+)-amd64 .*/\1/p" |
-		sort -V | tail -n 1
+		sort -V | tail -n 1 || true
 }
 
 newest_cached_abi() {
-	ls -1 "$cache" 2>/dev/null | grep -E "^${series//./\\.}\.[0-9]+\+" | sort -V | tail -n 1
+	ls -1 "$cache" 2>/dev/null | grep -E "^${series//./\\.}\.[0-9]+\+" | sort -V | tail -n 1 || true
 }
 
 # Download and unpack one ABI into $cache/<abi>, atomically (several worktrees
@@ -112,18 +112,23 @@ report() {
 	echo "$msg"
 }
 
-if [ ${#build[@]} -eq 0 ]; then
-	report 0
-	exit 0
-fi
-
 # A scratch module tree: core/ copied with its paths (so quoted includes
 # resolve beside each file) and a Kbuild listing every object as a module of
 # its own (so each gets KBUILD_MODNAME from its file name, as in meson).
+# A probe module of our own is always built too, so a broken toolchain shows
+# even while every core/ file is skipped or core/ is empty.
 mod=$(mktemp -d "${TMPDIR:-/tmp}/dmasim-kbuild.XXXXXX")
 trap 'rm -rf "$mod"' EXIT
 cp -r "$top/core/." "$mod/"
 find "$mod" -name meson.build -delete
+probe=dmasim_kbuild_probe
+mkdir "$mod/$probe"
+cat > "$mod/$probe/$probe.c" <<'PROBE'
+// SPDX-License-Identifier: GPL-2.0-only
+#include <linux/module.h>
+MODULE_LICENSE("GPL");
+PROBE
+echo "obj-m += $probe/$probe.o" > "$mod/Kbuild"
 targets=()
 for src in "${build[@]}"; do
 	rel=${src#core/}
@@ -133,7 +138,8 @@ done
 
 log=$mod/kbuild.log
 rc=0
-make -C "$kdir" M="$mod" -k -j"${DMASIM_JOBS:-2}" "${targets[@]}" >"$log" 2>&1 || rc=$?
+make -C "$kdir" M="$mod" -k -j"${DMASIM_JOBS:-2}" "$probe/$probe.o" "${targets[@]}" \
+	>"$log" 2>&1 || rc=$?
 
 compiled=0 failed=()
 for t in "${targets[@]}"; do
@@ -143,6 +149,7 @@ for t in "${targets[@]}"; do
 		failed+=("core/${t%.o}.c")
 	fi
 done
+[ -f "$mod/$probe/$probe.o" ] || failed+=("the toolchain probe (empty module)")
 warnings=$(grep -cE '(warning|error):' "$log" || true)
 
 report "$compiled"
