@@ -62,6 +62,10 @@ fetch_headers() {
 	if ! mv -T "$tmp" "$cache/$abi" 2>/dev/null; then
 		rm -rf "$tmp"	# another run got there first
 	fi
+	# Older ABIs are superseded (about 95 MB each).
+	for old in "$cache"/"$series".*; do
+		[ "$old" = "$cache/$abi" ] || rm -rf "$old"
+	done
 	[ -f "$cache/$abi/root/usr/src/linux-headers-$abi-amd64/Makefile" ]
 }
 
@@ -115,20 +119,33 @@ report() {
 # A scratch module tree: core/ copied with its paths (so quoted includes
 # resolve beside each file) and a Kbuild listing every object as a module of
 # its own (so each gets KBUILD_MODNAME from its file name, as in meson).
-# A probe module of our own is always built too, so a broken toolchain shows
-# even while every core/ file is skipped or core/ is empty.
+# Two probe modules of our own are always built too: a clean one, so a broken
+# toolchain shows even while core/ is empty, and one with a deliberate
+# warning, so the check proves it still sees warnings.
 mod=$(mktemp -d "${TMPDIR:-/tmp}/dmasim-kbuild.XXXXXX")
 trap 'rm -rf "$mod"' EXIT
 cp -r "$top/core/." "$mod/"
 find "$mod" -name meson.build -delete
 probe=dmasim_kbuild_probe
 mkdir "$mod/$probe"
-cat > "$mod/$probe/$probe.c" <<'PROBE'
+cat > "$mod/$probe/clean.c" <<'PROBE'
 // SPDX-License-Identifier: GPL-2.0-only
 #include <linux/module.h>
 MODULE_LICENSE("GPL");
 PROBE
-echo "obj-m += $probe/$probe.o" > "$mod/Kbuild"
+cat > "$mod/$probe/warns.c" <<'PROBE'
+// SPDX-License-Identifier: GPL-2.0-only
+#include <linux/module.h>
+int dmasim_probe(void);
+int dmasim_probe(void)
+{
+	int dmasim_probe_unused;
+
+	return 0;
+}
+MODULE_LICENSE("GPL");
+PROBE
+printf 'obj-m += %s/clean.o %s/warns.o\n' "$probe" "$probe" > "$mod/Kbuild"
 targets=()
 for src in "${build[@]}"; do
 	rel=${src#core/}
@@ -138,8 +155,8 @@ done
 
 log=$mod/kbuild.log
 rc=0
-make -C "$kdir" M="$mod" -k -j"${DMASIM_JOBS:-2}" "$probe/$probe.o" "${targets[@]}" \
-	>"$log" 2>&1 || rc=$?
+LC_ALL=C LANG=C LC_MESSAGES=C make -C "$kdir" M="$mod" -k -j"${DMASIM_JOBS:-2}" \
+	"$probe/clean.o" "$probe/warns.o" "${targets[@]}" >"$log" 2>&1 || rc=$?
 
 compiled=0 failed=()
 for t in "${targets[@]}"; do
@@ -149,15 +166,23 @@ for t in "${targets[@]}"; do
 		failed+=("core/${t%.o}.c")
 	fi
 done
-[ -f "$mod/$probe/$probe.o" ] || failed+=("the toolchain probe (empty module)")
-warnings=$(grep -cE '(warning|error):' "$log" || true)
+[ -f "$mod/$probe/clean.o" ] || failed+=("the toolchain probe (an empty module)")
+grep -q "$probe/warns.c:.*warning:.*dmasim_probe_unused" "$log" ||
+	failed+=("the warning probe (its deliberate warning was not seen)")
+# The log without the probes' lines (and the source excerpts under them).
+core_log() {
+	awk '/dmasim_probe/ { skip = 1; next }
+	     skip && /^ +[0-9]* *\|/ { next }
+	     { skip = 0; print }' "$log"
+}
+warnings=$(core_log | grep -cE '(warning|error):' || true)
 
 report "$compiled"
 if [ $rc -ne 0 ] || [ ${#failed[@]} -gt 0 ] || [ "$warnings" -gt 0 ]; then
 	echo "kbuild: FAILED against linux-headers-$abi-amd64:" \
 		"${#failed[@]} file(s) did not compile, $warnings warning/error line(s)"
 	[ ${#failed[@]} -gt 0 ] && printf '  not compiled: %s\n' "${failed[@]}"
-	sed -E "s|$mod/|core/|g" "$log" |
+	core_log | sed -E "s|$mod/|core/|g" |
 		grep -vE '^  CC \[M\]|Entering directory|Leaving directory|not remade because|__sub-make'
 	exit 1
 fi
