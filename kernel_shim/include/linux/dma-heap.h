@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * DMA-BUF heaps, as the kernel's <linux/dma-heap.h> (6.12).
+ * (a) Definitions that must match the kernel: struct dma_heap_ops,
+ *     struct dma_heap_export_info and the three functions a heap driver
+ *     calls.  The heap core itself is kernel code under test
+ *     (core/drivers/dma-buf/dma-heap.c, or the kernel tree's own).
+ */
+#ifndef _DMASIM_LINUX_DMA_HEAP_H
+#define _DMASIM_LINUX_DMA_HEAP_H
+
+#include <linux/types.h>
+
+struct dma_buf;
+struct dma_heap;
+
+struct dma_heap_ops {
+	struct dma_buf *(*allocate)(struct dma_heap *heap, unsigned long len,
+				    u32 fd_flags, u64 heap_flags);
+};
+
+struct dma_heap_export_info {
+	const char *name;
+	const struct dma_heap_ops *ops;
+	void *priv;
+};
+
+void *dma_heap_get_drvdata(struct dma_heap *heap);
+const char *dma_heap_get_name(struct dma_heap *heap);
+struct dma_heap *dma_heap_add(const struct dma_heap_export_info *exp_info);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The system-call side of the simulated VFS (kernel_shim/fs.c), for the
+ * kapi_*.c files: what open(2), ioctl(2) and close(2) on a device node do
+ * in the kernel, reduced to the paths the code under test has.
+ *
+ * shim_open_devnode("dma_heap/system", O_RDONLY | O_CLOEXEC) finds the
+ * node that device_create() recorded under that name (the name devtmpfs
+ * would give it: class->devnode's answer, else the device name; a leading
+ * "/dev/" is accepted), finds the cdev that covers its dev_t, makes a file
+ * with the cdev's fops and calls ->open, as chrdev_open() does; then it
+ * installs the file in a new fd.
+ */
+#ifndef _DMASIM_SHIM_FS_H
+#define _DMASIM_SHIM_FS_H
+
+#include <linux/fs.h>
+
+/* fd, or -ENOENT (no such node), -ENXIO (no cdev), -EMFILE, ->open's errno. */
+int shim_open_devnode(const char *name, unsigned int flags);
+/* ->unlocked_ioctl of the fd's file; -EBADF, or -ENOTTY without one. */
+long shim_ioctl(unsigned int fd, unsigned int cmd, unsigned long arg);
+/* Descriptors open (installed or reserved) in the simulated process. */
+unsigned int shim_nr_open_fds(void);
+/* Files alive (referenced by an fd or by the kernel). */
+unsigned long shim_nr_files(void);
+/* Class devices created and not destroyed. */
+unsigned int shim_nr_devices(void);
+
+#endif
