@@ -4,7 +4,14 @@
  * Plain C; see sim.h for the rules every include/dmasim header follows.
  *
  * Physical address map: RAM ranges (x86-like: RAM below a 1 GiB PCI hole
- * under 4 GiB, the rest above 4 GiB) and, later, MMIO BARs.  struct page
+ * under 4 GiB, the rest above 4 GiB) and, later, MMIO BARs:
+ *
+ *   [0, min(ram, 3 GiB))             RAM, zone DMA32
+ *   [3 GiB, 4 GiB)                   hole: free for 32-bit BARs
+ *   [4 GiB, 4 GiB + ram - 3 GiB)     RAM, zone Normal (when ram > 3 GiB)
+ *   [end of RAM, ...)                free for 64-bit BARs
+ *
+ * struct page
  * exists for RAM only; the memmap is one virtually contiguous array indexed
  * by absolute pfn (as SPARSEMEM_VMEMMAP), reserved with MAP_NORESERVE so a
  * struct page costs memory only once it is written.  Page data is backed
@@ -21,6 +28,9 @@
 #define SIM_PAGEBLOCK_ORDER	(SIM_PMD_ORDER < SIM_MAX_ORDER ? SIM_PMD_ORDER : SIM_MAX_ORDER)
 /* Highest order the per-cpu lists keep besides pageblock order (0..3). */
 #define SIM_PCP_MAX_LOW_ORDER	3
+
+#define SIM_LOW_RAM_END		(3ULL << 30)
+#define SIM_HIGH_RAM_START	(4ULL << 30)
 
 struct sim_list {
 	struct sim_list *next, *prev;
@@ -128,6 +138,8 @@ unsigned long long sim_ram_bytes(void);
  */
 void *sim_page_address(struct sim_page *page);
 void *sim_phys_to_virt(sim_phys_t paddr);
+/* The reverse: physical address of a direct-map address (~0 if none). */
+sim_phys_t sim_virt_to_phys(const void *addr);
 /* The reverse of sim_page_address (NULL if addr is not in the direct map). */
 struct sim_page *sim_virt_to_page(const void *addr);
 /*
@@ -136,6 +148,8 @@ struct sim_page *sim_virt_to_page(const void *addr);
  */
 void *sim_vmap(struct sim_page **pages, unsigned long nr);
 void sim_vunmap(void *addr);
+/* vmap areas not yet unmapped (a scenario's leak check). */
+unsigned long sim_vmap_outstanding(void);
 /* Bytes of host memory the memmap and page data use now (for benchmarks). */
 unsigned long long sim_mem_host_bytes(void);
 
@@ -155,6 +169,12 @@ void sim_buddy_free(struct sim_page *page, unsigned int order);
 unsigned long sim_buddy_nr_free(void);
 /* Free blocks of exactly this order (all zones, all migratetypes, no pcp). */
 unsigned long sim_buddy_nr_free_blocks(unsigned int order);
+/* The same, of one migratetype (free list hygiene, fallback tests). */
+unsigned long sim_buddy_nr_free_blocks_mt(unsigned int order, int mt);
+/* Pages on one cpu's per-cpu lists (all zones). */
+unsigned long sim_buddy_nr_pcp(unsigned int cpu);
+/* The migratetype of the pageblock holding pfn; -1 if pfn is not RAM. */
+int sim_pageblock_migratetype(unsigned long pfn);
 /* Move every per-cpu page back to the buddy lists. */
 void sim_buddy_drain_pcp(void);
 /* Which cpu allocations and frees run on (0 .. nr_cpus-1). */

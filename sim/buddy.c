@@ -1,0 +1,995 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The simulated buddy allocator: zones, free lists per order and
+ * migratetype, split and merge, migratetype fallback, per-cpu lists.
+ *
+ * What it reproduces of the kernel's mm/page_alloc.c (6.12):
+ * - Orders 0..SIM_MAX_ORDER.  A request takes the smallest free block of its
+ *   migratetype at or above its order from the head of that list; the
+ *   kernel's expand() splits it: the low half stays with the caller, each
+ *   high half goes to the head of the free list of its order.  On a fresh
+ *   machine successive allocations therefore ascend contiguously.
+ * - Free merges with the buddy (pfn ^ (1 << order)) while it is a free block
+ *   of the same order, then puts the block at the head of its list.  Free
+ *   blocks always sit on the list of their pageblock's migratetype; a merge
+ *   at pageblock order or above makes the buddy's pageblocks take the freed
+ *   block's type (as 6.12 does).
+ * - Fallback when a migratetype's lists are empty (__rmqueue_fallback):
+ *   unmovable -> reclaimable, movable; movable -> reclaimable, unmovable;
+ *   reclaimable -> unmovable, movable.  The largest fallback block is taken
+ *   first (except a movable request that could not claim the block: it takes
+ *   the smallest).  A block of pageblock order or more changes its
+ *   pageblocks' type outright; a smaller one claims its whole pageblock when
+ *   at least half the pageblock is free (simplified: the kernel also counts
+ *   allocated pages of compatible mobility; the simulator does not know
+ *   them), moving the pageblock's free blocks to the new type's lists.
+ * - Per-cpu lists for orders 0..SIM_PCP_MAX_LOW_ORDER (one list per order and
+ *   migratetype) and for PMD order when it is <= SIM_MAX_ORDER (two lists:
+ *   movable and the rest), as CONFIG_TRANSPARENT_HUGEPAGE kernels.  An
+ *   allocation takes the head of its list without the zone lock; an empty
+ *   list is refilled under the zone lock with max(batch >> order, 2) blocks
+ *   (batch for order 0: the kernel's alloc_factor doubling is not modelled).
+ *   A free goes to the head of the list; when the lists' pages reach `high`
+ *   they are drained, tails first, round robin from the list just freed to,
+ *   under the zone lock: clamp(free_count, batch, high - batch) pages.
+ *   batch is the kernel's zone_batchsize() (63 for zones of 256 MiB and
+ *   more).  high moves between high_min, the zone's low watermark
+ *   (min_free_kbytes = sqrt(lowmem KiB * 16), watermark_scale_factor 10)
+ *   split over the cpus, and high_max, an eighth of the zone split over the
+ *   cpus (both at least 4 * batch), as 6.12 tunes it: each refill raises it
+ *   by batch, a free that finds the lists full raises it to hold free_count
+ *   + batch (free_count: pages freed recently, halved by each allocation).
+ *   Not modelled: the decay of high by vmstat refresh, the reclaim and
+ *   below-high-watermark limits, the free_high drain of orders 1..3.
+ * - Zones DMA32 (RAM below 4 GiB) and Normal; requests try Normal then
+ *   DMA32, SIM_GFP_DMA32 only DMA32.  No ZONE_DMA, no watermarks (a request
+ *   succeeds while any block fits), no compaction, no CMA, no highatomic
+ *   reserves, no kswapd (SIM_GFP_KSWAPD_RECLAIM is accepted and ignored).
+ * - Direct reclaim (SIM_GFP_DIRECT_RECLAIM): when nothing fits, clean page
+ *   cache the ageing workload holds is given back (sim_age_reclaim) until
+ *   the request fits or none is left; with SIM_GFP_NORETRY one round of at
+ *   most max(32, 2 << order) pages, then one more attempt.  Without direct
+ *   reclaim a request that finds no block fails at once.
+ * - Deferred struct page init (DEFERRED_STRUCT_PAGE_INIT): the max-order
+ *   blocks of a zone from `frontier` to `deferred_end` are free without being
+ *   on any list; they behave as if they sat, in address order, at the tail
+ *   of the movable max-order list, and are put on it one at a time when that
+ *   list is empty.  So a machine of any size starts in constant time and
+ *   writes no struct page it does not hand out.
+ *
+ * Counted: SIM_CNT_ZONE_LOCK per zone-lock section (refill, drain, direct
+ * zone allocation or free), PCP_HIT per allocation served from a per-cpu
+ * list (refilled or not), PCP_FREE per free onto a per-cpu list,
+ * BUDDY_ALLOC/BUDDY_FREE per block taken from / given back to the free
+ * lists, BUDDY_SPLIT/BUDDY_MERGE per split and merge step, ALLOC_FAIL per
+ * failed sim_buddy_alloc, PAGE_ZEROED per page cleared for SIM_GFP_ZERO.
+ *
+ * Host side: one mutex serialises every call (threads may act as different
+ * simulated cpus; the simulated zone lock is only counted).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mem_internal.h"
+
+#define MAX_ORDER		SIM_MAX_ORDER
+#define MAX_BLOCK		(1UL << MAX_ORDER)
+#define NR_MT			SIM_NR_MIGRATETYPES
+#define PB_ORDER		SIM_PAGEBLOCK_ORDER
+#define PB_PAGES		(1UL << PB_ORDER)
+#define PCP_PMD_ORDER		(SIM_PMD_ORDER <= SIM_MAX_ORDER ? SIM_PMD_ORDER : -1)
+#define NR_PCP_LOW_LISTS	((SIM_PCP_MAX_LOW_ORDER + 1) * NR_MT)
+#define NR_PCP_LISTS		(NR_PCP_LOW_LISTS + 2)
+#define MAX_ZONES		2
+
+struct pcp {
+	struct sim_list lists[NR_PCP_LISTS];
+	unsigned long count;		/* pages on all lists */
+	unsigned long high, high_min, high_max, batch;
+	unsigned long free_count;	/* pages freed since allocations */
+};
+
+struct zone {
+	unsigned long start_pfn, end_pfn;
+	unsigned long frontier, deferred_end;
+	unsigned long nr_free;		/* pages on the lists + deferred */
+	unsigned long nr_blocks[SIM_NR_ORDERS][NR_MT];
+	struct sim_list free_area[SIM_NR_ORDERS][NR_MT];
+	unsigned char *pageblock_mt;
+	size_t pageblock_bytes;
+	struct pcp *pcp;		/* [nr_cpus] */
+};
+
+static struct zone zones[MAX_ZONES];
+static unsigned int nr_zones;
+static unsigned int nr_cpus = 1;
+static _Thread_local unsigned int current_cpu;
+static unsigned long allocated_pages;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const unsigned char fallbacks[NR_MT][NR_MT - 1] = {
+	[SIM_MIGRATE_UNMOVABLE]   = { SIM_MIGRATE_RECLAIMABLE, SIM_MIGRATE_MOVABLE },
+	[SIM_MIGRATE_MOVABLE]     = { SIM_MIGRATE_RECLAIMABLE, SIM_MIGRATE_UNMOVABLE },
+	[SIM_MIGRATE_RECLAIMABLE] = { SIM_MIGRATE_UNMOVABLE, SIM_MIGRATE_MOVABLE },
+};
+
+/* ------------------------------------------------------------------------
+ * Intrusive lists through sim_page.lru
+ */
+static inline void list_init(struct sim_list *head)
+{
+	head->next = head->prev = head;
+}
+
+static inline int list_is_empty(const struct sim_list *head)
+{
+	return head->next == head;
+}
+
+static inline void list_insert(struct sim_list *node, struct sim_list *prev,
+			       struct sim_list *next)
+{
+	next->prev = node;
+	node->next = next;
+	node->prev = prev;
+	prev->next = node;
+}
+
+static inline void list_push_head(struct sim_list *node, struct sim_list *head)
+{
+	list_insert(node, head, head->next);
+}
+
+static inline void list_push_tail(struct sim_list *node, struct sim_list *head)
+{
+	list_insert(node, head->prev, head);
+}
+
+static inline void list_unlink(struct sim_list *node)
+{
+	node->prev->next = node->next;
+	node->next->prev = node->prev;
+	node->next = node->prev = NULL;
+}
+
+static inline struct sim_page *lru_to_page(struct sim_list *node)
+{
+	return (struct sim_page *)((char *)node - offsetof(struct sim_page, lru));
+}
+
+/* ------------------------------------------------------------------------
+ * Zones and pageblocks
+ */
+static inline struct zone *pfn_zone(unsigned long pfn)
+{
+	return nr_zones > 1 && pfn >= zones[1].start_pfn ? &zones[1] : &zones[0];
+}
+
+static inline unsigned int zone_index(const struct zone *z)
+{
+	return (unsigned int)(z - zones);
+}
+
+static inline int pageblock_mt(const struct zone *z, unsigned long pfn)
+{
+	return z->pageblock_mt[(pfn - z->start_pfn) >> PB_ORDER];
+}
+
+/* Set the type of every pageblock the block [pfn, pfn + 2^order) touches. */
+static void set_pageblock_range(struct zone *z, unsigned long pfn,
+				unsigned int order, int mt)
+{
+	unsigned long first = (pfn - z->start_pfn) >> PB_ORDER;
+	unsigned long last = (pfn + (1UL << order) - 1 - z->start_pfn) >> PB_ORDER;
+
+	for (; first <= last; first++)
+		z->pageblock_mt[first] = (unsigned char)mt;
+}
+
+static inline int pcp_allowed(unsigned int order)
+{
+	return order <= SIM_PCP_MAX_LOW_ORDER || (int)order == PCP_PMD_ORDER;
+}
+
+static inline unsigned int pcp_index(unsigned int order, int mt)
+{
+	if (order <= SIM_PCP_MAX_LOW_ORDER)
+		return order * NR_MT + (unsigned int)mt;
+	return NR_PCP_LOW_LISTS + (mt == SIM_MIGRATE_MOVABLE);
+}
+
+static inline int gfp_migratetype(unsigned int sim_gfp)
+{
+	if (sim_gfp & SIM_GFP_MOVABLE)
+		return SIM_MIGRATE_MOVABLE;
+	if (sim_gfp & SIM_GFP_RECLAIMABLE)
+		return SIM_MIGRATE_RECLAIMABLE;
+	return SIM_MIGRATE_UNMOVABLE;
+}
+
+/* ------------------------------------------------------------------------
+ * Free lists
+ */
+static void add_free(struct zone *z, struct sim_page *page, unsigned int order,
+		     int mt, int tail)
+{
+	page->flags |= 1UL << SIM_PG_BUDDY;
+	page->private = order;
+	page->migratetype = (unsigned char)mt;
+	if (tail)
+		list_push_tail(&page->lru, &z->free_area[order][mt]);
+	else
+		list_push_head(&page->lru, &z->free_area[order][mt]);
+	z->nr_blocks[order][mt]++;
+	z->nr_free += 1UL << order;
+}
+
+static void del_free(struct zone *z, struct sim_page *page, unsigned int order)
+{
+	list_unlink(&page->lru);
+	page->flags &= ~(1UL << SIM_PG_BUDDY);
+	z->nr_blocks[order][page->migratetype]--;
+	z->nr_free -= 1UL << order;
+	page->private = 0;
+}
+
+static inline unsigned long deferred_blocks(const struct zone *z)
+{
+	return (z->deferred_end - z->frontier) >> MAX_ORDER;
+}
+
+/* Put the next deferred max-order block on the movable list; 0 if none. */
+static int carve_deferred(struct zone *z)
+{
+	unsigned long pfn = z->frontier;
+
+	if (pfn >= z->deferred_end)
+		return 0;
+	z->frontier += MAX_BLOCK;
+	z->nr_free -= MAX_BLOCK;
+	set_pageblock_range(z, pfn, MAX_ORDER, SIM_MIGRATE_MOVABLE);
+	add_free(z, sim_pfn_to_page(pfn), MAX_ORDER, SIM_MIGRATE_MOVABLE, 1);
+	return 1;
+}
+
+/* The head of the (order, mt) free list, carving a deferred block if due. */
+static struct sim_page *peek_free(struct zone *z, unsigned int order, int mt)
+{
+	struct sim_list *list = &z->free_area[order][mt];
+
+	if (list_is_empty(list)) {
+		if (order != MAX_ORDER || mt != SIM_MIGRATE_MOVABLE ||
+		    !carve_deferred(z))
+			return NULL;
+	}
+	return lru_to_page(list->next);
+}
+
+/* Split page from order high down to low; the high halves go to the lists. */
+static void expand(struct zone *z, struct sim_page *page, unsigned int low,
+		   unsigned int high, int mt)
+{
+	while (high > low) {
+		high--;
+		add_free(z, page + (1UL << high), high, mt, 0);
+		sim_count(SIM_CNT_BUDDY_SPLIT, 1);
+	}
+}
+
+static struct sim_page *rmqueue_smallest(struct zone *z, unsigned int order,
+					 int mt)
+{
+	unsigned int o;
+
+	for (o = order; o <= MAX_ORDER; o++) {
+		struct sim_page *page = peek_free(z, o, mt);
+
+		if (!page)
+			continue;
+		del_free(z, page, o);
+		expand(z, page, order, o, mt);
+		return page;
+	}
+	return NULL;
+}
+
+/* A fallback type with a free block of this order, or -1. */
+static int find_fallback(struct zone *z, unsigned int order, int start_mt,
+			 int *can_claim)
+{
+	int i;
+
+	for (i = 0; i < NR_MT - 1; i++) {
+		int fb = fallbacks[start_mt][i];
+
+		if (!peek_free(z, order, fb))
+			continue;
+		*can_claim = order >= PB_ORDER / 2 ||
+			     start_mt != SIM_MIGRATE_MOVABLE;
+		return fb;
+	}
+	return -1;
+}
+
+/* Free pages in the pageblock starting at pfn (a walk over its blocks). */
+static unsigned long pageblock_free_pages(unsigned long pfn)
+{
+	unsigned long end = pfn + PB_PAGES, nr = 0;
+
+	while (pfn < end) {
+		struct sim_page *page = sim_pfn_to_page(pfn);
+
+		if (sim_page_test(page, SIM_PG_BUDDY)) {
+			nr += 1UL << page->private;
+			pfn += 1UL << page->private;
+		} else {
+			pfn++;
+		}
+	}
+	return nr;
+}
+
+/* Give the pageblock at pfn to mt, moving its free blocks to mt's lists. */
+static void claim_pageblock(struct zone *z, unsigned long pfn, int mt)
+{
+	unsigned long end = pfn + PB_PAGES;
+
+	z->pageblock_mt[(pfn - z->start_pfn) >> PB_ORDER] = (unsigned char)mt;
+	while (pfn < end) {
+		struct sim_page *page = sim_pfn_to_page(pfn);
+		unsigned int order;
+
+		if (!sim_page_test(page, SIM_PG_BUDDY)) {
+			pfn++;
+			continue;
+		}
+		order = (unsigned int)page->private;
+		if (page->migratetype != mt) {
+			del_free(z, page, order);
+			add_free(z, page, order, mt, 1);
+		}
+		pfn += 1UL << order;
+	}
+}
+
+static struct sim_page *steal_fallback(struct zone *z, struct sim_page *page,
+				       unsigned int cur, unsigned int order,
+				       int start_mt, int can_claim)
+{
+	unsigned long pfn = sim_page_to_pfn(page);
+	unsigned long pb = pfn & ~(PB_PAGES - 1);
+	int block_mt = page->migratetype;
+
+	if (cur >= PB_ORDER) {
+		del_free(z, page, cur);
+		set_pageblock_range(z, pfn, cur, start_mt);
+		expand(z, page, order, cur, start_mt);
+		return page;
+	}
+	if (can_claim && pb + PB_PAGES <= z->end_pfn &&
+	    pageblock_free_pages(pb) >= PB_PAGES / 2) {
+		claim_pageblock(z, pb, start_mt);
+		return rmqueue_smallest(z, order, start_mt);
+	}
+	del_free(z, page, cur);
+	expand(z, page, order, cur, block_mt);
+	return page;
+}
+
+static struct sim_page *rmqueue_fallback(struct zone *z, unsigned int order,
+					 int start_mt)
+{
+	int o, fb = -1, can_claim = 0;
+
+	for (o = MAX_ORDER; o >= (int)order; o--) {
+		fb = find_fallback(z, (unsigned int)o, start_mt, &can_claim);
+		if (fb < 0)
+			continue;
+		if (!can_claim && start_mt == SIM_MIGRATE_MOVABLE && o > (int)order)
+			goto find_smallest;
+		goto steal;
+	}
+	return NULL;
+
+find_smallest:
+	for (o = (int)order; o <= MAX_ORDER; o++) {
+		fb = find_fallback(z, (unsigned int)o, start_mt, &can_claim);
+		if (fb >= 0)
+			break;
+	}
+steal:
+	return steal_fallback(z, peek_free(z, (unsigned int)o, fb),
+			      (unsigned int)o, order, start_mt, can_claim);
+}
+
+/* __rmqueue: one block of this order from the zone's lists (zone lock held). */
+static struct sim_page *rmqueue(struct zone *z, unsigned int order, int mt)
+{
+	struct sim_page *page = rmqueue_smallest(z, order, mt);
+
+	if (!page)
+		page = rmqueue_fallback(z, order, mt);
+	if (page)
+		sim_count(SIM_CNT_BUDDY_ALLOC, 1);
+	return page;
+}
+
+/* __free_one_page: merge with free buddies and put on the lists. */
+static void free_one(struct zone *z, unsigned long pfn, unsigned int order,
+		     int mt)
+{
+	sim_count(SIM_CNT_BUDDY_FREE, 1);
+	while (order < MAX_ORDER) {
+		unsigned long buddy_pfn = pfn ^ (1UL << order);
+		struct sim_page *buddy = sim_pfn_to_page(buddy_pfn);
+
+		if (buddy_pfn < z->start_pfn ||
+		    buddy_pfn + (1UL << order) > z->end_pfn)
+			break;
+		if (!sim_page_test(buddy, SIM_PG_BUDDY) || buddy->private != order)
+			break;
+		if (order >= PB_ORDER && buddy->migratetype != mt)
+			set_pageblock_range(z, buddy_pfn, order, mt);
+		del_free(z, buddy, order);
+		sim_count(SIM_CNT_BUDDY_MERGE, 1);
+		pfn &= buddy_pfn;
+		order++;
+	}
+	add_free(z, sim_pfn_to_page(pfn), order, mt, 0);
+}
+
+static void free_to_buddy(struct zone *z, struct sim_page *page,
+			  unsigned int order)
+{
+	unsigned long pfn = sim_page_to_pfn(page);
+
+	free_one(z, pfn, order, pageblock_mt(z, pfn));
+}
+
+/* ------------------------------------------------------------------------
+ * Per-cpu lists
+ */
+static void pcp_drain_to(struct zone *z, struct pcp *pcp, unsigned long target,
+			 unsigned int start)
+{
+	unsigned int idx = start, empty = 0;
+
+	while (pcp->count > target && empty < NR_PCP_LISTS) {
+		struct sim_list *list = &pcp->lists[idx];
+
+		if (list_is_empty(list)) {
+			empty++;
+		} else {
+			struct sim_page *page = lru_to_page(list->prev);
+			unsigned int order = page->pcp_order;
+
+			empty = 0;
+			list_unlink(&page->lru);
+			page->flags &= ~(1UL << SIM_PG_PCP);
+			page->pcp_order = 0;
+			pcp->count -= 1UL << order;
+			free_to_buddy(z, page, order);
+		}
+		idx = (idx + 1) % NR_PCP_LISTS;
+	}
+}
+
+static struct sim_page *rmqueue_pcp(struct zone *z, unsigned int order, int mt)
+{
+	struct pcp *pcp = &z->pcp[current_cpu];
+	struct sim_list *list = &pcp->lists[pcp_index(order, mt)];
+	struct sim_page *page;
+
+	if (list_is_empty(list)) {
+		unsigned long i, batch = pcp->batch >> order;
+
+		if (batch < 2)
+			batch = 2;
+		sim_count(SIM_CNT_ZONE_LOCK, 1);
+		if (pcp->high_min != pcp->high_max)
+			pcp->high = pcp->high + pcp->batch < pcp->high_max ?
+				    pcp->high + pcp->batch : pcp->high_max;
+		for (i = 0; i < batch; i++) {
+			page = rmqueue(z, order, mt);
+			if (!page)
+				break;
+			page->flags |= 1UL << SIM_PG_PCP;
+			page->pcp_order = (unsigned char)order;
+			list_push_tail(&page->lru, list);
+			pcp->count += 1UL << order;
+		}
+		if (list_is_empty(list))
+			return NULL;
+	}
+	page = lru_to_page(list->next);
+	list_unlink(&page->lru);
+	page->flags &= ~(1UL << SIM_PG_PCP);
+	page->pcp_order = 0;
+	pcp->count -= 1UL << order;
+	pcp->free_count >>= 1;
+	sim_count(SIM_CNT_PCP_HIT, 1);
+	return page;
+}
+
+static void free_pcp(struct zone *z, struct sim_page *page, unsigned int order)
+{
+	struct pcp *pcp = &z->pcp[current_cpu];
+	int mt = pageblock_mt(z, sim_page_to_pfn(page));
+	unsigned int idx = pcp_index(order, mt);
+
+	page->flags |= 1UL << SIM_PG_PCP;
+	page->pcp_order = (unsigned char)order;
+	page->migratetype = (unsigned char)mt;
+	list_push_head(&page->lru, &pcp->lists[idx]);
+	pcp->count += 1UL << order;
+	sim_count(SIM_CNT_PCP_FREE, 1);
+	if (pcp->free_count < (pcp->batch << 5))
+		pcp->free_count += 1UL << order;
+	if (pcp->count >= pcp->high &&
+	    pcp->high < pcp->free_count + pcp->batch) {
+		unsigned long need = pcp->free_count + pcp->batch;
+
+		pcp->high = need < pcp->high_max ? need : pcp->high_max;
+	}
+	if (pcp->count >= pcp->high) {
+		unsigned long nr = pcp->free_count;
+
+		if (nr > pcp->high - pcp->batch)
+			nr = pcp->high - pcp->batch;
+		if (nr < pcp->batch)
+			nr = pcp->batch;
+		sim_count(SIM_CNT_ZONE_LOCK, 1);
+		pcp_drain_to(z, pcp, pcp->count > nr ? pcp->count - nr : 0, idx);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Allocation and free
+ */
+static struct sim_page *zone_alloc(struct zone *z, unsigned int order, int mt)
+{
+	struct sim_page *page;
+
+	if (pcp_allowed(order)) {
+		page = rmqueue_pcp(z, order, mt);
+		if (page)
+			return page;
+	}
+	sim_count(SIM_CNT_ZONE_LOCK, 1);
+	return rmqueue(z, order, mt);
+}
+
+static struct sim_page *alloc_from_zones(unsigned int order, int mt,
+					 unsigned int sim_gfp)
+{
+	struct sim_page *page = NULL;
+	int i = (sim_gfp & SIM_GFP_DMA32) ? 0 : (int)nr_zones - 1;
+
+	pthread_mutex_lock(&mem_lock);
+	for (; i >= 0 && !page; i--)
+		page = zone_alloc(&zones[i], order, mt);
+	if (page)
+		allocated_pages += 1UL << order;
+	pthread_mutex_unlock(&mem_lock);
+	return page;
+}
+
+static void prep_new_page(struct sim_page *page, unsigned int order,
+			  unsigned int sim_gfp, int mt)
+{
+	unsigned long i, nr = 1UL << order;
+
+	page->flags &= (1UL << SIM_PG_TOUCHED);
+	page->private = 0;
+	page->compound_head = 0;
+	page->compound_order = 0;
+	page->zone = (unsigned char)zone_index(pfn_zone(sim_page_to_pfn(page)));
+	page->migratetype = (unsigned char)mt;
+	page->pcp_order = 0;
+	page->refcount = 1;
+	page->pincount = 0;
+	page->mapcount = 0;
+	page->owner = 0;
+	page->lru.next = page->lru.prev = NULL;
+	if (sim_gfp & SIM_GFP_ZERO) {
+		sim_mem_clear_data(page, nr);
+		sim_count(SIM_CNT_PAGE_ZEROED, nr);
+	}
+	if ((sim_gfp & SIM_GFP_COMP) && order) {
+		page->flags |= 1UL << SIM_PG_HEAD;
+		page->compound_order = (unsigned char)order;
+		for (i = 1; i < nr; i++) {
+			page[i].flags |= 1UL << SIM_PG_TAIL;
+			page[i].compound_head = (unsigned long)page | 1;
+		}
+	}
+}
+
+struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
+{
+	int mt = gfp_migratetype(sim_gfp);
+	struct sim_page *page = NULL;
+
+	if (order > MAX_ORDER || !nr_zones) {
+		sim_count(SIM_CNT_ALLOC_FAIL, 1);
+		return NULL;
+	}
+	for (;;) {
+		unsigned long limit = 0;
+
+		page = alloc_from_zones(order, mt, sim_gfp);
+		if (page || !(sim_gfp & SIM_GFP_DIRECT_RECLAIM))
+			break;
+		if (sim_gfp & SIM_GFP_NORETRY)
+			limit = (2UL << order) > 32 ? (2UL << order) : 32;
+		if (!sim_age_reclaim(order, sim_gfp, limit))
+			break;
+		if (sim_gfp & SIM_GFP_NORETRY) {
+			page = alloc_from_zones(order, mt, sim_gfp);
+			break;
+		}
+	}
+	if (!page) {
+		sim_count(SIM_CNT_ALLOC_FAIL, 1);
+		return NULL;
+	}
+	prep_new_page(page, order, sim_gfp, mt);
+	return page;
+}
+
+/* Clear the allocation state of a block being freed; 0 if it cannot be. */
+static int free_prepare(struct sim_page *page, unsigned int order)
+{
+	unsigned long i, nr = 1UL << order;
+	unsigned long touched = page->flags & (1UL << SIM_PG_TOUCHED);
+
+	if (page->flags & ((1UL << SIM_PG_BUDDY) | (1UL << SIM_PG_PCP))) {
+		sim_kernel_warn(__FILE__, __LINE__, "freeing a free page");
+		return 0;
+	}
+	if (page->flags & (1UL << SIM_PG_RESERVED)) {
+		sim_kernel_warn(__FILE__, __LINE__, "freeing a reserved page");
+		return 0;
+	}
+	/*
+	 * Data of a multi-page block may have been written through the first
+	 * page's address: if any page was touched, all were.
+	 */
+	for (i = 1; i < nr; i++) {
+		struct sim_page *tail = page + i;
+
+		if (sim_unlikely(tail->flags | tail->compound_head)) {
+			touched |= tail->flags & (1UL << SIM_PG_TOUCHED);
+			tail->flags &= 1UL << SIM_PG_TOUCHED;
+			tail->compound_head = 0;
+		}
+	}
+	if (touched && order)
+		for (i = 0; i < nr; i++)
+			page[i].flags |= 1UL << SIM_PG_TOUCHED;
+	page->flags &= 1UL << SIM_PG_TOUCHED;
+	page->compound_order = 0;
+	page->compound_head = 0;
+	page->refcount = 0;
+	page->pincount = 0;
+	page->mapcount = 0;
+	page->owner = 0;
+	page->private = 0;
+	return 1;
+}
+
+void sim_buddy_free(struct sim_page *page, unsigned int order)
+{
+	unsigned long pfn;
+	struct zone *z;
+
+	if (!page)
+		return;
+	pfn = sim_page_to_pfn(page);
+	if (order > MAX_ORDER || !sim_pfn_valid(pfn) ||
+	    (pfn & ((1UL << order) - 1)) ||
+	    pfn + (1UL << order) > pfn_zone(pfn)->end_pfn) {
+		sim_kernel_warn(__FILE__, __LINE__, "freeing a block that is not one");
+		return;
+	}
+	pthread_mutex_lock(&mem_lock);
+	if (!free_prepare(page, order)) {
+		pthread_mutex_unlock(&mem_lock);
+		return;
+	}
+	allocated_pages -= 1UL << order;
+	z = pfn_zone(pfn);
+	if (pcp_allowed(order)) {
+		free_pcp(z, page, order);
+	} else {
+		sim_count(SIM_CNT_ZONE_LOCK, 1);
+		free_to_buddy(z, page, order);
+	}
+	pthread_mutex_unlock(&mem_lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Queries
+ */
+unsigned long sim_buddy_nr_free(void)
+{
+	unsigned long nr = 0;
+	unsigned int i, cpu;
+
+	pthread_mutex_lock(&mem_lock);
+	for (i = 0; i < nr_zones; i++) {
+		nr += zones[i].nr_free;
+		for (cpu = 0; cpu < nr_cpus; cpu++)
+			nr += zones[i].pcp[cpu].count;
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return nr;
+}
+
+unsigned long sim_buddy_nr_free_blocks(unsigned int order)
+{
+	unsigned long nr = 0;
+	unsigned int i;
+	int mt;
+
+	if (order > MAX_ORDER)
+		return 0;
+	pthread_mutex_lock(&mem_lock);
+	for (i = 0; i < nr_zones; i++) {
+		for (mt = 0; mt < NR_MT; mt++)
+			nr += zones[i].nr_blocks[order][mt];
+		if (order == MAX_ORDER)
+			nr += deferred_blocks(&zones[i]);
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return nr;
+}
+
+unsigned long sim_buddy_nr_free_blocks_mt(unsigned int order, int mt)
+{
+	unsigned long nr = 0;
+	unsigned int i;
+
+	if (order > MAX_ORDER || mt < 0 || mt >= NR_MT)
+		return 0;
+	pthread_mutex_lock(&mem_lock);
+	for (i = 0; i < nr_zones; i++) {
+		nr += zones[i].nr_blocks[order][mt];
+		if (order == MAX_ORDER && mt == SIM_MIGRATE_MOVABLE)
+			nr += deferred_blocks(&zones[i]);
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return nr;
+}
+
+unsigned long sim_buddy_nr_pcp(unsigned int cpu)
+{
+	unsigned long nr = 0;
+	unsigned int i;
+
+	if (cpu >= nr_cpus)
+		return 0;
+	pthread_mutex_lock(&mem_lock);
+	for (i = 0; i < nr_zones; i++)
+		nr += zones[i].pcp[cpu].count;
+	pthread_mutex_unlock(&mem_lock);
+	return nr;
+}
+
+int sim_pageblock_migratetype(unsigned long pfn)
+{
+	const struct zone *z;
+
+	if (!sim_pfn_valid(pfn) || !nr_zones)
+		return -1;
+	z = pfn_zone(pfn);
+	if (pfn >= z->frontier && pfn < z->deferred_end)
+		return SIM_MIGRATE_MOVABLE;
+	return pageblock_mt(z, pfn);
+}
+
+int sim_buddy_fits(unsigned int order, unsigned int sim_gfp)
+{
+	int i = (sim_gfp & SIM_GFP_DMA32) ? 0 : (int)nr_zones - 1;
+	unsigned int o;
+	int mt, fits = 0;
+
+	pthread_mutex_lock(&mem_lock);
+	for (; i >= 0 && !fits; i--) {
+		if (deferred_blocks(&zones[i]))
+			fits = 1;
+		for (o = order; o <= MAX_ORDER && !fits; o++)
+			for (mt = 0; mt < NR_MT; mt++)
+				if (zones[i].nr_blocks[o][mt])
+					fits = 1;
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return fits;
+}
+
+void sim_buddy_drain_pcp(void)
+{
+	unsigned int i, cpu;
+
+	pthread_mutex_lock(&mem_lock);
+	for (i = 0; i < nr_zones; i++) {
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			struct pcp *pcp = &zones[i].pcp[cpu];
+
+			if (!pcp->count)
+				continue;
+			sim_count(SIM_CNT_ZONE_LOCK, 1);
+			pcp_drain_to(&zones[i], pcp, 0, 0);
+		}
+	}
+	pthread_mutex_unlock(&mem_lock);
+}
+
+void sim_set_cpu(unsigned int cpu)
+{
+	current_cpu = cpu < nr_cpus ? cpu : 0;
+}
+
+unsigned int sim_current_cpu(void)
+{
+	return current_cpu;
+}
+
+unsigned long sim_buddy_nr_allocated(void)
+{
+	return allocated_pages - sim_age_held_pages();
+}
+
+unsigned long long sim_buddy_host_bytes(void)
+{
+	unsigned long long nr = sizeof(zones);
+	unsigned int i;
+
+	for (i = 0; i < nr_zones; i++)
+		nr += zones[i].pageblock_bytes + nr_cpus * sizeof(struct pcp);
+	return nr;
+}
+
+/* ------------------------------------------------------------------------
+ * Boot
+ */
+static unsigned long isqrt(unsigned long long n)
+{
+	unsigned long long x = n, y = (x + 1) / 2;
+
+	while (y < x) {
+		x = y;
+		y = (x + n / x) / 2;
+	}
+	return (unsigned long)x;
+}
+
+/* The kernel's zone_batchsize(): about 1/4 MiB of pages, 2^n - 1. */
+static unsigned long zone_batch(unsigned long pages)
+{
+	unsigned long batch = pages >> 10, r = 1;
+
+	if (batch > (1UL << 20) / SIM_PAGE_SIZE)
+		batch = (1UL << 20) / SIM_PAGE_SIZE;
+	batch /= 4;
+	if (batch < 1)
+		batch = 1;
+	batch += batch / 2;
+	while (r * 2 <= batch)
+		r *= 2;
+	return r - 1 ? r - 1 : 1;
+}
+
+static void setup_pcp(struct zone *z, unsigned long total_pages)
+{
+	unsigned long pages = z->end_pfn - z->start_pfn;
+	unsigned long long min_kb = isqrt((unsigned long long)total_pages *
+					  (SIM_PAGE_SIZE / 1024) * 16);
+	unsigned long min_pages, low, high, high_max, batch = zone_batch(pages);
+	unsigned int cpu, l;
+
+	/* min_free_kbytes = sqrt(lowmem_kbytes * 16), within [128K, 256M]. */
+	if (min_kb < 128)
+		min_kb = 128;
+	if (min_kb > 262144)
+		min_kb = 262144;
+	min_pages = (unsigned long)(min_kb * 1024 / SIM_PAGE_SIZE *
+				    pages / total_pages);
+	low = min_pages + (min_pages / 4 > pages / 1000 ? min_pages / 4 : pages / 1000);
+	high = low / nr_cpus;
+	if (high < 4 * batch)
+		high = 4 * batch;
+	high_max = pages / 8 / nr_cpus;
+	if (high_max < high)
+		high_max = high;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		struct pcp *pcp = &z->pcp[cpu];
+
+		for (l = 0; l < NR_PCP_LISTS; l++)
+			list_init(&pcp->lists[l]);
+		pcp->count = 0;
+		pcp->free_count = 0;
+		pcp->batch = batch;
+		pcp->high = pcp->high_min = high;
+		pcp->high_max = high_max;
+	}
+}
+
+/* Free [pfn, end) at boot as maximal aligned blocks, address order. */
+static void free_boot_range(struct zone *z, unsigned long pfn, unsigned long end)
+{
+	while (pfn < end) {
+		unsigned int order = MAX_ORDER;
+
+		while (order && ((pfn & ((1UL << order) - 1)) ||
+				 pfn + (1UL << order) > end))
+			order--;
+		set_pageblock_range(z, pfn, order, SIM_MIGRATE_MOVABLE);
+		add_free(z, sim_pfn_to_page(pfn), order, SIM_MIGRATE_MOVABLE, 1);
+		pfn += 1UL << order;
+	}
+}
+
+int sim_buddy_init(const struct sim_config *cfg)
+{
+	const struct sim_ram_range *ram;
+	unsigned int i, o, n = sim_ram_ranges(&ram);
+	unsigned long total = 0;
+	int mt;
+
+	sim_buddy_destroy();
+	nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
+	current_cpu = 0;
+	allocated_pages = 0;
+	for (i = 0; i < n && i < MAX_ZONES; i++)
+		total += ram[i].end_pfn - ram[i].start_pfn;
+	for (i = 0; i < n && i < MAX_ZONES; i++) {
+		struct zone *z = &zones[i];
+		unsigned long pages = ram[i].end_pfn - ram[i].start_pfn;
+		void *p;
+
+		memset(z, 0, sizeof(*z));
+		z->start_pfn = ram[i].start_pfn;
+		z->end_pfn = ram[i].end_pfn;
+		z->frontier = z->start_pfn;
+		z->deferred_end = z->start_pfn + (pages & ~(MAX_BLOCK - 1));
+		z->nr_free = z->deferred_end - z->start_pfn;
+		for (o = 0; o <= MAX_ORDER; o++)
+			for (mt = 0; mt < NR_MT; mt++)
+				list_init(&z->free_area[o][mt]);
+		z->pageblock_bytes = (pages + PB_PAGES - 1) >> PB_ORDER;
+		p = mmap(NULL, z->pageblock_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		z->pcp = calloc(nr_cpus, sizeof(*z->pcp));
+		nr_zones = i + 1;
+		if (p == MAP_FAILED || !z->pcp) {
+			if (p != MAP_FAILED)
+				munmap(p, z->pageblock_bytes);
+			z->pageblock_mt = NULL;
+			sim_buddy_destroy();
+			return -ENOMEM;
+		}
+		z->pageblock_mt = p;
+		setup_pcp(z, total);
+		free_boot_range(z, z->deferred_end, z->end_pfn);
+	}
+	return 0;
+}
+
+void sim_buddy_destroy(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_zones; i++) {
+		if (zones[i].pageblock_mt)
+			munmap(zones[i].pageblock_mt, zones[i].pageblock_bytes);
+		free(zones[i].pcp);
+		memset(&zones[i], 0, sizeof(zones[i]));
+	}
+	nr_zones = 0;
+	allocated_pages = 0;
+}

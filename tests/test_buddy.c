@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The simulated physical memory and buddy allocator, at the simulator's
+ * own API (no kernel code): layouts after split and merge, the per-cpu
+ * versus zone-lock paths, conservation of free pages, zeroing, compound
+ * pages, the sparse memmap, fragmentation by the ageing workload.
+ *
+ * Most scenarios run on a 64 MiB machine, one zone, 4 KiB pages:
+ *
+ *   pfn 0        1024       2048            15360      16384
+ *   |  block 0   | block 1  |   ...         | block 15 |
+ *   DMA32 zone: sixteen max-order (order 10, 4 MiB) blocks, all deferred
+ *   (free, on no list) until the first allocation carves block 0.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <valgrind/valgrind.h>
+
+#include <dmasim/sim.h>
+
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define PAGES_PER_MAX_BLOCK (1UL << SIM_MAX_ORDER)
+
+static void boot_machine(unsigned long long ram, unsigned int cpus)
+{
+	struct sim_config cfg = { .ram_bytes = ram, .nr_cpus = cpus, .seed = 1 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+}
+
+static unsigned long ram_pages(void)
+{
+	return (unsigned long)(sim_ram_bytes() >> SIM_PAGE_SHIFT);
+}
+
+static unsigned long pfn_of(const struct sim_page *page)
+{
+	return sim_page_to_pfn(page);
+}
+
+static unsigned long count_of(enum sim_counter id)
+{
+	return (unsigned long)sim_counters.c[id];
+}
+
+/* Free blocks per order equal the table (an entry of -1 is not checked). */
+static void assert_free_blocks_are(const long expected[SIM_NR_ORDERS])
+{
+	for (unsigned int o = 0; o < SIM_NR_ORDERS; o++)
+		if (expected[o] >= 0)
+			assert_int_equal(sim_buddy_nr_free_blocks(o), expected[o]);
+}
+
+static void assert_machine_is_whole_again(void)
+{
+	sim_buddy_drain_pcp();
+	assert_int_equal(sim_buddy_nr_free(), ram_pages());
+	assert_int_equal(sim_buddy_nr_allocated(), 0);
+	assert_int_equal(sim_buddy_nr_free_blocks(SIM_MAX_ORDER),
+			 ram_pages() / PAGES_PER_MAX_BLOCK);
+}
+
+static int teardown_machine(void **state)
+{
+	sim_machine_destroy();
+	return 0;
+}
+
+/*
+ * An order-4 request on a fresh machine carves block 0 and splits it as
+ * expand() does: pfn 0 to the caller, one free block each of orders 4..9
+ * (at pfns 16, 32, ..., 512), fifteen max-order blocks untouched.
+ */
+static void test_first_allocation_splits_the_first_block(void **state)
+{
+	static const long after_one[SIM_NR_ORDERS] = {
+		0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 15,
+	};
+	struct sim_page *page;
+
+	boot_machine(64 * MiB, 1);
+	page = sim_buddy_alloc(4, 0);
+	assert_non_null(page);
+	assert_int_equal(pfn_of(page), 0);
+	assert_free_blocks_are(after_one);
+	assert_int_equal(count_of(SIM_CNT_BUDDY_SPLIT), 6);
+	assert_int_equal(sim_buddy_nr_free(), ram_pages() - 16);
+	assert_int_equal(sim_buddy_nr_allocated(), 16);
+}
+
+/*
+ * Successive allocations on a fresh machine ascend contiguously.  (Orders
+ * 4..8 and 10 only: a per-cpu order would refill its list with more than
+ * the one block asked for.)
+ */
+static void test_successive_allocations_are_ascending_and_contiguous(void **state)
+{
+	static const struct {
+		unsigned int order;
+		unsigned long pfn;
+	} steps[] = {
+		{ 4, 0 }, { 4, 16 }, { 5, 32 }, { 6, 64 }, { 7, 128 },
+		{ 8, 256 }, { 8, 512 }, { 8, 768 }, { 10, 1024 }, { 8, 2048 },
+	};
+
+	boot_machine(64 * MiB, 1);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct sim_page *page = sim_buddy_alloc(steps[i].order,
+							SIM_GFP_MOVABLE);
+
+		assert_non_null(page);
+		assert_int_equal(pfn_of(page), steps[i].pfn);
+	}
+}
+
+/*
+ * Freeing buddies merges them: after freeing every block of the table in
+ * any order the machine is sixteen free max-order blocks again.
+ */
+static void test_free_merges_buddies_back_to_max_order(void **state)
+{
+	static const unsigned int orders[] = { 4, 4, 5, 6, 7, 8, 9 };
+	struct sim_page *pages[7];
+	static const long fresh[SIM_NR_ORDERS] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16 };
+
+	boot_machine(64 * MiB, 1);
+	for (size_t i = 0; i < 7; i++)
+		pages[i] = sim_buddy_alloc(orders[i], SIM_GFP_MOVABLE);
+	/* The order-9 refill's spare block goes back (and merges) on drain. */
+	sim_buddy_drain_pcp();
+	sim_counters_reset();
+	/* Block 0 is fully allocated: no free block below order 10. */
+	static const long full[SIM_NR_ORDERS] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15 };
+	assert_free_blocks_are(full);
+	sim_buddy_free(pages[1], 4);	/* pfn 16: its buddy (pfn 0) is busy */
+	assert_int_equal(sim_buddy_nr_free_blocks(4), 1);
+	sim_buddy_free(pages[0], 4);	/* pfn 0: merges with 16 into order 5 */
+	assert_int_equal(sim_buddy_nr_free_blocks(4), 0);
+	assert_int_equal(sim_buddy_nr_free_blocks(5), 1);
+	for (size_t i = 2; i < 7; i++)
+		sim_buddy_free(pages[i], orders[i]);
+	sim_buddy_drain_pcp();
+	assert_free_blocks_are(fresh);
+	assert_int_equal(count_of(SIM_CNT_BUDDY_MERGE), 6);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * Order 0..3 allocations come from the per-cpu list: the first refills it
+ * under the zone lock (batch blocks), the next ones take no lock.  Order 4
+ * always takes the zone lock.
+ */
+static void test_low_orders_use_the_pcp_list_and_skip_the_zone_lock(void **state)
+{
+	struct sim_page *a, *b, *c;
+
+	boot_machine(64 * MiB, 1);
+	sim_counters_reset();
+	a = sim_buddy_alloc(0, 0);
+	assert_int_equal(count_of(SIM_CNT_ZONE_LOCK), 1);
+	assert_int_equal(count_of(SIM_CNT_PCP_HIT), 1);
+	assert_true(sim_buddy_nr_pcp(0) > 0);
+	b = sim_buddy_alloc(0, 0);
+	assert_int_equal(pfn_of(b), pfn_of(a) + 1);
+	assert_int_equal(count_of(SIM_CNT_ZONE_LOCK), 1);
+	assert_int_equal(count_of(SIM_CNT_PCP_HIT), 2);
+	c = sim_buddy_alloc(4, 0);
+	assert_non_null(c);
+	assert_int_equal(count_of(SIM_CNT_ZONE_LOCK), 2);
+	assert_int_equal(count_of(SIM_CNT_PCP_HIT), 2);
+	sim_buddy_free(a, 0);
+	sim_buddy_free(b, 0);
+	assert_int_equal(count_of(SIM_CNT_PCP_FREE), 2);
+	sim_buddy_free(c, 4);
+	assert_int_equal(count_of(SIM_CNT_PCP_FREE), 2);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * PMD order (pageblock order, 9 with 4 KiB pages) is per-cpu too: a freed
+ * 2 MiB block waits on its cpu's list and the next order-9 allocation on
+ * that cpu takes it back without the zone lock; another cpu does not see
+ * it.  (4 GiB, two cpus: pcp high is large enough to hold 2 MiB blocks.)
+ */
+static void test_pmd_order_blocks_are_recycled_per_cpu(void **state)
+{
+	struct sim_page *a, *b, *c;
+
+	if (SIM_PMD_ORDER > SIM_MAX_ORDER)
+		skip();
+	boot_machine(4 * GiB, 2);
+	a = sim_buddy_alloc(SIM_PMD_ORDER, 0);
+	assert_non_null(a);
+	sim_buddy_free(a, SIM_PMD_ORDER);
+	assert_true(sim_buddy_nr_pcp(0) >= 1UL << SIM_PMD_ORDER);
+	sim_counters_reset();
+	b = sim_buddy_alloc(SIM_PMD_ORDER, 0);
+	assert_ptr_equal(a, b);
+	assert_int_equal(count_of(SIM_CNT_ZONE_LOCK), 0);
+	assert_int_equal(count_of(SIM_CNT_PCP_HIT), 1);
+	sim_buddy_free(b, SIM_PMD_ORDER);
+	sim_set_cpu(1);
+	c = sim_buddy_alloc(SIM_PMD_ORDER, 0);
+	assert_ptr_not_equal(c, a);
+	assert_true(count_of(SIM_CNT_ZONE_LOCK) > 0);
+	sim_buddy_free(c, SIM_PMD_ORDER);
+	sim_set_cpu(0);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * Per-cpu lists never hold more than high_max (an eighth of the zone): the
+ * rest of a long run of frees is drained back to the buddy lists.
+ */
+static void test_pcp_list_drains_when_over_high(void **state)
+{
+	enum { N = 4096 };
+	static struct sim_page *pages[N];
+
+	boot_machine(64 * MiB, 1);
+	for (size_t i = 0; i < N; i++)
+		pages[i] = sim_buddy_alloc(0, 0);
+	assert_int_equal(count_of(SIM_CNT_BUDDY_FREE), 0);
+	for (size_t i = 0; i < N; i++)
+		sim_buddy_free(pages[i], 0);
+	assert_true(sim_buddy_nr_pcp(0) <= ram_pages() / 8);
+	assert_true(count_of(SIM_CNT_BUDDY_FREE) >= N - ram_pages() / 8);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * Free pages are conserved over a long random sequence of allocations and
+ * frees of every order and migratetype (fixed seed), and everything merges
+ * back into max-order blocks at the end.
+ */
+static void test_free_count_is_conserved_over_random_sequences(void **state)
+{
+	enum { SLOTS = 256, STEPS = 20000 };
+	static const unsigned int gfps[] = {
+		0, SIM_GFP_MOVABLE, SIM_GFP_RECLAIMABLE, SIM_GFP_DMA32,
+	};
+	struct { struct sim_page *page; unsigned int order; } slot[SLOTS];
+	unsigned long long rng = 42;
+	unsigned long held = 0;
+
+	boot_machine(64 * MiB, 2);
+	memset(slot, 0, sizeof(slot));
+	for (int step = 0; step < STEPS; step++) {
+		unsigned long long r = sim_rand_next(&rng);
+		size_t i = r % SLOTS;
+
+		sim_set_cpu((r >> 20) & 1);
+		if (slot[i].page) {
+			sim_buddy_free(slot[i].page, slot[i].order);
+			held -= 1UL << slot[i].order;
+			slot[i].page = NULL;
+		} else {
+			unsigned int order = (r >> 8) % 8 == 0 ? (r >> 12) % 11 : (r >> 12) % 4;
+
+			slot[i].page = sim_buddy_alloc(order, gfps[(r >> 16) % 4]);
+			slot[i].order = order;
+			if (slot[i].page)
+				held += 1UL << order;
+		}
+		assert_int_equal(sim_buddy_nr_free() + held, ram_pages());
+		assert_int_equal(sim_buddy_nr_allocated(), held);
+	}
+	for (size_t i = 0; i < SLOTS; i++)
+		if (slot[i].page)
+			sim_buddy_free(slot[i].page, slot[i].order);
+	sim_set_cpu(0);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * An unmovable request on a fresh machine falls back to a movable
+ * max-order block and claims its pageblocks for unmovable allocations.
+ */
+static void test_unmovable_request_claims_a_movable_block(void **state)
+{
+	struct sim_page *page;
+
+	boot_machine(64 * MiB, 1);
+	page = sim_buddy_alloc(4, 0);
+	assert_non_null(page);
+	assert_int_equal(sim_pageblock_migratetype(pfn_of(page)), SIM_MIGRATE_UNMOVABLE);
+	assert_int_equal(sim_buddy_nr_free_blocks_mt(9, SIM_MIGRATE_UNMOVABLE), 1);
+	assert_int_equal(sim_pageblock_migratetype(PAGES_PER_MAX_BLOCK), SIM_MIGRATE_MOVABLE);
+	sim_buddy_free(page, 4);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * Zones on an 8 GiB machine:
+ *
+ *   0 ... 3G   DMA32 (786432 pfns)      3G ... 4G  hole
+ *   4G ... 9G  Normal
+ *
+ * A plain request comes from Normal, SIM_GFP_DMA32 from below 4 GiB; a pfn
+ * in the hole is not RAM.
+ */
+static void test_zones_and_the_hole_below_4g(void **state)
+{
+	const struct sim_ram_range *ranges;
+	struct sim_page *normal, *dma32;
+
+	boot_machine(8 * GiB, 1);
+	assert_int_equal(sim_ram_ranges(&ranges), 2);
+	assert_int_equal(ranges[0].end_pfn, SIM_LOW_RAM_END >> SIM_PAGE_SHIFT);
+	assert_int_equal(ranges[1].start_pfn, SIM_HIGH_RAM_START >> SIM_PAGE_SHIFT);
+	assert_int_equal(sim_max_pfn, (SIM_HIGH_RAM_START + 5 * GiB) >> SIM_PAGE_SHIFT);
+	assert_false(sim_pfn_valid((SIM_LOW_RAM_END >> SIM_PAGE_SHIFT) + 1));
+	assert_true(sim_pfn_valid(ranges[1].start_pfn));
+	assert_false(sim_pfn_valid(sim_max_pfn));
+	normal = sim_buddy_alloc(10, 0);
+	dma32 = sim_buddy_alloc(10, SIM_GFP_DMA32);
+	assert_int_equal(pfn_of(normal), ranges[1].start_pfn);
+	assert_int_equal(pfn_of(dma32), 0);
+	sim_buddy_free(normal, 10);
+	sim_buddy_free(dma32, 10);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * SIM_GFP_ZERO gives zeroed data even for a page someone dirtied, freed,
+ * and that comes straight back from the per-cpu list; without it the
+ * old data is still there, as on a real machine.
+ */
+static void test_zeroed_allocation_clears_a_dirty_recycled_page(void **state)
+{
+	struct sim_page *page, *again;
+	unsigned char *data;
+
+	boot_machine(64 * MiB, 1);
+	page = sim_buddy_alloc(0, 0);
+	data = sim_page_address(page);
+	memset(data, 0xa5, SIM_PAGE_SIZE);
+	sim_buddy_free(page, 0);
+	again = sim_buddy_alloc(0, 0);
+	assert_ptr_equal(again, page);
+	assert_int_equal(((unsigned char *)sim_page_address(again))[100], 0xa5);
+	sim_buddy_free(again, 0);
+	sim_counters_reset();
+	again = sim_buddy_alloc(0, SIM_GFP_ZERO);
+	assert_ptr_equal(again, page);
+	data = sim_page_address(again);
+	for (size_t i = 0; i < SIM_PAGE_SIZE; i++)
+		assert_int_equal(data[i], 0);
+	assert_int_equal(count_of(SIM_CNT_PAGE_ZEROED), 1);
+	sim_buddy_free(again, 0);
+}
+
+/*
+ * Data written through the first page of a high-order block (as a kernel
+ * user of page_address(head) does over the whole block) is cleared when any
+ * part of the block comes back with SIM_GFP_ZERO.
+ */
+static void test_zeroing_covers_data_written_through_the_head(void **state)
+{
+	struct sim_page *block, *part;
+	unsigned char *data;
+
+	boot_machine(64 * MiB, 1);
+	block = sim_buddy_alloc(6, 0);
+	data = sim_page_address(block);
+	memset(data, 0x5a, SIM_PAGE_SIZE << 6);
+	sim_buddy_free(block, 6);
+	part = sim_buddy_alloc(6, SIM_GFP_ZERO);
+	assert_ptr_equal(part, block);
+	data = sim_page_address(part);
+	for (size_t i = 0; i < (SIM_PAGE_SIZE << 6); i += 509)
+		assert_int_equal(data[i], 0);
+	assert_int_equal(count_of(SIM_CNT_PAGE_ZEROED), 64);
+	sim_buddy_free(part, 6);
+}
+
+/* A compound allocation has a head and tails pointing at it; free undoes it. */
+static void test_compound_pages_have_head_and_tails(void **state)
+{
+	struct sim_page *head;
+
+	boot_machine(64 * MiB, 1);
+	head = sim_buddy_alloc(3, SIM_GFP_COMP);
+	assert_true(sim_page_test(head, SIM_PG_HEAD));
+	assert_int_equal(head->compound_order, 3);
+	assert_int_equal(head->refcount, 1);
+	for (int i = 1; i < 8; i++) {
+		assert_true(sim_page_test(head + i, SIM_PG_TAIL));
+		assert_int_equal(head[i].compound_head, (unsigned long)head | 1);
+		assert_int_equal(head[i].refcount, 0);
+	}
+	assert_false(sim_page_test(head + 8, SIM_PG_TAIL));
+	sim_buddy_free(head, 3);
+	sim_buddy_drain_pcp();
+	for (int i = 0; i < 8; i++) {
+		assert_false(sim_page_test(head + i, SIM_PG_TAIL));
+		assert_int_equal(head[i].compound_head, 0);
+	}
+	assert_false(sim_page_test(head, SIM_PG_HEAD));
+	assert_machine_is_whole_again();
+}
+
+/* Freeing a free block or a misaligned one warns and changes nothing. */
+static void test_bad_frees_warn_and_change_nothing(void **state)
+{
+	struct sim_page *page;
+	unsigned long long warnings = sim_kernel_warnings();
+	unsigned long free_pages;
+
+	boot_machine(64 * MiB, 1);
+	page = sim_buddy_alloc(4, 0);
+	sim_buddy_free(page, 4);
+	free_pages = sim_buddy_nr_free();
+	sim_buddy_free(page, 4);
+	assert_int_equal(sim_kernel_warnings(), warnings + 1);
+	sim_buddy_free(sim_pfn_to_page(3), 2);
+	assert_int_equal(sim_kernel_warnings(), warnings + 2);
+	assert_int_equal(sim_buddy_nr_free(), free_pages);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * A 1 TiB machine costs almost nothing until it is used: the memmap and
+ * page data are sparse, the free lists deferred.  Allocating a few blocks
+ * costs a few host pages.  (Not run under valgrind, whose address space
+ * cannot hold a 1 TiB direct map.)
+ */
+static void test_a_1tib_machine_is_sparse(void **state)
+{
+	struct sim_page *pages[8];
+
+	if (RUNNING_ON_VALGRIND)
+		skip();
+	boot_machine(1ULL << 40, 4);
+	assert_true(sim_mem_host_bytes() < 4 * MiB);
+	assert_int_equal(sim_buddy_nr_free(), ram_pages());
+	for (int i = 0; i < 8; i++) {
+		pages[i] = sim_buddy_alloc(10, SIM_GFP_MOVABLE);
+		assert_non_null(pages[i]);
+	}
+	assert_true(sim_mem_host_bytes() < 8 * MiB);
+	for (int i = 0; i < 8; i++)
+		sim_buddy_free(pages[i], 10);
+	assert_machine_is_whole_again();
+}
+
+/* vmap aliases pages: a write through the alias is seen in the direct map. */
+static void test_vmap_aliases_page_data(void **state)
+{
+	struct sim_page *pages[3];
+	unsigned char *alias;
+
+	boot_machine(64 * MiB, 1);
+	pages[0] = sim_buddy_alloc(0, 0);
+	pages[1] = sim_buddy_alloc(4, 0);
+	pages[2] = pages[1] + 1;
+	alias = sim_vmap(pages, 3);
+	assert_non_null(alias);
+	assert_int_equal(sim_vmap_outstanding(), 1);
+	alias[0] = 1;
+	alias[SIM_PAGE_SIZE] = 2;
+	alias[2 * SIM_PAGE_SIZE + 7] = 3;
+	assert_int_equal(((unsigned char *)sim_page_address(pages[0]))[0], 1);
+	assert_int_equal(((unsigned char *)sim_page_address(pages[1]))[0], 2);
+	assert_int_equal(((unsigned char *)sim_page_address(pages[2]))[7], 3);
+	assert_ptr_equal(sim_virt_to_page(sim_page_address(pages[2])), pages[2]);
+	assert_null(sim_virt_to_page(alias));
+	sim_vunmap(alias);
+	assert_int_equal(sim_vmap_outstanding(), 0);
+	sim_buddy_free(pages[0], 0);
+	sim_buddy_free(pages[1], 4);
+	assert_machine_is_whole_again();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_teardown(fn, teardown_machine)
+		T(test_first_allocation_splits_the_first_block),
+		T(test_successive_allocations_are_ascending_and_contiguous),
+		T(test_free_merges_buddies_back_to_max_order),
+		T(test_low_orders_use_the_pcp_list_and_skip_the_zone_lock),
+		T(test_pmd_order_blocks_are_recycled_per_cpu),
+		T(test_pcp_list_drains_when_over_high),
+		T(test_free_count_is_conserved_over_random_sequences),
+		T(test_unmovable_request_claims_a_movable_block),
+		T(test_zones_and_the_hole_below_4g),
+		T(test_zeroed_allocation_clears_a_dirty_recycled_page),
+		T(test_zeroing_covers_data_written_through_the_head),
+		T(test_compound_pages_have_head_and_tails),
+		T(test_bad_frees_warn_and_change_nothing),
+		T(test_a_1tib_machine_is_sparse),
+		T(test_vmap_aliases_page_data),
+#undef T
+	};
+
+	return cmocka_run_group_tests_name("buddy", tests, NULL, NULL);
+}
