@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Upstream mode in CI: Linux 6.12's own vfio_iommu_type1.c, system_heap.c
+# and dma-heap.c (Debian's linux-source-6.12), unmodified, under the kernel
+# test suites (and the differential tests) in a second build directory.
+#
+#  1. extract only the files upstream mode reads, with one tar call (the
+#     archive is one xz stream: every extra call decompresses it again),
+#     into a scratch folder: the three .c files, the driver-local header
+#     type1 includes (drivers/vfio/vfio.h) and the top-level Makefile (for
+#     the version);
+#  2. print the shim drift report (tools/shim-drift.py);
+#  3. configure build-upstream with -Dkernel_src=<that folder>, build, and
+#     run every suite that runs kernel code against 'upstream' (suite
+#     'upstream') plus 'differential', slow sweeps left out.
+#
+# Usage: tools/ci-upstream.sh [KERNEL_SRC]
+#   KERNEL_SRC   a tree to use instead of the extracted 6.12 one (mainline)
+# Environment: DMASIM_LINUX_SOURCE (default /usr/src/linux-source-6.12.tar.xz),
+#   DMASIM_UPSTREAM_BUILD (default build-upstream).
+# Exit status: non-zero when the tree does not build or a test fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+archive=${DMASIM_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+builddir=${DMASIM_UPSTREAM_BUILD:-build-upstream}
+
+if [ $# -ge 1 ]; then
+	ksrc=$(realpath "$1")
+else
+	ksrc=$top/$builddir-src
+	files=(Makefile drivers/vfio/vfio_iommu_type1.c drivers/vfio/vfio.h
+	       drivers/dma-buf/heaps/system_heap.c drivers/dma-buf/dma-heap.c)
+	if [ ! -f "$ksrc/.extracted" ] || [ "$archive" -nt "$ksrc/.extracted" ]; then
+		[ -f "$archive" ] || { echo "ci-upstream: $archive not found (apt-get install linux-source-6.12)" >&2; exit 1; }
+		rm -rf "$ksrc" && mkdir -p "$ksrc"
+		# '*/' matches the archive's top folder only (no slash inside it).
+		tar -xJf "$archive" -C "$ksrc" --strip-components=1 \
+			--wildcards --no-wildcards-match-slash \
+			"${files[@]/#/*/}" || { echo "ci-upstream: extracting from $archive failed" >&2; exit 1; }
+		for f in "${files[@]}"; do
+			[ -f "$ksrc/$f" ] || { echo "ci-upstream: $f missing from $archive" >&2; exit 1; }
+		done
+		touch "$ksrc/.extracted"
+	fi
+fi
+echo "ci-upstream: kernel tree $ksrc"
+
+status=0
+python3 tools/shim-drift.py "$ksrc" -o "$builddir-drift.txt" >/dev/null
+drift=$?
+sed -n '1p;/^== /p;$p' "$builddir-drift.txt" 2>/dev/null
+[ $drift -le 1 ] || status=1
+
+if [ -d "$builddir" ]; then
+	meson setup --reconfigure "$builddir" -Dkernel_src="$ksrc" >/dev/null || exit 1
+else
+	meson setup "$builddir" -Dkernel_src="$ksrc" >/dev/null || exit 1
+fi
+if ! ninja -C "$builddir" -j2 >"$builddir/build.log" 2>&1; then
+	echo "ci-upstream: the tree's files do not build against kernel_shim:"
+	grep -E ': (fatal )?error:' "$builddir/build.log" | sort -u | head -n 40
+	echo "(full log: $builddir/build.log; what is missing: $builddir-drift.txt)"
+	exit 1
+fi
+# Warnings from the tree's own files compiled against the shim.
+warnings=$(grep -cE "^$ksrc/.*warning:" "$builddir/build.log" || true)
+if [ "$warnings" -gt 0 ]; then
+	echo "ci-upstream: $warnings warning(s) compiling the tree's files:"
+	grep -E "^$ksrc/.*warning:" "$builddir/build.log" | head -n 20
+	status=1
+fi
+
+# The suites that exist in this build ('differential' may not yet).
+mapfile -t suites < <(meson introspect --tests "$builddir" | python3 -c '
+import json, sys
+have = {s for t in json.load(sys.stdin) for s in t["suite"]}
+for s in ("upstream", "differential"):
+    if any(h == s or h.endswith(":" + s) for h in have):
+        print("--suite"); print(s)')
+if [ ${#suites[@]} -eq 0 ]; then
+	echo "ci-upstream: no kernel test suites are registered yet (tests/meson.build kernel_tests)"
+	exit $status
+fi
+meson test -C "$builddir" "${suites[@]}" --no-suite slow --num-processes 2 \
+	--print-errorlogs >"$builddir/test.log" 2>&1 || status=1
+grep -E '^(Ok|Fail|Timeout|Skipped):' "$builddir/test.log"
+[ $status -eq 0 ] || tail -n 60 "$builddir/test.log"
+if [ -x tools/count-tests.sh ] && [ -f "$builddir/meson-logs/testlog.json" ]; then
+	tools/count-tests.sh "$builddir/meson-logs/testlog.json" upstream
+fi
+exit $status
