@@ -15,6 +15,10 @@ void sim_mem_destroy(void);
 /* sim/iommu.c: every domain freed, format tables ready. */
 int sim_iommu_init(void);
 void sim_iommu_destroy(void);
+/* sim/iova.c's state, hung off each domain; freed with the domain. */
+struct sim_iova_space;
+struct sim_iova_space **sim_iommu_domain_iova_space(struct sim_iommu_domain *dom);
+void sim_iova_space_free(struct sim_iommu_domain *dom);
 
 /* sim/mm.c: address spaces and MMIO BARs (VFIO work). */
 int sim_mm_init(const struct sim_config *cfg);

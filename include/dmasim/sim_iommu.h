@@ -56,20 +56,29 @@ enum {
 
 /*
  * Write count leaves of pgsize each (pgsize in the format's bitmap, iova and
- * paddr pgsize-aligned), as an io-pgtable map_pages().  *mapped receives the
- * bytes mapped, also on error.  Returns 0, -EEXIST if a leaf or table is
- * already there, -ENOMEM if a table page could not be allocated
- * (fail_table_alloc set by the shim's fault point), -EINVAL on bad arguments.
+ * paddr pgsize-aligned, the range inside the aperture), as an io-pgtable
+ * map_pages().  Tables are walked once per table, not once per leaf.
+ * *mapped receives the bytes mapped, also on error (whole leaves only).
+ * Returns 0, -EEXIST if a leaf or a table is already where a leaf goes (or
+ * a larger leaf covers iova), -ENOMEM if a table page could not be
+ * allocated, -EINVAL on bad arguments (nothing written).
+ * check_faults: nonzero makes every table-page allocation ask
+ * sim_should_fail(SIM_FP_IOMMU_PGTABLE_ALLOC) first (the kernel shim passes
+ * 1; plain-C tests of the tables alone pass 0).  Tables allocated by a call
+ * that then fails are freed again if they stayed empty.
  */
 int sim_iommu_map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 			sim_phys_t paddr, unsigned long long pgsize,
-			unsigned long long count, int prot, int fail_table_alloc,
+			unsigned long long count, int prot, int check_faults,
 			unsigned long long *mapped);
 /*
- * Clear up to count leaves of pgsize from iova, as an io-pgtable
- * unmap_pages(): returns the bytes unmapped, which is larger than asked when
- * a bigger leaf covers iova (the whole leaf goes), and 0 when nothing is
- * mapped at iova.
+ * Clear the leaves covering [iova, iova + pgsize * count), as an io-pgtable
+ * unmap_pages() of the Intel/AMD kind: returns the bytes unmapped, which is
+ * larger than asked when a bigger leaf covers part of the range (the whole
+ * leaf goes, its full size is counted), and stops at the first hole (0 when
+ * nothing is mapped at iova).  Tables left empty are freed.
+ * (io-pgtable-arm in 6.12 refuses a partial unmap of a block with a WARN and
+ * returns 0; the simulator treats every format the Intel/AMD way.)
  */
 unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 					 unsigned long long iova,
@@ -99,18 +108,45 @@ int sim_iommu_for_each_leaf(const struct sim_iommu_domain *dom,
 				      sim_phys_t paddr, unsigned long long size,
 				      int prot),
 			    void *arg);
+/* Table pages the domain holds now (the root included). */
+unsigned long long sim_iommu_nr_tables(const struct sim_iommu_domain *dom);
 /* Domains alive now (every test checks it returns to its start). */
 unsigned long sim_iommu_nr_domains(void);
+/*
+ * Leaves that were still mapped when their domain was freed, since the
+ * machine was built (a teardown that forgot an unmap shows here).
+ */
+unsigned long long sim_iommu_leaves_dropped(void);
 
 /*
- * IOVA allocator of the DMA layer (sim/iova.c), per domain: the kernel
- * dma-iommu's rules, top-down below a limit, size-aligned to the power of two
- * at or above the size.  Returns 0 and sets *iova, or -ENOMEM.
+ * IOVA allocator of the DMA layer (sim/iova.c), per domain, after the rules
+ * of the kernel's dma-iommu + iova.c:
+ * - the length is size rounded up to the format's granule, and further up
+ *   to a power of two when below 32 granules (the kernel's IOVA rcache
+ *   rounding, IOVA_RANGE_CACHE_MAX_SIZE = 6);
+ * - the range is aligned to the power of two at or above its length
+ *   (alloc_iova(..., size_aligned = true));
+ * - it is the highest free fit ending at or below limit (inclusive, a DMA
+ *   mask such as 2^32 - 1), limit capped at the aperture's end;
+ * - IOVA 0 is never handed out (the kernel's start_pfn is at least 1).
+ * Returns 0 and sets *iova, -ENOMEM if no range fits, -EINVAL for size 0.
+ * A range is found by walking the allocated ranges downward from limit
+ * (sorted array, binary search for the start point).
+ * The fault point SIM_FP_IOVA_ALLOC is the shim's business.
  */
 int sim_iova_alloc(struct sim_iommu_domain *dom, unsigned long long size,
 		   unsigned long long limit, unsigned long long *iova);
-void sim_iova_free(struct sim_iommu_domain *dom, unsigned long long iova,
-		   unsigned long long size);
+/*
+ * Free the range sim_iova_alloc() returned at iova (size as passed to
+ * alloc).  Returns 0, or -ENOENT if no range starts at iova (nothing is
+ * freed; the kernel's free_iova() ignores such a call the same way).
+ */
+int sim_iova_free(struct sim_iommu_domain *dom, unsigned long long iova,
+		  unsigned long long size);
+/* Ranges allocated now. */
 unsigned long sim_iova_nr_allocated(const struct sim_iommu_domain *dom);
+/* Length the allocator really reserves for a request of size bytes. */
+unsigned long long sim_iova_length(const struct sim_iommu_domain *dom,
+				   unsigned long long size);
 
 #endif /* DMASIM_SIM_IOMMU_H */
