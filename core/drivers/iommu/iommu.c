@@ -1,0 +1,894 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * IOMMU core: the generic half of the IOMMU API that sits between its users
+ * (VFIO type1, the DMA layer) and an IOMMU driver's domain operations.
+ *
+ * Written for dmasim from the behaviour of Linux 6.12's
+ * drivers/iommu/iommu.c (see shared/kernel-notes/iommu.md); the map, unmap
+ * and page-size paths follow that contract exactly, since they are what the
+ * project measures.  Groups, probing and attach keep only what users of the
+ * API observe:
+ *  - a device is probed with its IOMMU instance already named in
+ *    dev->iommu (platform code does this, as firmware would), gets a group
+ *    from the driver and a default DMA domain;
+ *  - a group's domain may be replaced only while it is the default domain
+ *    (-EBUSY otherwise) and goes back to it on detach;
+ *  - there is no DMA ownership claim, blocking domain or PASID support.
+ */
+
+#define pr_fmt(fmt)	"iommu: " fmt
+
+#include <linux/bitops.h>
+#include <linux/bits.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/gfp_types.h>
+#include <linux/iommu.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <trace/events/iommu.h>
+
+struct group_device {
+	struct list_head list;
+	struct device *dev;
+};
+
+struct iommu_group {
+	struct mutex mutex;		/* devices, domain, default_domain */
+	struct list_head devices;	/* of struct group_device */
+	int id;
+	int refs;			/* under iommu_groups_lock */
+	char *name;
+	void *iommu_data;
+	void (*iommu_data_release)(void *iommu_data);
+	struct iommu_domain *default_domain;
+	struct iommu_domain *domain;	/* attached now; NULL: DMA blocked */
+};
+
+static DEFINE_MUTEX(iommu_groups_lock);
+static int iommu_next_group_id;
+
+static DEFINE_MUTEX(iommu_device_lock);
+static LIST_HEAD(iommu_device_list);
+
+static bool dev_has_iommu(struct device *dev)
+{
+	return dev && dev->iommu && dev->iommu->iommu_dev;
+}
+
+static const struct iommu_ops *dev_iommu_ops(struct device *dev)
+{
+	return dev->iommu->iommu_dev->ops;
+}
+
+/* ---------------------------------------------------------------------
+ * Page-size selection, map and unmap
+ */
+
+/*
+ * Pick the page size for the next driver call mapping [iova, iova + size)
+ * to paddr: the largest size the domain supports that fits in what is left
+ * and that both addresses are aligned to.  With @count, also say how many
+ * pages of that size to map in one call: all that fit, except that a run of
+ * small pages stops at the next boundary of the next larger supported size
+ * when iova and paddr cross it together, so that the following call can use
+ * the larger page.
+ */
+static size_t iommu_pgsize(struct iommu_domain *domain, unsigned long iova,
+			   phys_addr_t paddr, size_t size, size_t *count)
+{
+	unsigned long bitmap = domain->pgsize_bitmap;
+	phys_addr_t both = (phys_addr_t)iova | paddr;
+	unsigned long fits, bigger;
+	unsigned int shift;
+	size_t run = size, next, to_edge, edge_plus_page;
+
+	/* Not larger than what is left... */
+	fits = bitmap & GENMASK(__fls(size), 0);
+	/* ...nor than the alignment iova and paddr have in common. */
+	if (both)
+		fits &= GENMASK(__ffs(both), 0);
+	BUG_ON(!fits);
+
+	shift = __fls(fits);
+	if (!count)
+		return BIT(shift);
+
+	bigger = bitmap & ~GENMASK(shift, 0);
+	if (bigger) {
+		next = BIT(__ffs(bigger));
+		/* Only worth it if both addresses reach the boundary at once. */
+		if (!(((phys_addr_t)iova ^ paddr) & (next - 1))) {
+			to_edge = next - (both & (next - 1));
+			if (!check_add_overflow(to_edge, next, &edge_plus_page) &&
+			    edge_plus_page <= size)
+				run = to_edge;
+		}
+	}
+
+	*count = run >> shift;
+	return BIT(shift);
+}
+
+/*
+ * Map without the final IOTLB sync.  What a failing driver call had
+ * already mapped is unmapped again, together with every earlier call's.
+ */
+static int iommu_map_nosync(struct iommu_domain *domain, unsigned long iova,
+			    phys_addr_t paddr, size_t size, int prot,
+			    gfp_t gfp)
+{
+	const struct iommu_domain_ops *ops = domain->ops;
+	unsigned long cur_iova = iova;
+	phys_addr_t cur_paddr = paddr;
+	unsigned long min_pagesz;
+	size_t left = size;
+	int ret = 0;
+
+	if (unlikely(!(domain->type & __IOMMU_DOMAIN_PAGING)))
+		return -EINVAL;
+	if (WARN_ON(!ops->map_pages || !domain->pgsize_bitmap))
+		return -ENODEV;
+
+	/* iova, paddr and size must all be multiples of the smallest page */
+	min_pagesz = BIT(__ffs(domain->pgsize_bitmap));
+	if ((iova | paddr | size) & (min_pagesz - 1)) {
+		pr_err("unaligned map: iova 0x%lx pa 0x%llx size 0x%zx min_pagesz 0x%lx\n",
+		       iova, (unsigned long long)paddr, size, min_pagesz);
+		return -EINVAL;
+	}
+
+	while (left) {
+		size_t pgsize, count, done = 0;
+
+		pgsize = iommu_pgsize(domain, cur_iova, cur_paddr, left,
+				      &count);
+		ret = ops->map_pages(domain, cur_iova, cur_paddr, pgsize,
+				     count, prot, gfp, &done);
+		/* Partial progress counts, so that it is undone below. */
+		left -= done;
+		if (ret)
+			break;
+		if (WARN_ON_ONCE(!done)) {
+			ret = -EINVAL;
+			break;
+		}
+		cur_iova += done;
+		cur_paddr += done;
+	}
+
+	if (ret) {
+		iommu_unmap(domain, iova, size - left);
+		return ret;
+	}
+	trace_map(iova, paddr, size);
+	return 0;
+}
+
+static int iommu_sync_map(struct iommu_domain *domain, unsigned long iova,
+			  size_t size)
+{
+	const struct iommu_domain_ops *ops = domain->ops;
+
+	if (!ops->iotlb_sync_map)
+		return 0;
+	return ops->iotlb_sync_map(domain, iova, size);
+}
+
+/* gfp bits that make no sense for page-table allocations */
+#define IOMMU_BAD_GFP	(__GFP_COMP | __GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM)
+
+int iommu_map(struct iommu_domain *domain, unsigned long iova,
+	      phys_addr_t paddr, size_t size, int prot, gfp_t gfp)
+{
+	int ret;
+
+	if (WARN_ON_ONCE(gfp & IOMMU_BAD_GFP))
+		return -EINVAL;
+
+	ret = iommu_map_nosync(domain, iova, paddr, size, prot, gfp);
+	if (ret)
+		return ret;
+
+	ret = iommu_sync_map(domain, iova, size);
+	if (ret)
+		iommu_unmap(domain, iova, size);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_map);
+
+/*
+ * Unmap at least @size bytes from @iova, or stop at the first hole.  The
+ * driver may unmap more than asked (a larger page that covers the range
+ * goes whole), so the result can exceed @size.
+ */
+static size_t __iommu_unmap(struct iommu_domain *domain, unsigned long iova,
+			    size_t size, struct iommu_iotlb_gather *gather)
+{
+	const struct iommu_domain_ops *ops = domain->ops;
+	unsigned long cur = iova;
+	unsigned long min_pagesz;
+	size_t total = 0;
+
+	if (unlikely(!(domain->type & __IOMMU_DOMAIN_PAGING)))
+		return 0;
+	if (WARN_ON(!ops->unmap_pages || !domain->pgsize_bitmap))
+		return 0;
+
+	min_pagesz = BIT(__ffs(domain->pgsize_bitmap));
+	if ((iova | size) & (min_pagesz - 1)) {
+		pr_err("unaligned unmap: iova 0x%lx size 0x%zx min_pagesz 0x%lx\n",
+		       iova, size, min_pagesz);
+		return 0;
+	}
+
+	while (total < size) {
+		size_t pgsize, count, got;
+
+		/* Only iova's alignment matters: pass it as paddr too. */
+		pgsize = iommu_pgsize(domain, cur, cur, size - total, &count);
+		got = ops->unmap_pages(domain, cur, pgsize, count, gather);
+		if (!got)
+			break;
+		cur += got;
+		total += got;
+	}
+
+	trace_unmap(iova, size, total);
+	return total;
+}
+
+size_t iommu_unmap(struct iommu_domain *domain, unsigned long iova,
+		   size_t size)
+{
+	struct iommu_iotlb_gather gather;
+	size_t unmapped;
+
+	iommu_iotlb_gather_init(&gather);
+	unmapped = __iommu_unmap(domain, iova, size, &gather);
+	iommu_iotlb_sync(domain, &gather);
+	return unmapped;
+}
+EXPORT_SYMBOL_GPL(iommu_unmap);
+
+/* As iommu_unmap(), leaving the IOTLB sync to the caller's gather. */
+size_t iommu_unmap_fast(struct iommu_domain *domain, unsigned long iova,
+			size_t size, struct iommu_iotlb_gather *iotlb_gather)
+{
+	return __iommu_unmap(domain, iova, size, iotlb_gather);
+}
+EXPORT_SYMBOL_GPL(iommu_unmap_fast);
+
+phys_addr_t iommu_iova_to_phys(struct iommu_domain *domain, dma_addr_t iova)
+{
+	switch (domain->type) {
+	case IOMMU_DOMAIN_IDENTITY:
+		return iova;
+	case IOMMU_DOMAIN_BLOCKED:
+		return 0;
+	default:
+		return domain->ops->iova_to_phys(domain, iova);
+	}
+}
+EXPORT_SYMBOL_GPL(iommu_iova_to_phys);
+
+/* ---------------------------------------------------------------------
+ * Domains
+ */
+
+static struct iommu_domain *iommu_alloc_domain_of(const struct iommu_ops *ops,
+						  struct device *dev,
+						  unsigned int type)
+{
+	unsigned int alloc_type = type & IOMMU_DOMAIN_ALLOC_FLAGS;
+	struct iommu_domain *domain;
+
+	if (alloc_type == IOMMU_DOMAIN_IDENTITY && ops->identity_domain)
+		return ops->identity_domain;
+	if (alloc_type == IOMMU_DOMAIN_BLOCKED && ops->blocked_domain)
+		return ops->blocked_domain;
+
+	if ((type & __IOMMU_DOMAIN_PAGING) && ops->domain_alloc_paging)
+		domain = ops->domain_alloc_paging(dev);
+	else if (ops->domain_alloc)
+		domain = ops->domain_alloc(alloc_type);
+	else
+		return ERR_PTR(-EOPNOTSUPP);
+
+	/* Drivers may report failure either way. */
+	if (!domain)
+		return ERR_PTR(-ENOMEM);
+	if (IS_ERR(domain))
+		return domain;
+
+	domain->type = type;
+	domain->owner = ops;
+	if (!domain->ops)
+		domain->ops = ops->default_domain_ops;
+	if (!domain->pgsize_bitmap)
+		domain->pgsize_bitmap = ops->pgsize_bitmap;
+	return domain;
+}
+
+struct iommu_domain *iommu_paging_domain_alloc(struct device *dev)
+{
+	if (!dev_has_iommu(dev))
+		return ERR_PTR(-ENODEV);
+	return iommu_alloc_domain_of(dev_iommu_ops(dev), dev,
+				     IOMMU_DOMAIN_UNMANAGED);
+}
+EXPORT_SYMBOL_GPL(iommu_paging_domain_alloc);
+
+void iommu_domain_free(struct iommu_domain *domain)
+{
+	if (domain->ops->free)
+		domain->ops->free(domain);
+}
+EXPORT_SYMBOL_GPL(iommu_domain_free);
+
+void iommu_set_fault_handler(struct iommu_domain *domain,
+			     iommu_fault_handler_t handler, void *token)
+{
+	if (WARN_ON(!domain))
+		return;
+	domain->handler = handler;
+	domain->handler_token = token;
+}
+EXPORT_SYMBOL_GPL(iommu_set_fault_handler);
+
+int iommu_enable_nesting(struct iommu_domain *domain)
+{
+	if (domain->type != IOMMU_DOMAIN_UNMANAGED)
+		return -EINVAL;
+	if (!domain->ops->enable_nesting)
+		return -EINVAL;
+	return domain->ops->enable_nesting(domain);
+}
+EXPORT_SYMBOL_GPL(iommu_enable_nesting);
+
+int iommu_set_pgtable_quirks(struct iommu_domain *domain,
+			     unsigned long quirks)
+{
+	if (domain->type != IOMMU_DOMAIN_UNMANAGED)
+		return -EINVAL;
+	if (!domain->ops->set_pgtable_quirks)
+		return -EINVAL;
+	return domain->ops->set_pgtable_quirks(domain, quirks);
+}
+EXPORT_SYMBOL_GPL(iommu_set_pgtable_quirks);
+
+bool device_iommu_capable(struct device *dev, enum iommu_cap cap)
+{
+	const struct iommu_ops *ops;
+
+	if (!dev_has_iommu(dev))
+		return false;
+	ops = dev_iommu_ops(dev);
+	if (!ops->capable)
+		return false;
+	return ops->capable(dev, cap);
+}
+EXPORT_SYMBOL_GPL(device_iommu_capable);
+
+/* ---------------------------------------------------------------------
+ * Groups
+ */
+
+struct iommu_group *iommu_group_alloc(void)
+{
+	struct iommu_group *group;
+
+	group = kzalloc(sizeof(*group), GFP_KERNEL);
+	if (!group)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&group->mutex);
+	INIT_LIST_HEAD(&group->devices);
+	group->refs = 1;
+	mutex_lock(&iommu_groups_lock);
+	group->id = iommu_next_group_id++;
+	mutex_unlock(&iommu_groups_lock);
+	return group;
+}
+EXPORT_SYMBOL_GPL(iommu_group_alloc);
+
+static void iommu_group_release(struct iommu_group *group)
+{
+	WARN_ON(!list_empty(&group->devices));
+	/* A user that attached its own domain must have detached it. */
+	WARN_ON(group->domain && group->domain != group->default_domain);
+	if (group->iommu_data_release)
+		group->iommu_data_release(group->iommu_data);
+	if (group->default_domain)
+		iommu_domain_free(group->default_domain);
+	kfree(group->name);
+	mutex_destroy(&group->mutex);
+	kfree(group);
+}
+
+struct iommu_group *iommu_group_ref_get(struct iommu_group *group)
+{
+	mutex_lock(&iommu_groups_lock);
+	group->refs++;
+	mutex_unlock(&iommu_groups_lock);
+	return group;
+}
+EXPORT_SYMBOL_GPL(iommu_group_ref_get);
+
+struct iommu_group *iommu_group_get(struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+
+	if (group)
+		iommu_group_ref_get(group);
+	return group;
+}
+EXPORT_SYMBOL_GPL(iommu_group_get);
+
+void iommu_group_put(struct iommu_group *group)
+{
+	bool last;
+
+	if (!group)
+		return;
+	mutex_lock(&iommu_groups_lock);
+	last = !--group->refs;
+	mutex_unlock(&iommu_groups_lock);
+	if (last)
+		iommu_group_release(group);
+}
+EXPORT_SYMBOL_GPL(iommu_group_put);
+
+int iommu_group_id(struct iommu_group *group)
+{
+	return group->id;
+}
+EXPORT_SYMBOL_GPL(iommu_group_id);
+
+int iommu_group_set_name(struct iommu_group *group, const char *name)
+{
+	char *copy = NULL;
+
+	if (name) {
+		copy = kstrdup(name, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+	}
+	kfree(group->name);
+	group->name = copy;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(iommu_group_set_name);
+
+void *iommu_group_get_iommudata(struct iommu_group *group)
+{
+	return group->iommu_data;
+}
+EXPORT_SYMBOL_GPL(iommu_group_get_iommudata);
+
+void iommu_group_set_iommudata(struct iommu_group *group, void *iommu_data,
+			       void (*release)(void *iommu_data))
+{
+	group->iommu_data = iommu_data;
+	group->iommu_data_release = release;
+}
+EXPORT_SYMBOL_GPL(iommu_group_set_iommudata);
+
+struct iommu_domain *iommu_group_default_domain(struct iommu_group *group)
+{
+	return group->default_domain;
+}
+EXPORT_SYMBOL_GPL(iommu_group_default_domain);
+
+int iommu_group_add_device(struct iommu_group *group, struct device *dev)
+{
+	struct group_device *gdev;
+	int ret;
+
+	gdev = kzalloc(sizeof(*gdev), GFP_KERNEL);
+	if (!gdev)
+		return -ENOMEM;
+	gdev->dev = dev;
+
+	mutex_lock(&group->mutex);
+	if (group->domain && group->domain->ops->attach_dev) {
+		ret = group->domain->ops->attach_dev(group->domain, dev);
+		if (ret) {
+			mutex_unlock(&group->mutex);
+			kfree(gdev);
+			return ret;
+		}
+	}
+	list_add_tail(&gdev->list, &group->devices);
+	mutex_unlock(&group->mutex);
+
+	dev->iommu_group = iommu_group_ref_get(group);
+	trace_add_device_to_group(group->id, dev);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(iommu_group_add_device);
+
+void iommu_group_remove_device(struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+	struct group_device *gdev, *found = NULL;
+
+	if (!group)
+		return;
+
+	mutex_lock(&group->mutex);
+	list_for_each_entry(gdev, &group->devices, list) {
+		if (gdev->dev == dev) {
+			found = gdev;
+			list_del(&gdev->list);
+			break;
+		}
+	}
+	mutex_unlock(&group->mutex);
+	if (WARN_ON(!found))
+		return;
+
+	trace_remove_device_from_group(group->id, dev);
+	kfree(found);
+	dev->iommu_group = NULL;
+	iommu_group_put(group);
+}
+EXPORT_SYMBOL_GPL(iommu_group_remove_device);
+
+/* Calls fn for each device of the group until one returns nonzero. */
+int iommu_group_for_each_dev(struct iommu_group *group, void *data,
+			     int (*fn)(struct device *, void *))
+{
+	struct group_device *gdev;
+	int ret = 0;
+
+	mutex_lock(&group->mutex);
+	list_for_each_entry(gdev, &group->devices, list) {
+		ret = fn(gdev->dev, data);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&group->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_group_for_each_dev);
+
+/*
+ * Every device the simulated platform knows sits behind interrupt
+ * remapping, so MSIs cannot be forged by DMA.
+ */
+bool iommu_group_has_isolated_msi(struct iommu_group *group)
+{
+	return true;
+}
+EXPORT_SYMBOL_GPL(iommu_group_has_isolated_msi);
+
+/* ---------------------------------------------------------------------
+ * Attaching domains to groups.  Callers hold group->mutex.
+ */
+
+/*
+ * Point every device of the group at @new.  If one refuses, the devices
+ * already moved go back to the old domain and the error is returned.
+ */
+static int iommu_group_switch_domain(struct iommu_group *group,
+				     struct iommu_domain *new)
+{
+	struct iommu_domain *old = group->domain;
+	struct group_device *gdev, *undo;
+	int ret;
+
+	if (old == new)
+		return 0;
+	if (new && new->ops->attach_dev) {
+		list_for_each_entry(gdev, &group->devices, list) {
+			ret = new->ops->attach_dev(new, gdev->dev);
+			if (ret)
+				goto revert;
+			trace_attach_device_to_domain(gdev->dev);
+		}
+	}
+	group->domain = new;
+	return 0;
+
+revert:
+	list_for_each_entry(undo, &group->devices, list) {
+		if (undo == gdev)
+			break;
+		if (old && old->ops->attach_dev)
+			WARN_ON(old->ops->attach_dev(old, undo->dev));
+	}
+	return ret;
+}
+
+static int iommu_group_attach_locked(struct iommu_domain *domain,
+				     struct iommu_group *group)
+{
+	/* Only the default domain may be replaced. */
+	if (group->domain && group->domain != group->default_domain)
+		return -EBUSY;
+	return iommu_group_switch_domain(group, domain);
+}
+
+static void iommu_group_detach_locked(struct iommu_domain *domain,
+				      struct iommu_group *group)
+{
+	if (WARN_ON(group->domain != domain))
+		return;
+	WARN_ON(iommu_group_switch_domain(group, group->default_domain));
+}
+
+int iommu_attach_group(struct iommu_domain *domain, struct iommu_group *group)
+{
+	int ret;
+
+	if (!domain || !group)
+		return -EINVAL;
+	mutex_lock(&group->mutex);
+	ret = iommu_group_attach_locked(domain, group);
+	mutex_unlock(&group->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_attach_group);
+
+void iommu_detach_group(struct iommu_domain *domain,
+			struct iommu_group *group)
+{
+	mutex_lock(&group->mutex);
+	iommu_group_detach_locked(domain, group);
+	mutex_unlock(&group->mutex);
+}
+EXPORT_SYMBOL_GPL(iommu_detach_group);
+
+/* Attaching a single device is only allowed if it is alone in its group. */
+int iommu_attach_device(struct iommu_domain *domain, struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+	int ret;
+
+	if (!group)
+		return -ENODEV;
+	mutex_lock(&group->mutex);
+	if (!list_is_singular(&group->devices))
+		ret = -EINVAL;
+	else
+		ret = iommu_group_attach_locked(domain, group);
+	mutex_unlock(&group->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_attach_device);
+
+void iommu_detach_device(struct iommu_domain *domain, struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+
+	if (!group)
+		return;
+	mutex_lock(&group->mutex);
+	if (!WARN_ON(!list_is_singular(&group->devices)))
+		iommu_group_detach_locked(domain, group);
+	mutex_unlock(&group->mutex);
+}
+EXPORT_SYMBOL_GPL(iommu_detach_device);
+
+struct iommu_domain *iommu_get_domain_for_dev(struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+
+	return group ? group->domain : NULL;
+}
+EXPORT_SYMBOL_GPL(iommu_get_domain_for_dev);
+
+struct iommu_domain *iommu_get_dma_domain(struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+
+	return group ? group->default_domain : NULL;
+}
+EXPORT_SYMBOL_GPL(iommu_get_dma_domain);
+
+/* ---------------------------------------------------------------------
+ * IOMMU instances and probing
+ */
+
+int iommu_device_register(struct iommu_device *iommu,
+			  const struct iommu_ops *ops, struct device *hwdev)
+{
+	iommu->ops = ops;
+	iommu->dev = hwdev;
+	mutex_lock(&iommu_device_lock);
+	list_add_tail(&iommu->list, &iommu_device_list);
+	mutex_unlock(&iommu_device_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(iommu_device_register);
+
+void iommu_device_unregister(struct iommu_device *iommu)
+{
+	mutex_lock(&iommu_device_lock);
+	list_del(&iommu->list);
+	mutex_unlock(&iommu_device_lock);
+}
+EXPORT_SYMBOL_GPL(iommu_device_unregister);
+
+/*
+ * Give the group a default domain of the type the driver asks for (a DMA
+ * domain when it has no opinion) and attach it.
+ */
+static int iommu_setup_default_domain(struct iommu_group *group,
+				      struct device *dev)
+{
+	const struct iommu_ops *ops = dev_iommu_ops(dev);
+	struct iommu_domain *domain;
+	unsigned int type = 0;
+	int ret;
+
+	if (group->default_domain)
+		return 0;
+	if (ops->def_domain_type)
+		type = ops->def_domain_type(dev);
+	if (!type)
+		type = IOMMU_DOMAIN_DMA;
+
+	domain = iommu_alloc_domain_of(ops, dev, type);
+	if (IS_ERR(domain))
+		return PTR_ERR(domain);
+	ret = iommu_group_switch_domain(group, domain);
+	if (ret) {
+		iommu_domain_free(domain);
+		return ret;
+	}
+	group->default_domain = domain;
+	return 0;
+}
+
+/*
+ * Bring a device under its IOMMU: dev->iommu must already name the
+ * instance (iommu_dev) that translates its DMA.
+ */
+int iommu_probe_device(struct device *dev)
+{
+	const struct iommu_ops *ops;
+	struct iommu_group *group;
+	int ret;
+
+	if (!dev_has_iommu(dev))
+		return -ENODEV;
+	if (dev->iommu_group)
+		return 0;
+	ops = dev_iommu_ops(dev);
+
+	if (ops->probe_device) {
+		struct iommu_device *iommu_dev = ops->probe_device(dev);
+
+		if (IS_ERR(iommu_dev))
+			return PTR_ERR(iommu_dev);
+	}
+
+	group = ops->device_group ? ops->device_group(dev) : iommu_group_alloc();
+	if (IS_ERR(group)) {
+		ret = PTR_ERR(group);
+		goto err_release;
+	}
+	ret = iommu_group_add_device(group, dev);
+	iommu_group_put(group);
+	if (ret)
+		goto err_release;
+
+	mutex_lock(&group->mutex);
+	ret = iommu_setup_default_domain(group, dev);
+	mutex_unlock(&group->mutex);
+	if (ret)
+		goto err_remove;
+	return 0;
+
+err_remove:
+	iommu_group_remove_device(dev);
+err_release:
+	if (ops->release_device)
+		ops->release_device(dev);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_probe_device);
+
+/* ---------------------------------------------------------------------
+ * Reserved regions
+ */
+
+struct iommu_resv_region *iommu_alloc_resv_region(phys_addr_t start,
+						  size_t length, int prot,
+						  enum iommu_resv_type type,
+						  gfp_t gfp)
+{
+	struct iommu_resv_region *region;
+
+	region = kzalloc(sizeof(*region), gfp);
+	if (!region)
+		return NULL;
+	INIT_LIST_HEAD(&region->list);
+	region->start = start;
+	region->length = length;
+	region->prot = prot;
+	region->type = type;
+	return region;
+}
+EXPORT_SYMBOL_GPL(iommu_alloc_resv_region);
+
+void iommu_get_resv_regions(struct device *dev, struct list_head *list)
+{
+	const struct iommu_ops *ops;
+
+	if (!dev_has_iommu(dev))
+		return;
+	ops = dev_iommu_ops(dev);
+	if (ops->get_resv_regions)
+		ops->get_resv_regions(dev, list);
+}
+EXPORT_SYMBOL_GPL(iommu_get_resv_regions);
+
+void iommu_put_resv_regions(struct device *dev, struct list_head *list)
+{
+	struct iommu_resv_region *region, *tmp;
+
+	list_for_each_entry_safe(region, tmp, list, list) {
+		list_del(&region->list);
+		if (region->free)
+			region->free(dev, region);
+		else
+			kfree(region);
+	}
+}
+EXPORT_SYMBOL_GPL(iommu_put_resv_regions);
+
+/* Insert a copy of @region into @head, which is sorted by start address. */
+static int iommu_resv_insert_copy(const struct iommu_resv_region *region,
+				  struct list_head *head)
+{
+	struct iommu_resv_region *copy, *pos;
+
+	copy = iommu_alloc_resv_region(region->start, region->length,
+				       region->prot, region->type, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	list_for_each_entry(pos, head, list) {
+		if (pos->start > copy->start)
+			break;
+	}
+	list_add_tail(&copy->list, &pos->list);
+	return 0;
+}
+
+/*
+ * The reserved regions of every device of the group, copied into @head in
+ * address order (overlapping regions are not merged; the caller frees
+ * them with kfree()).
+ */
+int iommu_get_group_resv_regions(struct iommu_group *group,
+				 struct list_head *head)
+{
+	struct iommu_resv_region *region;
+	struct group_device *gdev;
+	int ret = 0;
+
+	mutex_lock(&group->mutex);
+	list_for_each_entry(gdev, &group->devices, list) {
+		LIST_HEAD(dev_resv);
+
+		iommu_get_resv_regions(gdev->dev, &dev_resv);
+		list_for_each_entry(region, &dev_resv, list) {
+			ret = iommu_resv_insert_copy(region, head);
+			if (ret)
+				break;
+		}
+		iommu_put_resv_regions(gdev->dev, &dev_resv);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&group->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_get_group_resv_regions);

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The simulated IOMMU driver: one IOMMU instance per format, paging domains
+ * backed by the simulator's page tables (sim/iommu.c), and the simulated
+ * devices behind them (see <shim/iommu_sim.h>).
+ *
+ * Driver behaviour, as Intel VT-d / AMD-Vi drivers have it:
+ * - map_pages writes the leaves; *mapped is the bytes written, also when it
+ *   fails (fault point shim/iommu/map fails the whole call with -ENOMEM
+ *   before anything is written; shim/iommu/pgtable_alloc fails the table
+ *   page allocation where one is needed, after the leaves before it).
+ * - unmap_pages clears whole leaves: a larger leaf covering the request
+ *   goes entirely and its size is returned; the range is added to the
+ *   gather page by page (iommu_iotlb_gather_add_page()), which syncs first
+ *   when the page size changes or the range is disjoint.
+ * - iotlb_sync issues one invalidation for a non-empty gather (counted per
+ *   domain and in SIM_CNT_IOTLB_SYNC); an empty gather costs nothing.
+ * - iotlb_sync_map: the simulated IOMMU caches no non-present entries, so
+ *   no invalidation is needed after a map; the call is traced and can be
+ *   failed (shim/iommu/iotlb_sync_map) to exercise the core's unwind.
+ * - attach_dev refuses (-EINVAL) a domain of another format, as drivers
+ *   refuse incompatible domains.
+ * - dry run (test double, off by default): map_pages and unmap_pages touch
+ *   no table and report full success, so tests can sweep the core's
+ *   page-size choice over ranges no table could hold.
+ * - no reserved regions (the list stays empty), no nesting, no dirty
+ *   tracking.
+ */
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/iommu.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <shim/iommu_sim.h>
+
+#include <dmasim/sim.h>
+
+struct sim_drv_domain {
+	struct iommu_domain domain;
+	struct sim_iommu_domain *sim;
+	enum sim_iommu_format_id format;
+	unsigned long id;
+};
+
+struct sim_drv_iommu {
+	struct iommu_device iommu;
+	enum sim_iommu_format_id format;
+	bool registered;
+};
+
+struct sim_drv_device {
+	struct device dev;
+	struct dev_iommu dev_iommu;
+	u64 dma_mask;
+	enum sim_iommu_format_id format;
+	struct device *group_peer;
+};
+
+static struct sim_drv_iommu sim_iommus[SIM_NR_IOMMU_FORMATS];
+static unsigned long nr_devices;
+static unsigned long next_domain_id;
+static bool dry_run;
+
+void sim_iommu_set_dry_run(bool on)
+{
+	dry_run = on;
+}
+
+static const struct iommu_ops sim_iommu_ops;
+static const struct iommu_domain_ops sim_domain_ops;
+
+static struct sim_drv_domain *to_sim_domain(struct iommu_domain *domain)
+{
+	return container_of(domain, struct sim_drv_domain, domain);
+}
+
+static struct sim_drv_device *to_sim_device(struct device *dev)
+{
+	return container_of(dev, struct sim_drv_device, dev);
+}
+
+struct sim_iommu_domain *sim_iommu_domain_of(struct iommu_domain *domain)
+{
+	if (!domain || domain->ops != &sim_domain_ops)
+		return NULL;
+	return to_sim_domain(domain)->sim;
+}
+
+/* ------------------------------------------------------------------------
+ * The trace of driver calls
+ */
+static struct kapi_iommu_call *trace_ring;
+static unsigned long trace_cap, trace_head, trace_len;
+static unsigned long long trace_dropped;
+
+void sim_iommu_trace_enable(unsigned long capacity)
+{
+	kfree(trace_ring);
+	trace_ring = NULL;
+	trace_cap = trace_head = trace_len = 0;
+	trace_dropped = 0;
+	if (!capacity)
+		return;
+	/* Not a kernel allocation: bypasses the fault points. */
+	trace_ring = sim_kmalloc(capacity * sizeof(*trace_ring), 1);
+	if (trace_ring)
+		trace_cap = capacity;
+}
+
+void sim_iommu_trace_clear(void)
+{
+	trace_head = trace_len = 0;
+	trace_dropped = 0;
+}
+
+unsigned long sim_iommu_trace_len(void)
+{
+	return trace_len;
+}
+
+unsigned long long sim_iommu_trace_dropped(void)
+{
+	return trace_dropped;
+}
+
+int sim_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call)
+{
+	if (i >= trace_len)
+		return -ENOENT;
+	*call = trace_ring[(trace_head + trace_cap - trace_len + i) % trace_cap];
+	return 0;
+}
+
+static void trace_call(int op, struct sim_drv_domain *sd, unsigned long iova,
+		       phys_addr_t paddr, size_t pgsize, size_t count,
+		       unsigned long long done, int ret)
+{
+	struct kapi_iommu_call *c;
+
+	if (likely(!trace_cap))
+		return;
+	c = &trace_ring[trace_head];
+	c->op = op;
+	c->domain_id = sd->id;
+	c->iova = iova;
+	c->paddr = paddr;
+	c->pgsize = pgsize;
+	c->count = count;
+	c->done = done;
+	c->ret = ret;
+	trace_head = (trace_head + 1) % trace_cap;
+	if (trace_len < trace_cap)
+		trace_len++;
+	else
+		trace_dropped++;
+}
+
+/* ------------------------------------------------------------------------
+ * Domain operations
+ */
+static int sim_attach_dev(struct iommu_domain *domain, struct device *dev)
+{
+	if (to_sim_domain(domain)->format != sim_iommu_device_format(dev))
+		return -EINVAL;
+	return 0;
+}
+
+static int sim_map_pages(struct iommu_domain *domain, unsigned long iova,
+			 phys_addr_t paddr, size_t pgsize, size_t pgcount,
+			 int prot, gfp_t gfp, size_t *mapped)
+{
+	struct sim_drv_domain *sd = to_sim_domain(domain);
+	unsigned long long done = 0;
+	int ret;
+
+	if (sim_should_fail(SIM_FP_IOMMU_MAP)) {
+		ret = -ENOMEM;
+	} else if (dry_run) {
+		done = (unsigned long long)pgsize * pgcount;
+		ret = 0;
+	} else
+		ret = sim_iommu_map_pages(sd->sim, iova, paddr, pgsize, pgcount,
+					  prot, 1, &done);
+	*mapped = done;
+	trace_call(KAPI_IOMMU_OP_MAP_PAGES, sd, iova, paddr, pgsize, pgcount,
+		   done, ret);
+	return ret;
+}
+
+static size_t sim_unmap_pages(struct iommu_domain *domain, unsigned long iova,
+			      size_t pgsize, size_t pgcount,
+			      struct iommu_iotlb_gather *gather)
+{
+	struct sim_drv_domain *sd = to_sim_domain(domain);
+	unsigned long long got;
+
+	if (dry_run)
+		got = (unsigned long long)pgsize * pgcount;
+	else
+		got = sim_iommu_unmap_pages(sd->sim, iova, pgsize, pgcount);
+	trace_call(KAPI_IOMMU_OP_UNMAP_PAGES, sd, iova, 0, pgsize, pgcount,
+		   got, 0);
+	if (got && gather)
+		iommu_iotlb_gather_add_page(domain, gather, iova, got);
+	return got;
+}
+
+static void sim_iotlb_sync(struct iommu_domain *domain,
+			   struct iommu_iotlb_gather *gather)
+{
+	struct sim_drv_domain *sd = to_sim_domain(domain);
+	unsigned long long len = 0;
+
+	if (gather->start <= gather->end) {
+		len = gather->end - gather->start + 1;
+		sim_iommu_iotlb_sync(sd->sim, gather->start, len);
+	}
+	trace_call(KAPI_IOMMU_OP_IOTLB_SYNC, sd, len ? gather->start : 0, 0,
+		   gather->pgsize, 0, len, 0);
+}
+
+static int sim_iotlb_sync_map(struct iommu_domain *domain, unsigned long iova,
+			      size_t size)
+{
+	struct sim_drv_domain *sd = to_sim_domain(domain);
+	int ret = sim_should_fail(SIM_FP_IOMMU_SYNC_MAP) ? -ENOMEM : 0;
+
+	trace_call(KAPI_IOMMU_OP_IOTLB_SYNC_MAP, sd, iova, 0, 0, 0, size, ret);
+	return ret;
+}
+
+static void sim_flush_iotlb_all(struct iommu_domain *domain)
+{
+	struct sim_drv_domain *sd = to_sim_domain(domain);
+
+	sim_iommu_iotlb_sync(sd->sim, 0, ~0ULL);
+	trace_call(KAPI_IOMMU_OP_FLUSH_ALL, sd, 0, 0, 0, 0, 0, 0);
+}
+
+static phys_addr_t sim_iova_to_phys(struct iommu_domain *domain,
+				    dma_addr_t iova)
+{
+	return sim_iommu_iova_to_phys(to_sim_domain(domain)->sim, iova);
+}
+
+static bool sim_enforce_cache_coherency(struct iommu_domain *domain)
+{
+	return true;
+}
+
+static void sim_domain_free(struct iommu_domain *domain)
+{
+	struct sim_drv_domain *sd = to_sim_domain(domain);
+
+	sim_iommu_domain_free(sd->sim);
+	kfree(sd);
+}
+
+static const struct iommu_domain_ops sim_domain_ops = {
+	.attach_dev		= sim_attach_dev,
+	.map_pages		= sim_map_pages,
+	.unmap_pages		= sim_unmap_pages,
+	.flush_iotlb_all	= sim_flush_iotlb_all,
+	.iotlb_sync_map		= sim_iotlb_sync_map,
+	.iotlb_sync		= sim_iotlb_sync,
+	.iova_to_phys		= sim_iova_to_phys,
+	.enforce_cache_coherency = sim_enforce_cache_coherency,
+	.free			= sim_domain_free,
+};
+
+/* ------------------------------------------------------------------------
+ * IOMMU operations
+ */
+int sim_iommu_device_format(struct device *dev)
+{
+	if (!dev || !dev->iommu || !dev->iommu->iommu_dev ||
+	    dev->iommu->iommu_dev->ops != &sim_iommu_ops)
+		return -1;
+	return container_of(dev->iommu->iommu_dev, struct sim_drv_iommu,
+			    iommu)->format;
+}
+
+static bool sim_capable(struct device *dev, enum iommu_cap cap)
+{
+	int format = sim_iommu_device_format(dev);
+	bool arm = format == SIM_IOMMU_ARM_LPAE_4K ||
+		   format == SIM_IOMMU_ARM_LPAE_16K ||
+		   format == SIM_IOMMU_ARM_LPAE_64K;
+
+	switch (cap) {
+	case IOMMU_CAP_CACHE_COHERENCY:
+	case IOMMU_CAP_DEFERRED_FLUSH:
+		return true;
+	case IOMMU_CAP_ENFORCE_CACHE_COHERENCY:
+		return !arm;
+	case IOMMU_CAP_NOEXEC:
+		return arm;
+	default:
+		return false;
+	}
+}
+
+static struct iommu_domain *sim_domain_alloc_paging(struct device *dev)
+{
+	int format = sim_iommu_device_format(dev);
+	const struct sim_iommu_format *fmt;
+	struct sim_drv_domain *sd;
+
+	if (format < 0)
+		return ERR_PTR(-ENODEV);
+	if (sim_should_fail(SIM_FP_IOMMU_DOMAIN_ALLOC))
+		return ERR_PTR(-ENOMEM);
+	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
+	if (!sd)
+		return ERR_PTR(-ENOMEM);
+	sd->sim = sim_iommu_domain_alloc(format);
+	if (!sd->sim) {
+		kfree(sd);
+		return ERR_PTR(-ENOMEM);
+	}
+	fmt = sim_iommu_format(format);
+	sd->format = format;
+	sd->id = ++next_domain_id;
+	sd->domain.ops = &sim_domain_ops;
+	sd->domain.pgsize_bitmap = fmt->pgsize_bitmap;
+	sd->domain.geometry.aperture_start = 0;
+	sd->domain.geometry.aperture_end =
+		fmt->ias >= 64 ? ~0ULL : (1ULL << fmt->ias) - 1;
+	sd->domain.geometry.force_aperture = true;
+	return &sd->domain;
+}
+
+static struct iommu_device *sim_probe_device(struct device *dev)
+{
+	if (sim_should_fail(SIM_FP_IOMMU_DEVICE_PROBE))
+		return ERR_PTR(-ENOMEM);
+	return dev->iommu->iommu_dev;
+}
+
+static struct iommu_group *sim_device_group(struct device *dev)
+{
+	struct device *peer = to_sim_device(dev)->group_peer;
+
+	if (peer && peer->iommu_group)
+		return iommu_group_get(peer);
+	return iommu_group_alloc();
+}
+
+static const struct iommu_ops sim_iommu_ops = {
+	.capable		= sim_capable,
+	.domain_alloc_paging	= sim_domain_alloc_paging,
+	.probe_device		= sim_probe_device,
+	.device_group		= sim_device_group,
+	.default_domain_ops	= &sim_domain_ops,
+};
+
+/* ------------------------------------------------------------------------
+ * Simulated devices
+ */
+static void sim_device_release(struct device *dev)
+{
+	kfree(to_sim_device(dev));
+	nr_devices--;
+}
+
+struct device *sim_iommu_device_create(const char *name,
+				       enum sim_iommu_format_id format,
+				       struct device *group_peer)
+{
+	struct sim_drv_iommu *iommu;
+	struct sim_drv_device *sdev;
+	int ret;
+
+	if ((unsigned int)format >= SIM_NR_IOMMU_FORMATS)
+		return ERR_PTR(-EINVAL);
+	if (group_peer && sim_iommu_device_format(group_peer) != (int)format)
+		return ERR_PTR(-EINVAL);
+
+	iommu = &sim_iommus[format];
+	if (!iommu->registered) {
+		iommu->format = format;
+		ret = iommu_device_register(&iommu->iommu, &sim_iommu_ops, NULL);
+		if (ret)
+			return ERR_PTR(ret);
+		iommu->registered = true;
+	}
+
+	sdev = kzalloc(sizeof(*sdev), GFP_KERNEL);
+	if (!sdev)
+		return ERR_PTR(-ENOMEM);
+	sdev->format = format;
+	sdev->group_peer = group_peer;
+	sdev->dma_mask = ~0ULL;
+	sdev->dev.dma_mask = &sdev->dma_mask;
+	sdev->dev.coherent_dma_mask = ~0ULL;
+	sdev->dev.dma_coherent = true;
+	sdev->dev.release = sim_device_release;
+	sdev->dev.iommu = &sdev->dev_iommu;
+	mutex_init(&sdev->dev_iommu.lock);
+	sdev->dev_iommu.iommu_dev = &iommu->iommu;
+	device_initialize(&sdev->dev);
+	nr_devices++;
+	ret = dev_set_name(&sdev->dev, "%s", name ? name : "simdev");
+	if (!ret)
+		ret = iommu_probe_device(&sdev->dev);
+	if (ret) {
+		put_device(&sdev->dev);
+		return ERR_PTR(ret);
+	}
+	return &sdev->dev;
+}
+
+void sim_iommu_device_destroy(struct device *dev)
+{
+	if (IS_ERR_OR_NULL(dev))
+		return;
+	iommu_group_remove_device(dev);
+	put_device(dev);
+}
+
+unsigned long sim_iommu_nr_devices(void)
+{
+	return nr_devices;
+}
+
+/* dma-iommu's MSI cookie: nothing to map, as no SW_MSI region is reported. */
+int iommu_get_msi_cookie(struct iommu_domain *domain, dma_addr_t base)
+{
+	return 0;
+}
