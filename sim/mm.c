@@ -1,12 +1,842 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder until this part of the machine is written. */
+/*
+ * Simulated address spaces: VMAs, x86-64 four-level page tables, faults,
+ * pins, the zero page and MMIO BARs in the physical map.  The contract is
+ * include/dmasim/sim_mm.h; this file is its only implementation.
+ *
+ * Page tables.  A table is one page-sized slot of host memory; slots come
+ * from SIM_PT_CHUNK_SIZE chunks aligned to their size, whose first slots
+ * hold one struct sim_pt_lock per slot (the table's split lock).  Freed
+ * tables go on a free list threaded through their first word and are
+ * cleared when reused, so the hot cost of a new table is a pointer pop.
+ *
+ * VMAs.  Each mm keeps its VMAs in an array sorted by start address
+ * (binary search, plus the last hit cached): the simulator's address spaces
+ * hold a handful of VMAs, and lookups dominate.
+ *
+ * RAM pages.  Anonymous pages and THP folios come from the buddy allocator
+ * (sim_buddy_alloc).  A mapped page has mapcount 1 (anonymous memory is
+ * never shared here: no fork).  Pins are counted on the folio head (the
+ * kernel's folio->_pincount for large folios, the page itself for order 0).
+ * A page unmapped while pinned stays allocated until its last unpin, as in
+ * the kernel, where the pin holds a reference.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
 #include "sim_internal.h"
 
+#ifndef SIM_LOW_RAM_END
+#define SIM_LOW_RAM_END		(3ULL << 30)
+#define SIM_HIGH_RAM_START	(4ULL << 30)
+#endif
+
+int sim_mm_legacy_addr_mask;
+unsigned long sim_zero_pfn = ~0UL;
+
+void sim_mm_set_legacy_addr_mask(int on)
+{
+	sim_mm_legacy_addr_mask = !!on;
+}
+
+/* ------------------------------------------------------------------------
+ * Page-table slots
+ */
+#define PT_LOCK_BYTES	(SIM_PT_CHUNK_SLOTS * sizeof(struct sim_pt_lock))
+#define PT_HDR_SLOTS	((PT_LOCK_BYTES + SIM_PAGE_SIZE - 1) >> SIM_PAGE_SHIFT)
+
+struct pt_chunk {
+	void *base;
+	struct pt_chunk *next;
+};
+
+static struct pt_chunk *pt_chunks;
+static char *pt_bump, *pt_bump_end;
+static void *pt_free_list;
+static unsigned long pt_tables_live;
+
+static int pt_chunk_new(void)
+{
+	size_t len = SIM_PT_CHUNK_SIZE * 2;
+	char *raw, *base;
+	struct pt_chunk *c;
+
+	raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (raw == MAP_FAILED)
+		return -ENOMEM;
+	base = (char *)(((unsigned long)raw + SIM_PT_CHUNK_SIZE - 1) &
+			~(SIM_PT_CHUNK_SIZE - 1));
+	/* Keep exactly one aligned chunk. */
+	if (base > raw)
+		munmap(raw, base - raw);
+	if (base + SIM_PT_CHUNK_SIZE < raw + len)
+		munmap(base + SIM_PT_CHUNK_SIZE,
+		       raw + len - (base + SIM_PT_CHUNK_SIZE));
+	c = malloc(sizeof(*c));
+	if (!c) {
+		munmap(base, SIM_PT_CHUNK_SIZE);
+		return -ENOMEM;
+	}
+	c->base = base;
+	c->next = pt_chunks;
+	pt_chunks = c;
+	pt_bump = base + (PT_HDR_SLOTS << SIM_PAGE_SHIFT);
+	pt_bump_end = base + SIM_PT_CHUNK_SIZE;
+	return 0;
+}
+
+static unsigned long *pt_table_alloc(struct sim_mm *mm);
+static void pt_table_free(struct sim_mm *mm, unsigned long *table);
+
+static void pt_chunks_release(void)
+{
+	while (pt_chunks) {
+		struct pt_chunk *c = pt_chunks;
+
+		pt_chunks = c->next;
+		munmap(c->base, SIM_PT_CHUNK_SIZE);
+		free(c);
+	}
+	pt_bump = pt_bump_end = NULL;
+	pt_free_list = NULL;
+	pt_tables_live = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Address spaces and VMAs
+ */
+struct sim_vma {
+	struct sim_vma_info info;
+	struct sim_mm *mm;
+};
+
+struct sim_mm {
+	unsigned long *pgd;
+	void *owner;
+	struct sim_vma **vmas;		/* sorted by start */
+	unsigned int nr_vmas, cap_vmas;
+	struct sim_vma *last_hit;
+	unsigned long nr_tables;
+	unsigned long nr_anon_pages;
+	struct sim_mm *next_live;	/* every live mm, for machine teardown */
+};
+
+static struct sim_mm *live_mms;
+
+static unsigned long *pt_table_alloc(struct sim_mm *mm)
+{
+	unsigned long *t;
+
+	if (pt_free_list) {
+		t = pt_free_list;
+		pt_free_list = *(void **)t;
+		t[0] = 0;
+	} else {
+		if (pt_bump == pt_bump_end && pt_chunk_new())
+			return NULL;
+		t = (unsigned long *)pt_bump;
+		pt_bump += SIM_PAGE_SIZE;
+	}
+	mm->nr_tables++;
+	pt_tables_live++;
+	return t;
+}
+
+/* The table must be empty except, possibly, for garbage the caller clears. */
+static void pt_table_free(struct sim_mm *mm, unsigned long *table)
+{
+	memset(table, 0, SIM_PAGE_SIZE);
+	*(void **)table = pt_free_list;
+	pt_free_list = table;
+	mm->nr_tables--;
+	pt_tables_live--;
+}
+
+struct sim_mm *sim_mm_create(void *owner)
+{
+	struct sim_mm *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		return NULL;
+	mm->owner = owner;
+	mm->pgd = pt_table_alloc(mm);
+	if (!mm->pgd) {
+		free(mm);
+		return NULL;
+	}
+	mm->next_live = live_mms;
+	live_mms = mm;
+	return mm;
+}
+
+void *sim_mm_owner(const struct sim_mm *mm)
+{
+	return mm->owner;
+}
+
+unsigned long *sim_mm_pgd(struct sim_mm *mm)
+{
+	return mm->pgd;
+}
+
+unsigned int sim_mm_nr_vmas(const struct sim_mm *mm)
+{
+	return mm->nr_vmas;
+}
+
+unsigned long sim_mm_nr_tables(const struct sim_mm *mm)
+{
+	return mm->nr_tables;
+}
+
+unsigned long sim_mm_nr_anon_pages(const struct sim_mm *mm)
+{
+	return mm->nr_anon_pages;
+}
+
+const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma)
+{
+	return &vma->info;
+}
+
+/* Index of the first VMA whose end is above addr (nr_vmas if none). */
+static unsigned int vma_index_above(const struct sim_mm *mm, unsigned long addr)
+{
+	unsigned int lo = 0, hi = mm->nr_vmas;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (mm->vmas[mid]->info.end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct sim_vma *sim_mm_find_vma(struct sim_mm *mm, unsigned long addr)
+{
+	struct sim_vma *v = mm->last_hit;
+	unsigned int i;
+
+	if (v && addr >= v->info.start && addr < v->info.end)
+		return v;
+	i = vma_index_above(mm, addr);
+	if (i == mm->nr_vmas || addr < mm->vmas[i]->info.start)
+		return NULL;
+	mm->last_hit = mm->vmas[i];
+	return mm->vmas[i];
+}
+
+struct sim_vma *sim_mm_find_vma_above(struct sim_mm *mm, unsigned long addr)
+{
+	unsigned int i = vma_index_above(mm, addr);
+
+	return i == mm->nr_vmas ? NULL : mm->vmas[i];
+}
+
+static int range_is_free(const struct sim_mm *mm, unsigned long start,
+			 unsigned long end)
+{
+	unsigned int i = vma_index_above(mm, start);
+
+	return i == mm->nr_vmas || mm->vmas[i]->info.start >= end;
+}
+
+unsigned long sim_mm_get_unmapped_area(struct sim_mm *mm, unsigned long hint,
+				       unsigned long len, unsigned long align,
+				       unsigned long misalign)
+{
+	unsigned long addr = hint ? hint : SIM_USER_BASE;
+	unsigned int i;
+
+	if (!len || (len & (SIM_PAGE_SIZE - 1)) || align < SIM_PAGE_SIZE ||
+	    (align & (align - 1)) || misalign >= align ||
+	    (misalign & (SIM_PAGE_SIZE - 1)))
+		return 0;
+	for (;;) {
+		addr = ((addr - misalign + align - 1) & ~(align - 1)) + misalign;
+		if (addr < SIM_USER_BASE || addr + len < addr ||
+		    addr + len > SIM_TASK_SIZE)
+			return 0;
+		i = vma_index_above(mm, addr);
+		if (i == mm->nr_vmas || mm->vmas[i]->info.start >= addr + len)
+			return addr;
+		addr = mm->vmas[i]->info.end;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Walk helpers
+ */
+static inline unsigned long level_shift(enum sim_pt_level level)
+{
+	return SIM_PAGE_SHIFT + (level - 1) * SIM_PT_ENTRY_BITS;
+}
+
+static inline unsigned long level_index(unsigned long addr,
+					enum sim_pt_level level)
+{
+	return (addr >> level_shift(level)) & (SIM_PT_ENTRIES - 1);
+}
+
+/*
+ * The entry slot for addr at level, allocating missing tables on the way
+ * down.  NULL if a table cannot be allocated, or a leaf sits above level.
+ */
+static unsigned long *walk_alloc(struct sim_mm *mm, unsigned long addr,
+				 enum sim_pt_level level)
+{
+	unsigned long *table = mm->pgd;
+	enum sim_pt_level l;
+
+	for (l = SIM_PT_PGD; l > level; l--) {
+		unsigned long *e = &table[level_index(addr, l)];
+
+		if (!*e) {
+			unsigned long *next = pt_table_alloc(mm);
+
+			if (!next)
+				return NULL;
+			__atomic_store_n(e, (unsigned long)next | SIM_PTE_TABLE,
+					 __ATOMIC_RELEASE);
+		} else if (*e & SIM_PTE_PSE) {
+			return NULL;
+		}
+		table = sim_pt_table_of(*e);
+	}
+	return &table[level_index(addr, level)];
+}
+
+int sim_mm_walk(struct sim_mm *mm, unsigned long addr, struct sim_walk *w)
+{
+	unsigned long *table = mm->pgd;
+	enum sim_pt_level l;
+
+	for (l = SIM_PT_PGD; l >= SIM_PT_PTE; l--) {
+		unsigned long *e = &table[level_index(addr, l)];
+		unsigned long v = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+
+		if (!(v & SIM_PTE_PRESENT))
+			return -ENOENT;
+		if (l == SIM_PT_PTE || (v & SIM_PTE_PSE)) {
+			unsigned long in_leaf = addr & ((1UL << level_shift(l)) - 1);
+
+			w->entry = v;
+			w->entryp = e;
+			w->level = l;
+			w->pfn = ((v & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT) +
+				 (in_leaf >> SIM_PAGE_SHIFT);
+			return 0;
+		}
+		table = sim_pt_table_of(v);
+	}
+	return -ENOENT;
+}
+
+static inline unsigned long leaf_entry(unsigned long pfn, enum sim_pt_level level,
+				       int writable, int special)
+{
+	unsigned long v = ((pfn << SIM_PAGE_SHIFT) & SIM_PTE_ADDR_MASK) |
+			  SIM_PTE_PRESENT | SIM_PTE_USER | SIM_PTE_ACCESSED;
+
+	if (writable)
+		v |= SIM_PTE_WRITE | SIM_PTE_DIRTY;
+	if (special)
+		v |= SIM_PTE_SPECIAL;
+	if (level != SIM_PT_PTE)
+		v |= SIM_PTE_PSE;
+	return v;
+}
+
+static inline void set_entry(unsigned long *e, unsigned long v)
+{
+	__atomic_store_n(e, v, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------------------
+ * RAM pages: folios, pins, release
+ */
+static unsigned long pins_outstanding;
+
+static inline struct sim_page *folio_head(struct sim_page *page)
+{
+	if (page->compound_head & 1)
+		return (struct sim_page *)(page->compound_head - 1);
+	return page;
+}
+
+static inline unsigned int folio_order(const struct sim_page *head)
+{
+	return sim_page_test(head, SIM_PG_HEAD) ? head->compound_order : 0;
+}
+
+/* Give a folio back once it is neither mapped nor pinned. */
+static void folio_release_if_unused(struct sim_page *head)
+{
+	if (head->mapcount || head->pincount)
+		return;
+	sim_buddy_free(head, folio_order(head));
+}
+
+void sim_page_pin(struct sim_page *page, unsigned long n)
+{
+	struct sim_page *head = folio_head(page);
+
+	if (sim_page_to_pfn(page) == sim_zero_pfn)
+		return;
+	head->pincount += n;
+	pins_outstanding += n;
+}
+
+int sim_page_unpin(struct sim_page *page, unsigned long n, int dirty)
+{
+	struct sim_page *head = folio_head(page);
+
+	if (sim_page_to_pfn(page) == sim_zero_pfn)
+		return 0;
+	if ((unsigned long)head->pincount < n)
+		return -EINVAL;
+	if (dirty)
+		sim_page_set(page, SIM_PG_DIRTY);
+	head->pincount -= n;
+	pins_outstanding -= n;
+	folio_release_if_unused(head);
+	return 0;
+}
+
+unsigned long sim_pins_outstanding(void)
+{
+	return pins_outstanding;
+}
+
+int sim_page_is_zero(const struct sim_page *page)
+{
+	return sim_page_to_pfn(page) == sim_zero_pfn;
+}
+
+/* ------------------------------------------------------------------------
+ * Faults
+ */
+static int leaf_fits(const struct sim_vma *v, unsigned long addr,
+		     enum sim_pt_level level)
+{
+	unsigned long size = 1UL << level_shift(level);
+	unsigned long base = addr & ~(size - 1);
+	unsigned long pfn = v->info.pfn +
+			    ((base - v->info.start) >> SIM_PAGE_SHIFT);
+
+	if (base < v->info.start || base + size > v->info.end ||
+	    base + size < base)
+		return 0;
+	/* virtual and physical addresses aligned alike to the leaf size */
+	return ((pfn << SIM_PAGE_SHIFT) & (size - 1)) == 0;
+}
+
+/* Map the pfnmap leaf covering addr with the largest leaf allowed. */
+static int fault_pfnmap(struct sim_mm *mm, struct sim_vma *v, unsigned long addr,
+			enum sim_pt_level max_leaf)
+{
+	enum sim_pt_level level;
+	unsigned long size, base, *e;
+
+	for (level = max_leaf; level > SIM_PT_PTE; level--)
+		if (leaf_fits(v, addr, level))
+			break;
+	size = 1UL << level_shift(level);
+	base = addr & ~(size - 1);
+	e = walk_alloc(mm, base, level);
+	if (!e) {
+		/* A smaller leaf or a table sits where a larger one would. */
+		if (level == SIM_PT_PTE)
+			return -ENOMEM;
+		return fault_pfnmap(mm, v, addr, level - 1);
+	}
+	if (*e & SIM_PTE_PRESENT)
+		return 0;
+	if (level != SIM_PT_PTE && *e) {
+		/* an empty table below: keep it and use the smaller leaves */
+		return fault_pfnmap(mm, v, addr, level - 1);
+	}
+	set_entry(e, leaf_entry(v->info.pfn +
+				((base - v->info.start) >> SIM_PAGE_SHIFT),
+				level, v->info.flags & SIM_VMA_WRITE, 1));
+	return 0;
+}
+
+static int fault_anon_small(struct sim_mm *mm, struct sim_vma *v,
+			    unsigned long addr, int write)
+{
+	unsigned long *e = walk_alloc(mm, addr, SIM_PT_PTE);
+	struct sim_page *page;
+
+	if (!e)
+		return -ENOMEM;
+	if ((*e & SIM_PTE_PRESENT) &&
+	    (!write || (*e & SIM_PTE_WRITE)))
+		return 0;
+	if (!write && sim_zero_pfn != ~0UL) {
+		set_entry(e, leaf_entry(sim_zero_pfn, SIM_PT_PTE, 0, 0));
+		return 0;
+	}
+	page = sim_buddy_alloc(0, SIM_GFP_ZERO | SIM_GFP_MOVABLE | SIM_GFP_NOWARN);
+	if (!page)
+		return -ENOMEM;
+	page->mapcount = 1;
+	mm->nr_anon_pages++;
+	/* replaces the zero page, if it was mapped here */
+	set_entry(e, leaf_entry(sim_page_to_pfn(page), SIM_PT_PTE,
+				v->info.flags & SIM_VMA_WRITE, 0));
+	return 0;
+}
+
+static int fault_thp(struct sim_mm *mm, struct sim_vma *v, unsigned long addr,
+		     int write)
+{
+	unsigned long base = addr & ~(SIM_PMD_SIZE - 1);
+	unsigned long *e;
+	struct sim_page *page;
+
+	if (base < v->info.start || base + SIM_PMD_SIZE > v->info.end)
+		return fault_anon_small(mm, v, addr, write);
+	e = walk_alloc(mm, base, SIM_PT_PMD);
+	if (!e)
+		return -ENOMEM;
+	if (*e & SIM_PTE_PRESENT)
+		return 0;
+	if (*e)		/* already a PTE table (an earlier fallback) */
+		return fault_anon_small(mm, v, addr, write);
+	page = sim_buddy_alloc(SIM_PMD_ORDER, SIM_GFP_ZERO | SIM_GFP_COMP |
+			       SIM_GFP_MOVABLE | SIM_GFP_NORETRY |
+			       SIM_GFP_NOWARN);
+	if (!page)
+		return fault_anon_small(mm, v, addr, write);
+	page->mapcount = 1;
+	mm->nr_anon_pages += 1UL << SIM_PMD_ORDER;
+	set_entry(e, leaf_entry(sim_page_to_pfn(page), SIM_PT_PMD,
+				v->info.flags & SIM_VMA_WRITE, 0));
+	return 0;
+}
+
+int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write)
+{
+	struct sim_vma *v = sim_mm_find_vma(mm, addr);
+
+	sim_count(SIM_CNT_FAULT, 1);
+	if (!v || (write && !(v->info.flags & SIM_VMA_WRITE)) ||
+	    !(v->info.flags & (SIM_VMA_READ | SIM_VMA_WRITE)))
+		return -EFAULT;
+	switch (v->info.kind) {
+	case SIM_VMA_PFNMAP:
+		return fault_pfnmap(mm, v, addr, v->info.max_leaf);
+	case SIM_VMA_THP:
+		return fault_thp(mm, v, addr, write);
+	case SIM_VMA_ANON:
+		return fault_anon_small(mm, v, addr, write);
+	case SIM_VMA_IO:
+		return -EFAULT;
+	}
+	return -EFAULT;
+}
+
+int sim_mm_remap_pfn_range(struct sim_mm *mm, unsigned long addr,
+			   unsigned long pfn, unsigned long size,
+			   enum sim_pt_level max_leaf, int writable)
+{
+	unsigned long end = addr + size;
+
+	if ((addr | size) & (SIM_PAGE_SIZE - 1) || end < addr)
+		return -EINVAL;
+	while (addr < end) {
+		enum sim_pt_level level;
+		unsigned long lsize, *e;
+
+		for (level = max_leaf; level > SIM_PT_PTE; level--) {
+			lsize = 1UL << level_shift(level);
+			if (!(addr & (lsize - 1)) && end - addr >= lsize &&
+			    !((pfn << SIM_PAGE_SHIFT) & (lsize - 1)))
+				break;
+		}
+		lsize = 1UL << level_shift(level);
+		e = walk_alloc(mm, addr, level);
+		if (!e || (level != SIM_PT_PTE && *e && !(*e & SIM_PTE_PSE))) {
+			if (level == SIM_PT_PTE)
+				return -ENOMEM;
+			/* a table already below: fill it with small leaves */
+			max_leaf = level - 1;
+			continue;
+		}
+		if (*e & SIM_PTE_PRESENT)
+			return -EBUSY;
+		if (level == SIM_PT_PTE) {
+			/* fill the rest of this PTE table in one go */
+			unsigned long stop = (addr | (SIM_PMD_SIZE - 1)) + 1;
+			unsigned long v = leaf_entry(pfn, level, writable, 1);
+
+			if (stop > end || stop < addr)
+				stop = end;
+			for (; addr < stop; addr += SIM_PAGE_SIZE, pfn++, e++) {
+				if (*e & SIM_PTE_PRESENT)
+					return -EBUSY;
+				set_entry(e, v);
+				v += SIM_PAGE_SIZE;
+			}
+			continue;
+		}
+		set_entry(e, leaf_entry(pfn, level, writable, 1));
+		addr += lsize;
+		pfn += lsize >> SIM_PAGE_SHIFT;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Unmap: clear the leaves of [start, end), release anonymous pages, free
+ * tables left empty.
+ */
+static void release_leaf(struct sim_mm *mm, const struct sim_vma *v,
+			 unsigned long entry)
+{
+	struct sim_page *page;
+	unsigned long pfn = (entry & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT;
+
+	if (v->info.kind == SIM_VMA_PFNMAP || v->info.kind == SIM_VMA_IO ||
+	    pfn == sim_zero_pfn)
+		return;
+	page = sim_pfn_to_page(pfn);
+	mm->nr_anon_pages -= 1UL << folio_order(page);
+	page->mapcount = 0;
+	folio_release_if_unused(page);
+}
+
+static int table_is_empty(const unsigned long *t)
+{
+	unsigned long i;
+
+	for (i = 0; i < SIM_PT_ENTRIES; i++)
+		if (t[i])
+			return 0;
+	return 1;
+}
+
+static void unmap_level(struct sim_mm *mm, const struct sim_vma *v,
+			unsigned long *table, enum sim_pt_level level,
+			unsigned long start, unsigned long end)
+{
+	unsigned long size = 1UL << level_shift(level);
+	unsigned long addr = start;
+
+	while (addr < end) {
+		unsigned long next = (addr & ~(size - 1)) + size;
+		unsigned long *e = &table[level_index(addr, level)];
+
+		if (next > end || next < addr)
+			next = end;
+		if (*e) {
+			if (level == SIM_PT_PTE || (*e & SIM_PTE_PSE)) {
+				release_leaf(mm, v, *e);
+				set_entry(e, 0);
+			} else {
+				unsigned long *child = sim_pt_table_of(*e);
+
+				unmap_level(mm, v, child, level - 1, addr, next);
+				if (table_is_empty(child)) {
+					set_entry(e, 0);
+					pt_table_free(mm, child);
+				}
+			}
+		}
+		addr = next;
+	}
+}
+
+void sim_mm_zap_range(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
+	struct sim_vma *v = sim_mm_find_vma(mm, start);
+
+	if (v && end > start)
+		unmap_level(mm, v, mm->pgd, SIM_PT_PGD, start, end);
+}
+
+/* ------------------------------------------------------------------------
+ * Map and unmap VMAs
+ */
+int sim_mm_map(struct sim_mm *mm, const struct sim_vma_info *info,
+	       struct sim_vma **out)
+{
+	struct sim_vma *v;
+	unsigned int i;
+	int ret = 0;
+
+	if (!info->end || info->start >= info->end ||
+	    ((info->start | info->end) & (SIM_PAGE_SIZE - 1)) ||
+	    info->start < SIM_PAGE_SIZE || info->end > SIM_TASK_SIZE ||
+	    info->kind > SIM_VMA_IO ||
+	    (info->kind == SIM_VMA_PFNMAP &&
+	     (info->max_leaf < SIM_PT_PTE || info->max_leaf > SIM_PT_PUD)))
+		return -EINVAL;
+	if (!range_is_free(mm, info->start, info->end))
+		return -EEXIST;
+	if (mm->nr_vmas == mm->cap_vmas) {
+		unsigned int cap = mm->cap_vmas ? mm->cap_vmas * 2 : 8;
+		struct sim_vma **a = realloc(mm->vmas, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		mm->vmas = a;
+		mm->cap_vmas = cap;
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->info = *info;
+	v->mm = mm;
+	i = vma_index_above(mm, info->start);
+	memmove(&mm->vmas[i + 1], &mm->vmas[i],
+		(mm->nr_vmas - i) * sizeof(*mm->vmas));
+	mm->vmas[i] = v;
+	mm->nr_vmas++;
+	if (info->flags & SIM_VMA_POPULATE) {
+		unsigned long addr;
+
+		if (info->kind == SIM_VMA_IO) {
+			ret = 0;
+		} else if (info->kind == SIM_VMA_PFNMAP) {
+			ret = sim_mm_remap_pfn_range(mm, info->start, info->pfn,
+						     info->end - info->start,
+						     info->max_leaf,
+						     !!(info->flags & SIM_VMA_WRITE));
+		} else {
+			for (addr = info->start; addr < info->end && !ret;
+			     addr += SIM_PAGE_SIZE)
+				ret = sim_mm_fault(mm, addr,
+						   !!(info->flags & SIM_VMA_WRITE));
+		}
+		if (ret) {
+			sim_mm_unmap(mm, info->start);
+			return ret;
+		}
+	}
+	if (out)
+		*out = v;
+	return 0;
+}
+
+int sim_mm_unmap(struct sim_mm *mm, unsigned long start)
+{
+	unsigned int i = vma_index_above(mm, start);
+	struct sim_vma *v;
+
+	if (i == mm->nr_vmas || mm->vmas[i]->info.start != start)
+		return -EINVAL;
+	v = mm->vmas[i];
+	unmap_level(mm, v, mm->pgd, SIM_PT_PGD, v->info.start, v->info.end);
+	memmove(&mm->vmas[i], &mm->vmas[i + 1],
+		(mm->nr_vmas - i - 1) * sizeof(*mm->vmas));
+	mm->nr_vmas--;
+	if (mm->last_hit == v)
+		mm->last_hit = NULL;
+	free(v);
+	return 0;
+}
+
+void sim_mm_destroy_one(struct sim_mm *mm)
+{
+	struct sim_mm **p;
+
+	if (!mm)
+		return;
+	while (mm->nr_vmas)
+		sim_mm_unmap(mm, mm->vmas[0]->info.start);
+	pt_table_free(mm, mm->pgd);
+	for (p = &live_mms; *p; p = &(*p)->next_live)
+		if (*p == mm) {
+			*p = mm->next_live;
+			break;
+		}
+	free(mm->vmas);
+	free(mm);
+}
+
+/* ------------------------------------------------------------------------
+ * MMIO BARs
+ */
+static unsigned long long bar_next_high, bar_next_low;
+
+void sim_bars_reset(void)
+{
+	bar_next_high = 0;
+	bar_next_low = SIM_LOW_RAM_END;
+}
+
+unsigned long sim_bar_create(unsigned long long size, unsigned long long align,
+			     unsigned long long misalign, int below4g)
+{
+	unsigned long long *next, base, limit;
+
+	if (!size || (size & (SIM_PAGE_SIZE - 1)) ||
+	    (misalign & (SIM_PAGE_SIZE - 1)))
+		return 0;
+	if (!align) {
+		align = SIM_PAGE_SIZE;
+		while (align < size)
+			align <<= 1;
+	}
+	if (align & (align - 1) || align < SIM_PAGE_SIZE || misalign >= align)
+		return 0;
+	if (below4g) {
+		next = &bar_next_low;
+		limit = SIM_HIGH_RAM_START;
+	} else {
+		if (!bar_next_high)
+			bar_next_high = (unsigned long long)sim_max_pfn << SIM_PAGE_SHIFT;
+		next = &bar_next_high;
+		limit = 1ULL << 46;	/* x86-64's 46-bit physical addresses */
+	}
+	base = ((*next + align - 1) & ~(align - 1)) + misalign;
+	if (base + size > limit || base + size < base)
+		return 0;
+	*next = base + size;
+	return (unsigned long)(base >> SIM_PAGE_SHIFT);
+}
+
+/* ------------------------------------------------------------------------
+ * Machine setup and teardown
+ */
 int sim_mm_init(const struct sim_config *cfg __attribute__((unused)))
 {
+	struct sim_page *zero;
+
+	sim_mm_legacy_addr_mask = 0;
+	pins_outstanding = 0;
+	sim_bars_reset();
+	/*
+	 * The zero page is the first RAM page handed out; a machine whose
+	 * allocator has nothing to give runs without one (read faults then
+	 * allocate, as if every fault were a write).
+	 */
+	zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
+	if (zero) {
+		sim_page_set(zero, SIM_PG_RESERVED);
+		sim_zero_pfn = sim_page_to_pfn(zero);
+	}
 	return 0;
 }
 
 void sim_mm_destroy(void)
 {
+	while (live_mms)
+		sim_mm_destroy_one(live_mms);
+	if (sim_zero_pfn != ~0UL) {
+		struct sim_page *zero = sim_pfn_to_page(sim_zero_pfn);
+
+		sim_page_clear(zero, SIM_PG_RESERVED);
+		sim_buddy_free(zero, 0);
+		sim_zero_pfn = ~0UL;
+	}
+	pt_chunks_release();
 }

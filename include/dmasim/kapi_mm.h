@@ -118,6 +118,12 @@ struct kapi_pfnmap {
 /* -EFAULT if no VMA contains addr; else follow_pfnmap_start()'s result. */
 int kapi_mm_follow_pfnmap(unsigned long addr, struct kapi_pfnmap *out);
 /*
+ * The same with args.vma = the VMA containing vma_addr and args.address =
+ * addr, which may lie outside it (follow_pfnmap_start's range check).
+ */
+int kapi_mm_follow_pfnmap_vma(unsigned long vma_addr, unsigned long addr,
+			      struct kapi_pfnmap *out);
+/*
  * The lookup loop of a pfnmap pin (benchmarks, the pfnmap fuzzer): from
  * addr, call follow_pfnmap_start() and stride to the end of each leaf as
  * vfio type1 does, until npages pages are covered or a lookup fails.

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VMA lookup, GUP (pin_user_pages_remote and the unpin family),
+ * fixup_user_fault() and remap_pfn_range(), over the sim's address spaces
+ * (sim/mm.c).  The contracts are written in shim/mm_vma.h; the test hooks
+ * are set through kapi_mm.h (kernel_shim/kapi_mm.c).
+ *
+ * GUP walks the sim's page tables with the reference walk (sim_mm_walk),
+ * faults a page in when its entry is missing (or read-only for FOLL_WRITE),
+ * and pins the struct page behind it.  Like the kernel's __get_user_pages()
+ * it moves from one VMA to the next when they are adjacent, stops at a hole
+ * or at a VMA it cannot pin from (VM_IO|VM_PFNMAP, or read-only for
+ * FOLL_WRITE) and then returns what it pinned, or -EFAULT if it pinned
+ * nothing.
+ */
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/sched.h>
+
+#include <dmasim/sim.h>
+
+#include "shim_mm.h"
+
+struct gup_hook gup_hook;
+bool fixup_unlock_once;
+static unsigned long gup_calls;
+
+void shim_gup_reset(void)
+{
+	gup_hook = (struct gup_hook){ 0 };
+	fixup_unlock_once = false;
+	gup_calls = 0;
+}
+
+static inline struct vm_area_struct *vma_of(struct sim_vma *svma)
+{
+	return svma ? sim_vma_info(svma)->owner : NULL;
+}
+
+struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	return vma_of(sim_mm_find_vma(mm->dmasim_mm, addr));
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	return vma_of(sim_mm_find_vma_above(mm->dmasim_mm, addr));
+}
+
+/* Can GUP take pages from this VMA (the kernel's check_vma_flags)? */
+static int gup_vma_allows(struct vm_area_struct *vma, unsigned int gup_flags)
+{
+	if (vma->vm_flags & (VM_IO | VM_PFNMAP))
+		return -EFAULT;
+	if ((gup_flags & FOLL_WRITE) && !(vma->vm_flags & VM_WRITE))
+		return -EFAULT;
+	if (!(gup_flags & FOLL_WRITE) && !(vma->vm_flags & VM_READ))
+		return -EFAULT;
+	return 0;
+}
+
+/* The page mapped at addr, faulting it in as a CPU access would. */
+static struct page *gup_one_page(struct mm_struct *mm, unsigned long addr,
+				 unsigned int gup_flags, int *err)
+{
+	bool write = gup_flags & FOLL_WRITE;
+	struct sim_walk w;
+	int ret;
+
+	ret = sim_mm_walk(mm->dmasim_mm, addr, &w);
+	if (ret || (write && !(w.entry & SIM_PTE_WRITE))) {
+		if (gup_flags & FOLL_NOFAULT) {
+			*err = -EFAULT;
+			return NULL;
+		}
+		ret = sim_mm_fault(mm->dmasim_mm, addr, write);
+		if (!ret)
+			ret = sim_mm_walk(mm->dmasim_mm, addr, &w);
+		if (ret) {
+			*err = ret == -ENOENT ? -EFAULT : ret;
+			return NULL;
+		}
+	}
+	return (struct page *)sim_pfn_to_page(w.pfn);
+}
+
+/* What a test hook asks of this call: pages to allow, or an error/0. */
+static long gup_hook_apply(unsigned long *nr_pages)
+{
+	unsigned long n = ++gup_calls;
+
+	if (gup_hook.mode == GUP_HOOK_NONE || n < gup_hook.nth ||
+	    (n > gup_hook.nth && !gup_hook.persist))
+		return 1;
+	switch (gup_hook.mode) {
+	case GUP_HOOK_SHORT:
+		if (*nr_pages > (unsigned long)gup_hook.value)
+			*nr_pages = gup_hook.value;
+		return *nr_pages ? 1 : 0;
+	case GUP_HOOK_ZERO:
+		return 0;
+	case GUP_HOOK_ERRNO:
+		return gup_hook.value;
+	}
+	return 1;
+}
+
+static long gup_pages(struct mm_struct *mm, unsigned long start,
+		      unsigned long nr_pages, unsigned int gup_flags,
+		      struct page **pages, bool pin)
+{
+	struct vm_area_struct *vma = NULL;
+	unsigned long i, addr;
+	long hook;
+	int err = 0;
+
+	sim_count(SIM_CNT_GUP_CALL, 1);
+	mmap_assert_locked(mm);
+	if (!nr_pages)
+		return 0;
+	hook = gup_hook_apply(&nr_pages);
+	if (hook <= 0)
+		return hook;
+	if (sim_should_fail(SIM_FP_GUP))
+		return -ENOMEM;
+
+	addr = untagged_addr(start) & PAGE_MASK;
+	for (i = 0; i < nr_pages; i++, addr += PAGE_SIZE) {
+		struct page *page;
+
+		if (!vma || addr >= vma->vm_end) {
+			vma = vma_lookup(mm, addr);
+			if (!vma) {
+				err = -EFAULT;
+				break;
+			}
+			err = gup_vma_allows(vma, gup_flags);
+			if (err)
+				break;
+		}
+		page = gup_one_page(mm, addr, gup_flags, &err);
+		if (!page)
+			break;
+		if (pin)
+			sim_page_pin((struct sim_page *)page, 1);
+		if (pages)
+			pages[i] = page;
+	}
+	sim_count(SIM_CNT_GUP_PAGE, i);
+	return i ? (long)i : err;
+}
+
+long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
+			   unsigned long nr_pages, unsigned int gup_flags,
+			   struct page **pages, int *locked)
+{
+	/* The kernel refuses these combinations (is_valid_gup_args). */
+	if (WARN_ON_ONCE(gup_flags & FOLL_GET) || WARN_ON_ONCE(!pages) ||
+	    (locked && WARN_ON_ONCE(!*locked)))
+		return 0;
+	return gup_pages(mm, start, nr_pages, gup_flags, pages, true);
+}
+
+long pin_user_pages(unsigned long start, unsigned long nr_pages,
+		    unsigned int gup_flags, struct page **pages)
+{
+	return pin_user_pages_remote(current->mm, start, nr_pages, gup_flags,
+				     pages, NULL);
+}
+
+static void unpin_one(struct page *page, unsigned long n, bool dirty)
+{
+	sim_count(SIM_CNT_UNPIN_PAGE, n);
+	WARN(sim_page_unpin((struct sim_page *)page, n, dirty),
+	     "unpin of a page that is not pinned");
+}
+
+void unpin_user_page(struct page *page)
+{
+	unpin_one(page, 1, false);
+}
+
+void unpin_user_pages(struct page **pages, unsigned long npages)
+{
+	unsigned long i;
+
+	for (i = 0; i < npages; i++)
+		unpin_one(pages[i], 1, false);
+}
+
+void unpin_user_pages_dirty_lock(struct page **pages, unsigned long npages,
+				 bool make_dirty)
+{
+	unsigned long i;
+
+	for (i = 0; i < npages; i++)
+		unpin_one(pages[i], 1, make_dirty);
+}
+
+void unpin_user_page_range_dirty_lock(struct page *page, unsigned long npages,
+				      bool make_dirty)
+{
+	struct sim_page *p = (struct sim_page *)page;
+	unsigned long i;
+
+	for (i = 0; i < npages; i++)
+		unpin_one((struct page *)(p + i), 1, make_dirty);
+}
+
+void unpin_folio(struct folio *folio)
+{
+	unpin_one((struct page *)folio, 1, false);
+}
+
+void unpin_user_folio(struct folio *folio, unsigned long npages)
+{
+	unpin_one((struct page *)folio, npages, false);
+}
+
+void unpin_folios(struct folio **folios, unsigned long nfolios)
+{
+	unsigned long i;
+
+	for (i = 0; i < nfolios; i++)
+		unpin_one((struct page *)folios[i], 1, false);
+}
+
+int fixup_user_fault(struct mm_struct *mm, unsigned long address,
+		     unsigned int fault_flags, bool *unlocked)
+{
+	bool write = fault_flags & FAULT_FLAG_WRITE;
+	struct vm_area_struct *vma;
+	int ret;
+
+	mmap_assert_locked(mm);
+	if (sim_should_fail(SIM_FP_FIXUP_USER_FAULT))
+		return -EFAULT;
+	address = untagged_addr(address);
+	vma = vma_lookup(mm, address);
+	if (!vma)
+		return -EFAULT;
+	if (write ? !(vma->vm_flags & VM_WRITE) :
+		    !(vma->vm_flags & (VM_READ | VM_WRITE)))
+		return -EFAULT;
+	if (fixup_unlock_once && unlocked) {
+		/* the fault handler dropped the mmap lock and retried */
+		fixup_unlock_once = false;
+		mmap_read_unlock(mm);
+		mmap_read_lock(mm);
+		*unlocked = true;
+	}
+	ret = sim_mm_fault(mm->dmasim_mm, address, write);
+	return ret == -ENOENT ? -EFAULT : ret;
+}
+
+int remap_pfn_range(struct vm_area_struct *vma, unsigned long addr,
+		    unsigned long pfn, unsigned long size, pgprot_t prot)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long end = addr + ALIGN(size, PAGE_SIZE);
+	int ret;
+
+	if (addr < vma->vm_start || end > vma->vm_end || end <= addr ||
+	    (addr & ~PAGE_MASK))
+		return -EINVAL;
+	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	ret = sim_mm_remap_pfn_range(mm->dmasim_mm, addr, pfn, end - addr,
+				     SIM_PT_PTE,
+				     !!(pgprot_val(prot) & _PAGE_RW));
+	if (ret)
+		sim_mm_zap_range(mm->dmasim_mm, addr, end);
+	return ret;
+}
+
+unsigned long shim_gup_calls(void)
+{
+	return gup_calls;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shared inside kernel_shim/ only: the mm shim's private state. */
+#ifndef _DMASIM_KSHIM_SHIM_MM_H
+#define _DMASIM_KSHIM_SHIM_MM_H
+
+#include <linux/mm_types.h>
+#include <linux/types.h>
+
+/* task->dmasim_ext of a task made by kapi_mm (freed on the last put). */
+#define DMASIM_TASK_ALLOCATED	((void *)0x7a5c)
+
+/* GUP test hook (kapi_mm_gup_hook): what the nth call returns. */
+enum {
+	GUP_HOOK_NONE,
+	GUP_HOOK_SHORT,		/* pin at most value pages (0: return 0) */
+	GUP_HOOK_ZERO,		/* return 0, pin nothing */
+	GUP_HOOK_ERRNO,		/* return value (a negative errno) */
+};
+
+struct gup_hook {
+	int mode;
+	bool persist;		/* every call from the nth on */
+	unsigned long nth;	/* 1: the next call */
+	long value;
+};
+
+extern struct gup_hook gup_hook;
+/* fixup_user_fault() reports *unlocked = true once (kapi_mm hook). */
+extern bool fixup_unlock_once;
+/* Clear both hooks and the call count. */
+void shim_gup_reset(void);
+/* The call count the hook's nth is relative to. */
+unsigned long shim_gup_calls(void);
+
+#endif
