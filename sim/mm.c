@@ -155,9 +155,32 @@ static void pt_table_free(struct sim_mm *mm, unsigned long *table)
 	pt_tables_live--;
 }
 
+/*
+ * The zero page is taken from the buddy allocator when the machine's first
+ * address space is made (the kernel reserves it at boot; here a machine
+ * that only exercises the allocator keeps every page free).  A machine
+ * whose allocator has nothing to give runs without one: read faults then
+ * allocate, as if every fault were a write.
+ */
+static void zero_page_ensure(void)
+{
+	struct sim_page *zero;
+
+	if (sim_zero_pfn != ~0UL)
+		return;
+	zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
+	if (zero) {
+		sim_page_set(zero, SIM_PG_RESERVED);
+		sim_zero_pfn = sim_page_to_pfn(zero);
+	}
+}
+
 struct sim_mm *sim_mm_create(void *owner)
 {
-	struct sim_mm *mm = calloc(1, sizeof(*mm));
+	struct sim_mm *mm;
+
+	zero_page_ensure();
+	mm = calloc(1, sizeof(*mm));
 
 	if (!mm)
 		return NULL;
@@ -809,21 +832,10 @@ unsigned long sim_bar_create(unsigned long long size, unsigned long long align,
  */
 int sim_mm_init(const struct sim_config *cfg __attribute__((unused)))
 {
-	struct sim_page *zero;
-
 	sim_mm_legacy_addr_mask = 0;
 	pins_outstanding = 0;
+	sim_zero_pfn = ~0UL;
 	sim_bars_reset();
-	/*
-	 * The zero page is the first RAM page handed out; a machine whose
-	 * allocator has nothing to give runs without one (read faults then
-	 * allocate, as if every fault were a write).
-	 */
-	zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
-	if (zero) {
-		sim_page_set(zero, SIM_PG_RESERVED);
-		sim_zero_pfn = sim_page_to_pfn(zero);
-	}
 	return 0;
 }
 

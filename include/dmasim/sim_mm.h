@@ -211,7 +211,9 @@ int sim_page_is_zero(const struct sim_page *page);
 
 /*
  * The shared zero page (the kernel's ZERO_PAGE(0)): a reserved RAM page
- * taken at machine init; ~0UL while the machine has none (no RAM).
+ * taken from the buddy allocator when the machine's first address space is
+ * created, held until machine teardown (so it counts in
+ * sim_buddy_nr_allocated from then on); ~0UL before that.
  */
 extern unsigned long sim_zero_pfn;
 
