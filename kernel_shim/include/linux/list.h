@@ -129,6 +129,20 @@ static inline void list_splice_init(struct list_head *list, struct list_head *he
 	}
 }
 
+/* Join list at the tail of head; list itself is left as it was (stale). */
+static inline void list_splice_tail(struct list_head *list,
+				    struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	if (list_empty(list))
+		return;
+	first->prev = head->prev;
+	head->prev->next = first;
+	last->next = head;
+	head->prev = last;
+}
+
 static inline void list_splice_tail_init(struct list_head *list,
 					 struct list_head *head)
 {
