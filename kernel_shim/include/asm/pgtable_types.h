@@ -19,19 +19,7 @@
 #include <linux/const.h>
 #include <linux/types.h>
 #include <asm/pgtable_64_types.h>
-#if __has_include(<asm/page.h>)
 #include <asm/page.h>	/* PAGE_SHIFT, pgprot_t, PAGE_KERNEL */
-#else
-/* Until the page-allocation shim's <asm/page.h> is in the tree. */
-#define PAGE_SHIFT	SIM_PAGE_SHIFT
-#define PAGE_SIZE	(1UL << PAGE_SHIFT)
-#define PAGE_MASK	(~(PAGE_SIZE - 1))
-typedef struct {
-	unsigned long pgprot;
-} pgprot_t;
-#define pgprot_val(x)	((x).pgprot)
-#define __pgprot(x)	((pgprot_t) { (x) })
-#endif
 
 #define _PAGE_BIT_PRESENT	0
 #define _PAGE_BIT_RW		1

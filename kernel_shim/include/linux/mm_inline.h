@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * <linux/mm_inline.h>: only num_pages_contiguous() (mainline, used by
+ * vfio type1 to batch physically contiguous pinned pages).
+ * (a) Definition that must match the kernel: the number of leading entries
+ *     of pages[] that are consecutive struct pages, i.e. consecutive pfns
+ *     (at least 1; nr_pages must be at least 1).  The kernel also stops at
+ *     a memory-section boundary, where the memmap need not be contiguous;
+ *     the simulated memmap is one flat array (SPARSEMEM_VMEMMAP-like), so
+ *     pointer contiguity is pfn contiguity everywhere.
+ */
+#ifndef _DMASIM_LINUX_MM_INLINE_H
+#define _DMASIM_LINUX_MM_INLINE_H
+
+#include <linux/mm.h>
+#include <linux/types.h>
+
+static inline size_t num_pages_contiguous(struct page **pages, size_t nr_pages)
+{
+	size_t n = 1;
+
+	while (n < nr_pages && pages[n] == pages[0] + n)
+		n++;
+	return n;
+}
+
+#endif

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * GUP and its neighbours in the simulated kernel: pin_user_pages_remote()
+ * pins real pages (faulting them in) and every pin is released by the
+ * unpin family; short counts at the end of what can be pinned; pfn maps
+ * refused; THP folios; the zero page; fixup_user_fault(); locked_vm
+ * accounting against RLIMIT_MEMLOCK and CAP_IPC_LOCK; the test hooks and
+ * fault points; and nothing left behind when a process exits.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <fiu.h>
+#include <fiu-control.h>
+
+#include <dmasim/kapi_mm.h>
+#include <dmasim/sim.h>
+
+#define PAGE		SIM_PAGE_SIZE
+#define PMD		SIM_PMD_SIZE
+#define PAGES_PER_PMD	(PMD / PAGE)
+
+static unsigned long allocated_at_start;
+
+static int setup_process(void **state)
+{
+	struct sim_config cfg = { .ram_bytes = 2ULL << 30 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_non_null(kapi_proc_create());
+	allocated_at_start = sim_buddy_nr_allocated();
+	return 0;
+}
+
+static int teardown_process(void **state)
+{
+	kapi_mm_hooks_reset();
+	kapi_proc_destroy(kapi_proc_current());
+	sim_machine_destroy();
+	return 0;
+}
+
+static unsigned long map_anon(unsigned long len, int writable)
+{
+	struct kapi_mm_map m = { .len = len, .kind = KAPI_MM_ANON,
+				 .writable = writable };
+	unsigned long va;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	return va;
+}
+
+static unsigned long map_anon_at(unsigned long va, unsigned long len)
+{
+	struct kapi_mm_map m = { .addr = va, .len = len, .kind = KAPI_MM_ANON,
+				 .writable = 1 };
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	return va;
+}
+
+static void assert_pfns_are_what_the_cpu_sees(unsigned long va,
+					      const unsigned long *pfns,
+					      unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned long cpu_pfn;
+
+		assert_int_equal(kapi_mm_cpu_pfn(va + i * PAGE, &cpu_pfn, NULL), 0);
+		assert_int_equal(pfns[i], cpu_pfn);
+		assert_true(sim_pfn_valid(pfns[i]));
+	}
+}
+
+/* Writable pins fault pages in, match the CPU's view, and all come back. */
+static void test_pins_fault_pages_in_and_are_balanced_by_unpin(void **state)
+{
+	unsigned long va = map_anon(16 * PAGE, 1), pfns[16];
+	struct sim_counters before, after, d;
+
+	sim_counters_snapshot(&before);
+	assert_int_equal(kapi_mm_pin(va, 16, 1, 1, pfns), 16);
+	sim_counters_snapshot(&after);
+	sim_counters_delta(&before, &after, &d);
+	assert_int_equal(d.c[SIM_CNT_FAULT], 16);
+	assert_int_equal(d.c[SIM_CNT_GUP_CALL], 1);
+	assert_int_equal(d.c[SIM_CNT_GUP_PAGE], 16);
+	assert_int_equal(kapi_mm_pins_outstanding(), 16);
+	assert_pfns_are_what_the_cpu_sees(va, pfns, 16);
+
+	kapi_mm_unpin(pfns, 16, 1);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	assert_int_equal(sim_kernel_warnings(), 0);
+}
+
+/*
+ *   [ va, va+8 pages )  anon       [ +8 .. )  hole
+ * Pinning 12 pages from va pins the 8 the VMA has; from the hole, -EFAULT.
+ */
+static void test_pin_stops_short_at_end_of_vma(void **state)
+{
+	unsigned long va = map_anon(8 * PAGE, 1), pfns[12];
+
+	assert_int_equal(kapi_mm_pin(va, 12, 1, 1, pfns), 8);
+	assert_int_equal(kapi_mm_pins_outstanding(), 8);
+	kapi_mm_unpin(pfns, 8, 0);
+	assert_int_equal(kapi_mm_pin(va + 8 * PAGE, 4, 1, 1, pfns), -EFAULT);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
+/*
+ *   [ a, a+4 pages ) anon  [ a+4, a+8 ) anon   (adjacent VMAs)
+ * GUP walks from one VMA into the next, as the kernel's does.
+ */
+static void test_pin_continues_into_adjacent_vma(void **state)
+{
+	unsigned long a = map_anon(4 * PAGE, 1), pfns[8];
+
+	map_anon_at(a + 4 * PAGE, 4 * PAGE);
+	assert_int_equal(kapi_mm_pin(a, 8, 1, 1, pfns), 8);
+	assert_pfns_are_what_the_cpu_sees(a, pfns, 8);
+	kapi_mm_unpin(pfns, 8, 0);
+}
+
+/*
+ *   [ a, a+2 pages ) anon  [ a+2, a+2+2M ) pfnmap over a BAR
+ * A pfn map cannot be pinned: -EFAULT from its start, a short count of the
+ * anon pages before it.
+ */
+static void test_pin_refuses_pfnmap_vma(void **state)
+{
+	unsigned long pfn = sim_bar_create(PMD, 0, 0, 0), a, pfns[4];
+	struct kapi_mm_map bar = { .len = PMD, .kind = KAPI_MM_PFNMAP,
+				   .writable = 1, .populate = 1, .pfn = pfn,
+				   .max_leaf = KAPI_MM_LEAF_PTE };
+
+	a = map_anon(2 * PAGE, 1);
+	bar.addr = a + 2 * PAGE;
+	assert_int_equal(kapi_mm_mmap(&bar, &bar.addr), 0);
+	assert_int_equal(kapi_mm_pin(bar.addr, 4, 1, 1, pfns), -EFAULT);
+	assert_int_equal(kapi_mm_pin(a, 4, 1, 1, pfns), 2);
+	kapi_mm_unpin(pfns, 2, 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
+/* A writable pin of a read-only VMA fails; a read-only pin works. */
+static void test_write_pin_of_read_only_vma_is_efault(void **state)
+{
+	unsigned long va = map_anon(4 * PAGE, 0), pfns[4];
+
+	assert_int_equal(kapi_mm_pin(va, 4, 1, 1, pfns), -EFAULT);
+	assert_int_equal(kapi_mm_pin(va, 4, 0, 1, pfns), 4);
+	kapi_mm_unpin(pfns, 4, 0);
+}
+
+/*
+ * Untouched anonymous memory pinned read-only is the zero page, which
+ * carries no pin; a write fault then gives each page its own frame.
+ */
+static void test_read_pin_of_untouched_memory_is_the_zero_page(void **state)
+{
+	unsigned long va = map_anon(4 * PAGE, 1), pfns[4];
+
+	assert_int_equal(kapi_mm_pin(va, 4, 0, 1, pfns), 4);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pfns[i], sim_zero_pfn);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	kapi_mm_unpin(pfns, 4, 0);
+	assert_int_equal(sim_kernel_warnings(), 0);
+
+	assert_int_equal(kapi_mm_pin(va, 4, 1, 1, pfns), 4);
+	for (int i = 0; i < 4; i++)
+		assert_int_not_equal(pfns[i], sim_zero_pfn);
+	assert_int_equal(kapi_mm_pins_outstanding(), 4);
+	kapi_mm_unpin(pfns, 4, 0);
+}
+
+/*
+ *   [ va, va+4M )  THP, PMD aligned: two 2 MiB folios, PMD leaves
+ * Pins land on the folios' pages, contiguous within each folio.
+ */
+static void test_thp_vma_is_backed_by_pmd_folios(void **state)
+{
+	struct kapi_mm_map m = { .len = 2 * PMD, .kind = KAPI_MM_THP,
+				 .writable = 1 };
+	unsigned long va, *pfns = calloc(2 * PAGES_PER_PMD, sizeof(*pfns));
+	int level;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	assert_int_equal(va % PMD, 0);
+	assert_int_equal(kapi_mm_pin(va, 2 * PAGES_PER_PMD, 1, 1, pfns),
+			 2 * PAGES_PER_PMD);
+	assert_int_equal(kapi_mm_cpu_pfn(va + PMD + 5 * PAGE, NULL, &level), 0);
+	assert_int_equal(level, KAPI_MM_LEAF_PMD);
+	for (unsigned long i = 0; i < 2 * PAGES_PER_PMD; i++) {
+		if (i % PAGES_PER_PMD == 0)
+			assert_int_equal(pfns[i] % PAGES_PER_PMD, 0);
+		else
+			assert_int_equal(pfns[i], pfns[i - 1] + 1);
+	}
+	assert_pfns_are_what_the_cpu_sees(va, pfns, 2 * PAGES_PER_PMD);
+	assert_int_equal(sim_buddy_nr_allocated(),
+			 allocated_at_start + 2 * PAGES_PER_PMD);
+	kapi_mm_unpin(pfns, 2 * PAGES_PER_PMD, 1);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	free(pfns);
+}
+
+/* A page unmapped while pinned stays allocated until the last unpin. */
+static void test_unmapped_pinned_page_lives_until_unpinned(void **state)
+{
+	unsigned long va = map_anon(2 * PAGE, 1), pfns[2];
+
+	assert_int_equal(kapi_mm_pin(va, 2, 1, 1, pfns), 2);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	assert_int_equal(sim_buddy_nr_allocated(), allocated_at_start + 2);
+	kapi_mm_unpin(pfns, 2, 0);
+	assert_int_equal(sim_buddy_nr_allocated(), allocated_at_start);
+}
+
+struct gup_hook_case {
+	const char *name;
+	int mode;
+	long value;
+	long want;		/* what the hooked call returns */
+	unsigned long pins;	/* pins it leaves */
+};
+
+static const struct gup_hook_case gup_hook_cases[] = {
+	{ "short to 3", KAPI_GUP_SHORT, 3, 3, 3 },
+	{ "short to 0", KAPI_GUP_SHORT, 0, 0, 0 },
+	{ "zero", KAPI_GUP_ZERO, 0, 0, 0 },
+	{ "errno", KAPI_GUP_ERRNO, -EIO, -EIO, 0 },
+};
+
+/* Each hook makes exactly the chosen call misbehave, as asked. */
+static void test_gup_hooks_shape_the_nth_call(void **state)
+{
+	unsigned long va = map_anon(8 * PAGE, 1), pfns[8];
+
+	for (size_t i = 0; i < sizeof(gup_hook_cases) / sizeof(gup_hook_cases[0]); i++) {
+		const struct gup_hook_case *c = &gup_hook_cases[i];
+
+		print_message("hook %s\n", c->name);
+		kapi_mm_gup_hook(2, c->mode, c->value, 0);
+		assert_int_equal(kapi_mm_pin(va, 8, 1, 1, pfns), 8);
+		kapi_mm_unpin(pfns, 8, 0);
+		assert_int_equal(kapi_mm_pin(va, 8, 1, 1, pfns), c->want);
+		assert_int_equal(kapi_mm_pins_outstanding(), c->pins);
+		if (c->want > 0)
+			kapi_mm_unpin(pfns, c->want, 0);
+		assert_int_equal(kapi_mm_pin(va, 8, 1, 1, pfns), 8);
+		kapi_mm_unpin(pfns, 8, 0);
+	}
+}
+
+/* A persistent hook applies from the nth call on. */
+static void test_persistent_gup_hook_applies_to_every_later_call(void **state)
+{
+	unsigned long va = map_anon(8 * PAGE, 1), pfns[8];
+
+	kapi_mm_gup_hook(1, KAPI_GUP_SHORT, 1, 1);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(kapi_mm_pin(va + i * PAGE, 4, 1, 1, pfns), 1);
+		kapi_mm_unpin(pfns, 1, 0);
+	}
+	kapi_mm_hooks_reset();
+	assert_int_equal(kapi_mm_pin(va, 4, 1, 1, pfns), 4);
+	kapi_mm_unpin(pfns, 4, 0);
+}
+
+/* The GUP fault point fails the call with -ENOMEM and pins nothing. */
+static void test_gup_fault_point_fails_with_enomem(void **state)
+{
+	unsigned long va = map_anon(4 * PAGE, 1), pfns[4];
+
+	sim_faults_arm(1);
+	assert_int_equal(fiu_enable("shim/mm/pin_user_pages_remote", 1, NULL, 0), 0);
+	assert_int_equal(kapi_mm_pin(va, 4, 1, 1, pfns), -ENOMEM);
+	fiu_disable("shim/mm/pin_user_pages_remote");
+	sim_faults_arm(0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
+/* fixup_user_fault maps the page; the hook makes it report the lock dropped. */
+static void test_fixup_user_fault_maps_page_and_can_report_unlocked(void **state)
+{
+	unsigned long va = map_anon(4 * PAGE, 1), pfn;
+	int unlocked = -1;
+
+	assert_int_equal(kapi_mm_cpu_pfn(va, &pfn, NULL), -ENOENT);
+	assert_int_equal(kapi_mm_fixup_user_fault(va, 1, &unlocked), 0);
+	assert_false(unlocked);
+	assert_int_equal(kapi_mm_cpu_pfn(va, &pfn, NULL), 0);
+
+	kapi_mm_fixup_unlock_once();
+	assert_int_equal(kapi_mm_fixup_user_fault(va + PAGE, 1, &unlocked), 0);
+	assert_true(unlocked);
+	assert_int_equal(kapi_mm_fixup_user_fault(va + 2 * PAGE, 1, &unlocked), 0);
+	assert_false(unlocked);
+
+	assert_int_equal(kapi_mm_fixup_user_fault(va + 4 * PAGE, 0, &unlocked),
+			 -EFAULT);
+	sim_faults_arm(1);
+	assert_int_equal(fiu_enable("shim/mm/fixup_user_fault", 1, NULL, 0), 0);
+	assert_int_equal(kapi_mm_fixup_user_fault(va + 3 * PAGE, 1, &unlocked),
+			 -EFAULT);
+	fiu_disable("shim/mm/fixup_user_fault");
+	sim_faults_arm(0);
+}
+
+/* A write fault on a read-only VMA is refused. */
+static void test_fixup_write_fault_on_read_only_vma_is_efault(void **state)
+{
+	unsigned long va = map_anon(PAGE, 0);
+	int unlocked;
+
+	assert_int_equal(kapi_mm_fixup_user_fault(va, 1, &unlocked), -EFAULT);
+	assert_int_equal(kapi_mm_fixup_user_fault(va, 0, &unlocked), 0);
+}
+
+/*
+ * locked_vm is charged against RLIMIT_MEMLOCK; past the limit the charge
+ * fails and changes nothing, unless the task has CAP_IPC_LOCK.
+ */
+static void test_locked_vm_respects_rlimit_and_cap_ipc_lock(void **state)
+{
+	kapi_mm_set_rlimit_memlock(16 * PAGE);
+	assert_int_equal(kapi_mm_account_locked_vm(10, 1), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 10);
+	assert_int_equal(kapi_mm_account_locked_vm(7, 1), -ENOMEM);
+	assert_int_equal(kapi_mm_locked_vm(), 10);
+	assert_int_equal(kapi_mm_account_locked_vm(6, 1), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 16);
+
+	kapi_mm_set_cap_ipc_lock(1);
+	assert_int_equal(kapi_mm_account_locked_vm(100, 1), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 116);
+	kapi_mm_set_cap_ipc_lock(0);
+
+	assert_int_equal(kapi_mm_account_locked_vm(116, 0), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_account_locked_vm(0, 1), 0);
+}
+
+/* Exiting a process frees its pages, tables and kernel objects. */
+static void test_process_exit_leaves_nothing_behind(void **state)
+{
+	unsigned long long objs = sim_kmalloc_outstanding();
+	struct kapi_mm_map thp = { .len = 2 * PMD, .kind = KAPI_MM_THP,
+				   .writable = 1 };
+	unsigned long va = map_anon(64 * PAGE, 1), thp_va;
+
+	assert_int_equal(kapi_mm_touch(va, 64 * PAGE, 1), 0);
+	assert_int_equal(kapi_mm_mmap(&thp, &thp_va), 0);
+	assert_int_equal(kapi_mm_touch(thp_va, thp.len, 0), 0);
+	assert_true(sim_buddy_nr_allocated() > allocated_at_start);
+
+	kapi_proc_destroy(kapi_proc_current());
+	assert_int_equal(sim_buddy_nr_allocated(), allocated_at_start);
+	/* the task, its signal_struct and the mm were made before the snapshot */
+	assert_int_equal(sim_kmalloc_outstanding(), objs - 3);
+	assert_non_null(kapi_proc_create());	/* for the teardown */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_process, teardown_process)
+		T(test_pins_fault_pages_in_and_are_balanced_by_unpin),
+		T(test_pin_stops_short_at_end_of_vma),
+		T(test_pin_continues_into_adjacent_vma),
+		T(test_pin_refuses_pfnmap_vma),
+		T(test_write_pin_of_read_only_vma_is_efault),
+		T(test_read_pin_of_untouched_memory_is_the_zero_page),
+		T(test_thp_vma_is_backed_by_pmd_folios),
+		T(test_unmapped_pinned_page_lives_until_unpinned),
+		T(test_gup_hooks_shape_the_nth_call),
+		T(test_persistent_gup_hook_applies_to_every_later_call),
+		T(test_gup_fault_point_fails_with_enomem),
+		T(test_fixup_user_fault_maps_page_and_can_report_unlocked),
+		T(test_fixup_write_fault_on_read_only_vma_is_efault),
+		T(test_locked_vm_respects_rlimit_and_cap_ipc_lock),
+		T(test_process_exit_leaves_nothing_behind),
+#undef T
+	};
+
+	return cmocka_run_group_tests_name("gup", tests, NULL, NULL);
+}
