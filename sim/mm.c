@@ -22,6 +22,7 @@
  * the kernel, where the pin holds a reference.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,6 +36,25 @@
 
 int sim_mm_legacy_addr_mask;
 unsigned long sim_zero_pfn = ~0UL;
+
+/*
+ * One lock for every change to the sim's address spaces, page-table pool
+ * and pins: kernel callers change page tables under the mmap lock and page
+ * table locks, which this coarse (recursive) lock stands in for inside the
+ * sim.  Walks (sim_mm_walk, the shim's accessors) take no lock: entries are
+ * written with release stores and read with acquire loads.
+ */
+static pthread_mutex_t sim_mm_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static void sim_mm_lock_take(void)
+{
+	pthread_mutex_lock(&sim_mm_lock);
+}
+
+static void sim_mm_lock_drop(void)
+{
+	pthread_mutex_unlock(&sim_mm_lock);
+}
 
 void sim_mm_set_legacy_addr_mask(int on)
 {
@@ -175,7 +195,7 @@ static void zero_page_ensure(void)
 	}
 }
 
-struct sim_mm *sim_mm_create(void *owner)
+static struct sim_mm *sim_mm_create_locked(void *owner)
 {
 	struct sim_mm *mm;
 
@@ -406,7 +426,7 @@ static void folio_release_if_unused(struct sim_page *head)
 	sim_buddy_free(head, folio_order(head));
 }
 
-void sim_page_pin(struct sim_page *page, unsigned long n)
+static void sim_page_pin_locked(struct sim_page *page, unsigned long n)
 {
 	struct sim_page *head = folio_head(page);
 
@@ -416,7 +436,7 @@ void sim_page_pin(struct sim_page *page, unsigned long n)
 	pins_outstanding += n;
 }
 
-int sim_page_unpin(struct sim_page *page, unsigned long n, int dirty)
+static int sim_page_unpin_locked(struct sim_page *page, unsigned long n, int dirty)
 {
 	struct sim_page *head = folio_head(page);
 
@@ -545,7 +565,7 @@ static int fault_thp(struct sim_mm *mm, struct sim_vma *v, unsigned long addr,
 	return 0;
 }
 
-int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write)
+static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 {
 	struct sim_vma *v = sim_mm_find_vma(mm, addr);
 
@@ -566,7 +586,7 @@ int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write)
 	return -EFAULT;
 }
 
-int sim_mm_remap_pfn_range(struct sim_mm *mm, unsigned long addr,
+static int sim_mm_remap_pfn_range_locked(struct sim_mm *mm, unsigned long addr,
 			   unsigned long pfn, unsigned long size,
 			   enum sim_pt_level max_leaf, int writable)
 {
@@ -677,7 +697,7 @@ static void unmap_level(struct sim_mm *mm, const struct sim_vma *v,
 	}
 }
 
-void sim_mm_zap_range(struct sim_mm *mm, unsigned long start, unsigned long end)
+static void sim_mm_zap_range_locked(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
 	struct sim_vma *v = sim_mm_find_vma(mm, start);
 
@@ -688,7 +708,7 @@ void sim_mm_zap_range(struct sim_mm *mm, unsigned long start, unsigned long end)
 /* ------------------------------------------------------------------------
  * Map and unmap VMAs
  */
-int sim_mm_map(struct sim_mm *mm, const struct sim_vma_info *info,
+static int sim_mm_map_locked(struct sim_mm *mm, const struct sim_vma_info *info,
 	       struct sim_vma **out)
 {
 	struct sim_vma *v;
@@ -749,7 +769,7 @@ int sim_mm_map(struct sim_mm *mm, const struct sim_vma_info *info,
 	return 0;
 }
 
-int sim_mm_unmap(struct sim_mm *mm, unsigned long start)
+static int sim_mm_unmap_locked(struct sim_mm *mm, unsigned long start)
 {
 	unsigned int i = vma_index_above(mm, start);
 	struct sim_vma *v;
@@ -767,7 +787,7 @@ int sim_mm_unmap(struct sim_mm *mm, unsigned long start)
 	return 0;
 }
 
-void sim_mm_destroy_one(struct sim_mm *mm)
+static void sim_mm_destroy_one_locked(struct sim_mm *mm)
 {
 	struct sim_mm **p;
 
@@ -783,6 +803,94 @@ void sim_mm_destroy_one(struct sim_mm *mm)
 		}
 	free(mm->vmas);
 	free(mm);
+}
+
+/* ------------------------------------------------------------------------
+ * The public entry points: each runs under sim_mm_lock.
+ */
+
+struct sim_mm *sim_mm_create(void *owner)
+{
+	struct sim_mm *ret;
+
+	sim_mm_lock_take();
+	ret = sim_mm_create_locked(owner);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+void sim_page_pin(struct sim_page *page, unsigned long n)
+{
+	sim_mm_lock_take();
+	sim_page_pin_locked(page, n);
+	sim_mm_lock_drop();
+}
+
+int sim_page_unpin(struct sim_page *page, unsigned long n, int dirty)
+{
+	int ret;
+
+	sim_mm_lock_take();
+	ret = sim_page_unpin_locked(page, n, dirty);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write)
+{
+	int ret;
+
+	sim_mm_lock_take();
+	ret = sim_mm_fault_locked(mm, addr, write);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+int sim_mm_remap_pfn_range(struct sim_mm *mm, unsigned long addr,
+			   unsigned long pfn, unsigned long size,
+			   enum sim_pt_level max_leaf, int writable)
+{
+	int ret;
+
+	sim_mm_lock_take();
+	ret = sim_mm_remap_pfn_range_locked(mm, addr, pfn, size, max_leaf, writable);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+void sim_mm_zap_range(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
+	sim_mm_lock_take();
+	sim_mm_zap_range_locked(mm, start, end);
+	sim_mm_lock_drop();
+}
+
+int sim_mm_map(struct sim_mm *mm, const struct sim_vma_info *info,
+	       struct sim_vma **out)
+{
+	int ret;
+
+	sim_mm_lock_take();
+	ret = sim_mm_map_locked(mm, info, out);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+int sim_mm_unmap(struct sim_mm *mm, unsigned long start)
+{
+	int ret;
+
+	sim_mm_lock_take();
+	ret = sim_mm_unmap_locked(mm, start);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+void sim_mm_destroy_one(struct sim_mm *mm)
+{
+	sim_mm_lock_take();
+	sim_mm_destroy_one_locked(mm);
+	sim_mm_lock_drop();
 }
 
 /* ------------------------------------------------------------------------
