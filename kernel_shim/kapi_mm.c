@@ -374,6 +374,22 @@ int kapi_mm_account_locked_vm(unsigned long pages, int inc)
 	return account_locked_vm(current->mm, pages, inc);
 }
 
+int kapi_mm_account_locked_vm_killable(long npage, int bypass_rlim)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	if (!mm || !npage)
+		return 0;
+	ret = mmap_write_lock_killable(mm);
+	if (ret)
+		return ret;
+	ret = __account_locked_vm(mm, npage < 0 ? -npage : npage, npage > 0,
+				  current, bypass_rlim);
+	mmap_write_unlock(mm);
+	return ret;
+}
+
 int kapi_mm_follow_pfnmap_vma(unsigned long vma_addr, unsigned long addr,
 			      struct kapi_pfnmap *out)
 {

@@ -19,6 +19,7 @@
 #include <fiu.h>
 #include <fiu-control.h>
 
+#include <dmasim/kapi.h>
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
@@ -349,6 +350,32 @@ static void test_locked_vm_respects_rlimit_and_cap_ipc_lock(void **state)
 	assert_int_equal(kapi_mm_account_locked_vm(0, 1), 0);
 }
 
+/*
+ * The killable form is interrupted by its fault point or a fatal signal,
+ * leaving locked_vm as it was; bypass_rlim skips the limit.
+ */
+static void test_killable_locked_vm_charge_can_be_interrupted(void **state)
+{
+	kapi_mm_set_rlimit_memlock(4 * PAGE);
+	assert_int_equal(kapi_mm_account_locked_vm_killable(3, 0), 0);
+	assert_int_equal(kapi_mm_account_locked_vm_killable(2, 0), -ENOMEM);
+	assert_int_equal(kapi_mm_account_locked_vm_killable(2, 1), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 5);
+
+	sim_faults_arm(1);
+	assert_int_equal(fiu_enable("shim/mm/account_locked_vm", 1, NULL, 0), 0);
+	assert_int_equal(kapi_mm_account_locked_vm_killable(-5, 0), -EINTR);
+	fiu_disable("shim/mm/account_locked_vm");
+	sim_faults_arm(0);
+	assert_int_equal(kapi_mm_locked_vm(), 5);
+
+	kapi_task_set_fatal_signal(1);
+	assert_int_equal(kapi_mm_account_locked_vm_killable(-5, 0), -EINTR);
+	kapi_task_set_fatal_signal(0);
+	assert_int_equal(kapi_mm_account_locked_vm_killable(-5, 0), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+}
+
 /* Exiting a process frees its pages, tables and kernel objects. */
 static void test_process_exit_leaves_nothing_behind(void **state)
 {
@@ -387,6 +414,7 @@ int main(void)
 		T(test_fixup_user_fault_maps_page_and_can_report_unlocked),
 		T(test_fixup_write_fault_on_read_only_vma_is_efault),
 		T(test_locked_vm_respects_rlimit_and_cap_ipc_lock),
+		T(test_killable_locked_vm_charge_can_be_interrupted),
 		T(test_process_exit_leaves_nothing_behind),
 #undef T
 	};

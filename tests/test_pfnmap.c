@@ -373,6 +373,73 @@ static void test_stride_walk_stops_at_end_of_vma(void **state)
 	assert_int_equal(done, b.len / PAGE);
 }
 
+static unsigned long random_below(unsigned long long *seed, unsigned long n)
+{
+	return sim_rand_next(seed) % n;
+}
+
+/* A page offset below 1 GiB: 0, PMD-aligned, page-aligned or a mix. */
+static unsigned long random_misalign(unsigned long long *seed)
+{
+	switch (random_below(seed, 4)) {
+	case 0:
+		return 0;
+	case 1:
+		return random_below(seed, PAGES_PER_PUD / PAGES_PER_PMD) * PMD;
+	case 2:
+		return random_below(seed, PAGES_PER_PMD) * PAGE;
+	default:
+		return random_below(seed, PAGES_PER_PUD) * PAGE;
+	}
+}
+
+/*
+ * Random BAR placements, VA placements (co-aligned with the BAR or not),
+ * sizes and leaf limits: a stride walk over the whole mapping makes one
+ * lookup per leaf and sums every pfn once, and sampled pages report their
+ * exact pfn and the mask of the leaf the reference walk finds.
+ */
+static void test_random_mappings_agree_with_reference_walk(void **state)
+{
+	unsigned long long seed = 0x5eed;
+
+	for (int round = 0; round < 60; round++) {
+		int max_leaf = KAPI_MM_LEAF_PTE + random_below(&seed, 3);
+		unsigned long max_pages = max_leaf == KAPI_MM_LEAF_PTE ?
+					  16 * PAGES_PER_PMD : 3 * PAGES_PER_PUD;
+		unsigned long npages = 1 + random_below(&seed, max_pages);
+		unsigned long bar_off = random_misalign(&seed);
+		unsigned long va_off = random_below(&seed, 2) ? bar_off :
+				       random_misalign(&seed);
+		unsigned long long sum, want;
+		struct bar_mapping b;
+		unsigned long done;
+
+		b = map_whole_bar(npages * PAGE, bar_off, va_off, max_leaf,
+				  1, 0);
+		want = (unsigned long long)npages * b.pfn +
+		       (unsigned long long)npages * (npages - 1) / 2;
+		assert_int_equal(kapi_mm_pfnmap_walk(b.va, npages, 1, &done,
+						     &sum), count_leaves(&b));
+		assert_int_equal(done, npages);
+		assert_int_equal(sum, want);
+		for (int i = 0; i < 64; i++) {
+			unsigned long addr = b.va + random_below(&seed, npages) * PAGE;
+			struct kapi_pfnmap r;
+			int level;
+
+			assert_int_equal(kapi_mm_follow_pfnmap(addr, &r), 0);
+			assert_int_equal(kapi_mm_cpu_pfn(addr, NULL, &level), 0);
+			assert_int_equal(level, reference_leaf_level(&b, addr,
+								     max_leaf));
+			assert_int_equal(r.pfn, b.pfn + (addr - b.va) / PAGE);
+			assert_int_equal(r.addr_mask, mask_of_level(level));
+		}
+		assert_int_equal(kapi_mm_munmap(b.va), 0);
+		assert_int_equal(kapi_mm_nr_tables(), 1);
+	}
+}
+
 /* Tearing the process down leaves no page table and no allocation behind. */
 static void test_process_exit_frees_tables_and_objects(void **state)
 {
@@ -402,6 +469,7 @@ int main(void)
 		T(test_stride_covers_rest_of_pud_leaf_at_edges_and_inside),
 		T(test_stride_walk_makes_one_lookup_per_leaf),
 		T(test_stride_walk_stops_at_end_of_vma),
+		T(test_random_mappings_agree_with_reference_walk),
 		T(test_process_exit_frees_tables_and_objects),
 #undef T
 	};

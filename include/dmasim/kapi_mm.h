@@ -106,6 +106,12 @@ void kapi_mm_hooks_reset(void);
 int kapi_mm_fixup_user_fault(unsigned long addr, int write, int *unlocked);
 /* account_locked_vm(current->mm, pages, inc) */
 int kapi_mm_account_locked_vm(unsigned long pages, int inc);
+/*
+ * The killable form vfio type1 uses: mmap_write_lock_killable() (-EINTR on
+ * the fault point "shim/mm/account_locked_vm" or a pending fatal signal),
+ * then __account_locked_vm(mm, |npage|, npage > 0, current, bypass_rlim).
+ */
+int kapi_mm_account_locked_vm_killable(long npage, int bypass_rlim);
 
 /* follow_pfnmap_start()/_end() on the current process, under the lock. */
 struct kapi_pfnmap {
