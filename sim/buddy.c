@@ -45,11 +45,13 @@
  *   DMA32, SIM_GFP_DMA32 only DMA32.  No ZONE_DMA, no watermarks (a request
  *   succeeds while any block fits), no compaction, no CMA, no highatomic
  *   reserves, no kswapd (SIM_GFP_KSWAPD_RECLAIM is accepted and ignored).
- * - Direct reclaim (SIM_GFP_DIRECT_RECLAIM): when nothing fits, clean page
- *   cache the ageing workload holds is given back (sim_age_reclaim) until
- *   the request fits or none is left; with SIM_GFP_NORETRY one round of at
- *   most max(32, 2 << order) pages, then one more attempt.  Without direct
- *   reclaim a request that finds no block fails at once.
+ * - Direct reclaim (SIM_GFP_DIRECT_RECLAIM): when nothing fits, every
+ *   per-cpu list is drained and the request retried (as the kernel's
+ *   drain_all_pages() in the slow path); then clean page cache the ageing
+ *   workload holds is given back (sim_age_reclaim, straight to the buddy
+ *   lists) until the request fits or none is left; with SIM_GFP_NORETRY
+ *   one round of at most max(32, 2 << order) pages, then one more attempt.
+ *   Without direct reclaim a request that finds no block fails at once.
  * - Deferred struct page init (DEFERRED_STRUCT_PAGE_INIT): the max-order
  *   blocks of a zone from `frontier` to `deferred_end` are free without being
  *   on any list; they behave as if they sat, in address order, at the tail
@@ -618,20 +620,21 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
 		return NULL;
 	}
-	for (;;) {
+	page = alloc_from_zones(order, mt, sim_gfp);
+	if (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
+		sim_buddy_drain_pcp();
+		page = alloc_from_zones(order, mt, sim_gfp);
+	}
+	while (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
 		unsigned long limit = 0;
 
-		page = alloc_from_zones(order, mt, sim_gfp);
-		if (page || !(sim_gfp & SIM_GFP_DIRECT_RECLAIM))
-			break;
 		if (sim_gfp & SIM_GFP_NORETRY)
 			limit = (2UL << order) > 32 ? (2UL << order) : 32;
 		if (!sim_age_reclaim(order, sim_gfp, limit))
 			break;
-		if (sim_gfp & SIM_GFP_NORETRY) {
-			page = alloc_from_zones(order, mt, sim_gfp);
+		page = alloc_from_zones(order, mt, sim_gfp);
+		if (sim_gfp & SIM_GFP_NORETRY)
 			break;
-		}
 	}
 	if (!page) {
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
@@ -656,21 +659,24 @@ static int free_prepare(struct sim_page *page, unsigned int order)
 		return 0;
 	}
 	/*
-	 * Data of a multi-page block may have been written through the first
-	 * page's address: if any page was touched, all were.
+	 * Tails of a compound page lose their tail state.  Data of a block may
+	 * have been written through its first page's address: if the first
+	 * page was touched, all are (pages touched on their own, through their
+	 * own address or a vmap, carry the flag already).  Other blocks' tails
+	 * are not looked at, so freeing an untouched non-compound block costs
+	 * nothing per page.
 	 */
-	for (i = 1; i < nr; i++) {
-		struct sim_page *tail = page + i;
-
-		if (sim_unlikely(tail->flags | tail->compound_head)) {
-			touched |= tail->flags & (1UL << SIM_PG_TOUCHED);
-			tail->flags &= 1UL << SIM_PG_TOUCHED;
-			tail->compound_head = 0;
+	if (page->flags & (1UL << SIM_PG_HEAD)) {
+		for (i = 1; i < nr; i++) {
+			touched |= page[i].flags & (1UL << SIM_PG_TOUCHED);
+			page[i].flags &= 1UL << SIM_PG_TOUCHED;
+			page[i].compound_head = 0;
 		}
 	}
 	if (touched && order)
 		for (i = 0; i < nr; i++)
-			page[i].flags |= 1UL << SIM_PG_TOUCHED;
+			if (!(page[i].flags & (1UL << SIM_PG_TOUCHED)))
+				page[i].flags |= 1UL << SIM_PG_TOUCHED;
 	page->flags &= 1UL << SIM_PG_TOUCHED;
 	page->compound_order = 0;
 	page->compound_head = 0;
@@ -682,7 +688,7 @@ static int free_prepare(struct sim_page *page, unsigned int order)
 	return 1;
 }
 
-void sim_buddy_free(struct sim_page *page, unsigned int order)
+static void buddy_free(struct sim_page *page, unsigned int order, int use_pcp)
 {
 	unsigned long pfn;
 	struct zone *z;
@@ -703,13 +709,23 @@ void sim_buddy_free(struct sim_page *page, unsigned int order)
 	}
 	allocated_pages -= 1UL << order;
 	z = pfn_zone(pfn);
-	if (pcp_allowed(order)) {
+	if (use_pcp && pcp_allowed(order)) {
 		free_pcp(z, page, order);
 	} else {
 		sim_count(SIM_CNT_ZONE_LOCK, 1);
 		free_to_buddy(z, page, order);
 	}
 	pthread_mutex_unlock(&mem_lock);
+}
+
+void sim_buddy_free(struct sim_page *page, unsigned int order)
+{
+	buddy_free(page, order, 1);
+}
+
+void sim_buddy_free_direct(struct sim_page *page, unsigned int order)
+{
+	buddy_free(page, order, 0);
 }
 
 /* ------------------------------------------------------------------------

@@ -12,11 +12,21 @@
 /* Zero the data of nr pages from page on whose data may be nonzero. */
 void sim_mem_clear_data(struct sim_page *page, unsigned long nr);
 
+/*
+ * About to write struct pages all over the memmap (ageing): back it with
+ * huge pages while dense is 1 (one host fault per 2 MiB of memmap, i.e.
+ * per 128 MiB of RAM, instead of one per 4 KiB); 0 goes back to 4 KiB
+ * pages for what is touched later.
+ */
+void sim_mem_memmap_dense(int dense);
+
 /* buddy.c: set up and tear down zones, free lists and per-cpu lists. */
 int sim_buddy_init(const struct sim_config *cfg);
 void sim_buddy_destroy(void);
 /* Host bytes of the allocator's own bookkeeping. */
 unsigned long long sim_buddy_host_bytes(void);
+/* sim_buddy_free() straight to the buddy lists, past the per-cpu lists. */
+void sim_buddy_free_direct(struct sim_page *page, unsigned int order);
 /* 1 if a free block of order >= order exists where sim_gfp may allocate. */
 int sim_buddy_fits(unsigned int order, unsigned int sim_gfp);
 

@@ -144,6 +144,13 @@ void sim_mem_clear_data(struct sim_page *page, unsigned long nr)
 	}
 }
 
+void sim_mem_memmap_dense(int dense)
+{
+	if (sim_vmemmap)
+		madvise(sim_vmemmap, memmap_bytes,
+			dense ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+}
+
 /* Map nr pages of the file from pfn at addr; 0 or -1. */
 static int map_file_pages(unsigned char *addr, unsigned long pfn,
 			  unsigned long nr)

@@ -12,6 +12,7 @@
  *   DMA32 zone: sixteen max-order (order 10, 4 MiB) blocks, all deferred
  *   (free, on no list) until the first allocation carves block 0.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -478,6 +479,152 @@ static void test_vmap_aliases_page_data(void **state)
 	assert_machine_is_whole_again();
 }
 
+/* Free blocks of every order, for comparing two machines' free lists. */
+struct free_histogram {
+	unsigned long blocks[SIM_NR_ORDERS];
+	unsigned long free_pages;
+};
+
+static void take_histogram(struct free_histogram *h)
+{
+	sim_buddy_drain_pcp();
+	for (unsigned int o = 0; o < SIM_NR_ORDERS; o++)
+		h->blocks[o] = sim_buddy_nr_free_blocks(o);
+	h->free_pages = sim_buddy_nr_free();
+}
+
+static void age_fresh_machine(unsigned long long ram, double level,
+			      unsigned long long seed, struct free_histogram *h)
+{
+	boot_machine(ram, 1);
+	assert_int_equal(sim_age(level, seed), 0);
+	take_histogram(h);
+}
+
+/*
+ * Ageing is deterministic: the same (level, seed) on a fresh machine gives
+ * the same free lists; another seed gives other ones.
+ */
+static void test_ageing_is_deterministic_per_seed(void **state)
+{
+	struct free_histogram a, b, c;
+
+	age_fresh_machine(512 * MiB, SIM_AGE_LEVEL_AGED, 7, &a);
+	age_fresh_machine(512 * MiB, SIM_AGE_LEVEL_AGED, 7, &b);
+	age_fresh_machine(512 * MiB, SIM_AGE_LEVEL_AGED, 8, &c);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_memory_not_equal(&a, &c, sizeof(a));
+	assert_true(a.free_pages < ram_pages() / 4);
+}
+
+/*
+ * Level 1 leaves no free block of order 9 or more; what the workload holds
+ * is marked and counted apart from other allocations, and release gives
+ * all of it back.
+ */
+static void test_most_fragmented_level_has_no_free_pmd_block(void **state)
+{
+	struct free_histogram h;
+
+	age_fresh_machine(1 * GiB, 1.0, 1, &h);
+	assert_int_equal(h.blocks[9], 0);
+	assert_int_equal(h.blocks[10], 0);
+	assert_true(h.blocks[0] + h.blocks[1] + h.blocks[2] > 0);
+	assert_int_equal(sim_buddy_nr_allocated(), 0);
+	sim_age_release();
+	assert_machine_is_whole_again();
+}
+
+/*
+ * Levels order the machines: more level, less free memory in blocks of
+ * order 4 or more (same seed, 1 GiB).
+ */
+static void test_higher_levels_leave_smaller_free_blocks(void **state)
+{
+	static const double levels[] = { 0.0, 0.25, 0.5, SIM_AGE_LEVEL_AGED, 1.0 };
+	unsigned long previous = ~0UL;
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		struct free_histogram h;
+		unsigned long large = 0;
+
+		age_fresh_machine(1 * GiB, levels[i], 3, &h);
+		for (unsigned int o = 4; o < SIM_NR_ORDERS; o++)
+			large += h.blocks[o] << o;
+		assert_true(large < previous);
+		previous = large;
+		sim_machine_destroy();
+	}
+}
+
+/*
+ * The heap's high-order attempt (NORETRY, no direct reclaim) fails at once
+ * on a fragmented machine, without reclaiming anything, and succeeds once
+ * the ageing workload lets go of its memory.
+ */
+static void test_noretry_pmd_order_fails_when_fragmented_until_release(void **state)
+{
+	const unsigned int heap_high_order = SIM_GFP_ZERO | SIM_GFP_COMP |
+		SIM_GFP_NORETRY | SIM_GFP_NOWARN;
+	struct free_histogram h;
+	struct sim_page *page;
+
+	age_fresh_machine(1 * GiB, 1.0, 5, &h);
+	sim_counters_reset();
+	assert_null(sim_buddy_alloc(9, heap_high_order));
+	assert_int_equal(count_of(SIM_CNT_ALLOC_FAIL), 1);
+	assert_int_equal(count_of(SIM_CNT_RECLAIM_PAGE), 0);
+	assert_non_null(page = sim_buddy_alloc(4, heap_high_order));
+	sim_buddy_free(page, 4);
+	sim_age_release();
+	page = sim_buddy_alloc(9, heap_high_order);
+	assert_non_null(page);
+	sim_buddy_free(page, 9);
+	assert_machine_is_whole_again();
+}
+
+/*
+ * Direct reclaim gives aged page cache back until the request fits: an
+ * order-9 request with SIM_GFP_DIRECT_RECLAIM succeeds on the most
+ * fragmented machine, after reclaiming pages (counted); with NORETRY it
+ * reclaims at most one round.
+ */
+static void test_direct_reclaim_frees_page_cache_until_the_request_fits(void **state)
+{
+	struct free_histogram h;
+	struct sim_page *page;
+	unsigned long held;
+
+	age_fresh_machine(1 * GiB, 1.0, 5, &h);
+	held = ram_pages() - h.free_pages;
+	sim_counters_reset();
+	assert_null(sim_buddy_alloc(9, SIM_GFP_DIRECT_RECLAIM | SIM_GFP_NORETRY));
+	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) > 0);
+	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) < 2048);
+	page = sim_buddy_alloc(9, SIM_GFP_DIRECT_RECLAIM | SIM_GFP_MOVABLE);
+	assert_non_null(page);
+	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) >= 512);
+	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) < held);
+	sim_buddy_free(page, 9);
+	sim_age_release();
+	assert_machine_is_whole_again();
+}
+
+/* Presets name levels; bad levels are refused and leave the machine fresh. */
+static void test_age_presets_and_bad_levels(void **state)
+{
+	assert_true(sim_age_preset("fresh") == 0.0);
+	assert_true(sim_age_preset("aged") == SIM_AGE_LEVEL_AGED);
+	assert_true(sim_age_preset("fragmented") == 1.0);
+	assert_true(sim_age_preset("ancient") < 0);
+	assert_true(sim_age_preset(NULL) < 0);
+	boot_machine(64 * MiB, 1);
+	assert_int_equal(sim_age(-0.1, 1), -EINVAL);
+	assert_int_equal(sim_age(1.5, 1), -EINVAL);
+	assert_int_equal(sim_age(0.0, 1), 0);
+	assert_machine_is_whole_again();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +644,12 @@ int main(void)
 		T(test_bad_frees_warn_and_change_nothing),
 		T(test_a_1tib_machine_is_sparse),
 		T(test_vmap_aliases_page_data),
+		T(test_ageing_is_deterministic_per_seed),
+		T(test_most_fragmented_level_has_no_free_pmd_block),
+		T(test_higher_levels_leave_smaller_free_blocks),
+		T(test_noretry_pmd_order_fails_when_fragmented_until_release),
+		T(test_direct_reclaim_frees_page_cache_until_the_request_fits),
+		T(test_age_presets_and_bad_levels),
 #undef T
 	};
 

@@ -192,6 +192,8 @@ unsigned long sim_buddy_nr_allocated(void);
  * levels mean; "aged" is the preset sim_age_preset("aged").
  */
 int sim_age(double level, unsigned long long seed);
+/* The level of the preset "aged" (see docs/fragmentation.md). */
+#define SIM_AGE_LEVEL_AGED	0.8
 /* -1 if unknown; else the level the preset names. */
 double sim_age_preset(const char *name);
 void sim_age_release(void);
