@@ -193,9 +193,12 @@ EXPORT_SYMBOL_GPL(follow_pfnmap_start);
  */
 void follow_pfnmap_end(struct follow_pfnmap_args *args)
 {
-	if (args->lock)
-		spin_unlock(args->lock);
-	if (args->ptep)
-		pte_unmap(args->ptep);
+	spinlock_t *ptl = args->lock;
+	pte_t *ptep = args->ptep;
+
+	if (ptl)
+		spin_unlock(ptl);
+	if (ptep)
+		pte_unmap(ptep);
 }
 EXPORT_SYMBOL_GPL(follow_pfnmap_end);

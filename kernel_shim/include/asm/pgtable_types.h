@@ -21,37 +21,28 @@
 #include <asm/pgtable_64_types.h>
 #include <asm/page.h>	/* PAGE_SHIFT, pgprot_t, PAGE_KERNEL */
 
-#define _PAGE_BIT_PRESENT	0
-#define _PAGE_BIT_RW		1
-#define _PAGE_BIT_USER		2
-#define _PAGE_BIT_PWT		3
-#define _PAGE_BIT_PCD		4
-#define _PAGE_BIT_ACCESSED	5
-#define _PAGE_BIT_DIRTY		6
-#define _PAGE_BIT_PSE		7
-#define _PAGE_BIT_GLOBAL	8
-#define _PAGE_BIT_SOFTW1	9
+enum {
+	_PAGE_BIT_PRESENT, _PAGE_BIT_RW, _PAGE_BIT_USER, _PAGE_BIT_PWT,
+	_PAGE_BIT_PCD, _PAGE_BIT_ACCESSED, _PAGE_BIT_DIRTY, _PAGE_BIT_PSE,
+	_PAGE_BIT_GLOBAL, _PAGE_BIT_SOFTW1,	/* bits 0 .. 9 */
+};
 #define _PAGE_BIT_SPECIAL	_PAGE_BIT_SOFTW1
 
-#define _PAGE_PRESENT	(_AT(pteval_t, 1) << _PAGE_BIT_PRESENT)
-#define _PAGE_RW	(_AT(pteval_t, 1) << _PAGE_BIT_RW)
-#define _PAGE_USER	(_AT(pteval_t, 1) << _PAGE_BIT_USER)
-#define _PAGE_PWT	(_AT(pteval_t, 1) << _PAGE_BIT_PWT)
-#define _PAGE_PCD	(_AT(pteval_t, 1) << _PAGE_BIT_PCD)
-#define _PAGE_ACCESSED	(_AT(pteval_t, 1) << _PAGE_BIT_ACCESSED)
-#define _PAGE_DIRTY	(_AT(pteval_t, 1) << _PAGE_BIT_DIRTY)
-#define _PAGE_PSE	(_AT(pteval_t, 1) << _PAGE_BIT_PSE)
-#define _PAGE_GLOBAL	(_AT(pteval_t, 1) << _PAGE_BIT_GLOBAL)
-#define _PAGE_SPECIAL	(_AT(pteval_t, 1) << _PAGE_BIT_SPECIAL)
-#define _PAGE_NX	(_AT(pteval_t, 1) << 63)
+#define _PAGE_PRESENT	(1UL << _PAGE_BIT_PRESENT)
+#define _PAGE_RW	(1UL << _PAGE_BIT_RW)
+#define _PAGE_USER	(1UL << _PAGE_BIT_USER)
+#define _PAGE_PWT	(1UL << _PAGE_BIT_PWT)
+#define _PAGE_PCD	(1UL << _PAGE_BIT_PCD)
+#define _PAGE_ACCESSED	(1UL << _PAGE_BIT_ACCESSED)
+#define _PAGE_DIRTY	(1UL << _PAGE_BIT_DIRTY)
+#define _PAGE_PSE	(1UL << _PAGE_BIT_PSE)
+#define _PAGE_GLOBAL	(1UL << _PAGE_BIT_GLOBAL)
+#define _PAGE_SPECIAL	(1UL << _PAGE_BIT_SPECIAL)
+#define _PAGE_NX	(1UL << 63)
 
 
-typedef unsigned long	pteval_t;
-typedef unsigned long	pmdval_t;
-typedef unsigned long	pudval_t;
-typedef unsigned long	p4dval_t;
-typedef unsigned long	pgdval_t;
-typedef unsigned long	pgprotval_t;
+typedef unsigned long pteval_t, pmdval_t, pudval_t, p4dval_t, pgdval_t;
+typedef unsigned long pgprotval_t;
 
 typedef struct { pteval_t pte; } pte_t;
 typedef struct { pmdval_t pmd; } pmd_t;

@@ -181,6 +181,7 @@ static inline spinlock_t *pmd_lock(struct mm_struct *mm, pmd_t *pmd)
 	return ptl;
 }
 
+/* PUD leaves are few: one lock for the whole mm, as the kernel's. */
 static inline spinlock_t *pud_lockptr(struct mm_struct *mm, pud_t *pud)
 {
 	return &mm->page_table_lock;
@@ -188,10 +189,8 @@ static inline spinlock_t *pud_lockptr(struct mm_struct *mm, pud_t *pud)
 
 static inline spinlock_t *pud_lock(struct mm_struct *mm, pud_t *pud)
 {
-	spinlock_t *ptl = pud_lockptr(mm, pud);
-
-	spin_lock(ptl);
-	return ptl;
+	spin_lock(&mm->page_table_lock);
+	return &mm->page_table_lock;
 }
 
 #ifndef pud_leaf_size
