@@ -231,6 +231,34 @@ static void test_lookup_outside_vma_or_in_anon_vma_is_einval(void **state)
 	assert_int_equal(kapi_mm_follow_pfnmap(anon_va, &r), -EINVAL);
 }
 
+/*
+ * A pfn map may point at RAM (a driver remapping kernel pages): the lookup
+ * reports those pfns, which pfn_valid() accepts, and unmapping the VMA
+ * leaves the pages to their owner.
+ */
+static void test_pfnmap_over_ram_reports_valid_pfns(void **state)
+{
+	unsigned long allocated = sim_buddy_nr_allocated();
+	struct sim_page *ram = sim_buddy_alloc(9, SIM_GFP_COMP);
+	struct kapi_mm_map m = { .len = PMD, .kind = KAPI_MM_PFNMAP,
+				 .writable = 1, .populate = 1,
+				 .max_leaf = KAPI_MM_LEAF_PMD };
+	struct kapi_pfnmap r;
+	unsigned long va;
+
+	assert_non_null(ram);
+	m.pfn = sim_page_to_pfn(ram);
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	assert_int_equal(kapi_mm_follow_pfnmap(va + 3 * PAGE, &r), 0);
+	assert_int_equal(r.pfn, m.pfn + 3);
+	assert_true(sim_pfn_valid(r.pfn));
+	assert_true(r.special);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	assert_int_equal(sim_buddy_nr_allocated(), allocated + PAGES_PER_PMD);
+	sim_buddy_free(ram, 9);
+	assert_int_equal(sim_buddy_nr_allocated(), allocated);
+}
+
 /* A pfn map not yet faulted in fails until fixup_user_fault maps the leaf. */
 static void test_unpopulated_pfnmap_is_einval_until_faulted(void **state)
 {
@@ -463,6 +491,7 @@ int main(void)
 		T(test_every_alignment_reports_exact_pfn_and_leaf_mask),
 		T(test_ragged_mapping_uses_smaller_leaves_at_its_ends),
 		T(test_lookup_outside_vma_or_in_anon_vma_is_einval),
+		T(test_pfnmap_over_ram_reports_valid_pfns),
 		T(test_unpopulated_pfnmap_is_einval_until_faulted),
 		T(test_legacy_switch_reports_page_mask_for_every_leaf),
 		T(test_stride_covers_rest_of_pmd_leaf_from_every_offset),
