@@ -45,14 +45,13 @@ fetch_headers() {
 	local abi=$1 tmp hdr
 	mkdir -p "$cache"
 	tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
-	chmod 755 "$tmp"	# apt's _apt user downloads into it
 	if ! (cd "$tmp" && apt-get download -qq "linux-headers-$abi-amd64" \
 			"linux-headers-$abi-common" "linux-kbuild-$abi" 2>/dev/null); then
 		rm -rf "$tmp"
 		return 1
 	fi
 	for deb in "$tmp"/*.deb; do
-		dpkg -x "$deb" "$tmp/root"
+		dpkg -x "$deb" "$tmp/root" || { rm -rf "$tmp"; return 1; }
 	done
 	rm -f "$tmp"/*.deb
 	# The one absolute path: the amd64 Makefile includes the common tree's.
