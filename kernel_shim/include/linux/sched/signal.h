@@ -8,6 +8,7 @@
 #ifndef _DMASIM_LINUX_SCHED_SIGNAL_H
 #define _DMASIM_LINUX_SCHED_SIGNAL_H
 
+#include <linux/capability.h>	/* the kernel's comes through <linux/cred.h> */
 #include <linux/resource.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
