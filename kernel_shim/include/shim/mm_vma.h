@@ -8,7 +8,7 @@
  * (a) Definitions that must match the kernel: the VM_*, FOLL_* and
  *     FAULT_FLAG_* values, struct follow_pfnmap_args (mainline's, with
  *     addr_mask), and the prototypes and contracts of vma_lookup(),
- *     find_vma(), pin_user_pages_remote(), get_user_pages_remote(),
+ *     find_vma(), pin_user_pages_remote(), pin_user_pages(),
  *     unpin_user_page(s)(), unpin_user_pages_dirty_lock(),
  *     unpin_user_page_range_dirty_lock(), unpin_folio(s)(),
  *     unpin_user_folio(), fixup_user_fault(), account_locked_vm(),
@@ -22,7 +22,9 @@
  * (b) Stubs on purpose: make_dirty only sets the page's dirty flag;
  *     FOLL_LONGTERM does not migrate pages out of movable zones (the sim
  *     has no CMA / ZONE_MOVABLE), FOLL_PCI_P2PDMA and FOLL_NOWAIT are
- *     accepted and ignored.
+ *     accepted and ignored; *locked is never cleared (the mmap lock is
+ *     never dropped inside GUP).  Not provided: the FOLL_GET family
+ *     (get_user_pages*), which the code under test does not call.
  * (c) Test doubles: the fault points "shim/mm/pin_user_pages_remote"
  *     (-ENOMEM before anything is pinned) and "shim/mm/fixup_user_fault"
  *     (-EFAULT); kapi_mm.h hooks that make the Nth GUP call return a short
@@ -141,9 +143,6 @@ struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 
 /* ---- GUP ---- */
 long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
-			   unsigned long nr_pages, unsigned int gup_flags,
-			   struct page **pages, int *locked);
-long get_user_pages_remote(struct mm_struct *mm, unsigned long start,
 			   unsigned long nr_pages, unsigned int gup_flags,
 			   struct page **pages, int *locked);
 long pin_user_pages(unsigned long start, unsigned long nr_pages,
