@@ -35,7 +35,8 @@
  * Cost: one operation per piece, so proportional to RAM divided by the
  * typical piece size (2^t pages), not to the number of pages.  Only the
  * first page of a piece is written (SIM_PG_AGED, and SIM_PG_RECLAIMABLE for
- * page cache), as only the first page of a free block is.
+ * page cache), as only the first page of a free block is; at high levels
+ * the pieces are small enough that that is all of the memmap.
  *
  * Direct reclaim gives page-cache pieces back in a fixed pseudo-random
  * order (a stand-in for LRU order: pages of one pageblock do not age
@@ -263,12 +264,9 @@ int sim_age(double level, unsigned long long seed)
 		return 0;
 	set_params(&ap, level, seed);
 	sim_buddy_drain_pcp();
-	sim_mem_memmap_dense(1);
 	blocks = take_all_free(&ap, &nr);
-	if (!blocks) {
-		sim_mem_memmap_dense(0);
+	if (!blocks)
 		return -ENOMEM;
-	}
 	for (i = 0; i < nr; i++) {
 		ret = shape(&ap, blocks[i].pfn, blocks[i].order, blocks[i].mt, -1, 1);
 		if (ret < 0)
@@ -282,7 +280,6 @@ int sim_age(double level, unsigned long long seed)
 		sim_age_release();
 	}
 	free(blocks);
-	sim_mem_memmap_dense(0);
 	reclaim_step = 0;
 	return ret < 0 ? ret : 0;
 }

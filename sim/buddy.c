@@ -866,7 +866,9 @@ unsigned long long sim_buddy_host_bytes(void)
 	unsigned int i;
 
 	for (i = 0; i < nr_zones; i++)
-		nr += zones[i].pageblock_bytes + nr_cpus * sizeof(struct pcp);
+		nr += sim_mem_resident_bytes(zones[i].pageblock_mt,
+					     zones[i].pageblock_bytes) +
+		      nr_cpus * sizeof(struct pcp);
 	return nr;
 }
 

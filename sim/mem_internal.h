@@ -12,13 +12,8 @@
 /* Zero the data of nr pages from page on whose data may be nonzero. */
 void sim_mem_clear_data(struct sim_page *page, unsigned long nr);
 
-/*
- * About to write struct pages all over the memmap (ageing): back it with
- * huge pages while dense is 1 (one host fault per 2 MiB of memmap, i.e.
- * per 128 MiB of RAM, instead of one per 4 KiB); 0 goes back to 4 KiB
- * pages for what is touched later.
- */
-void sim_mem_memmap_dense(int dense);
+/* Bytes of [addr, addr + len) resident in host memory. */
+unsigned long long sim_mem_resident_bytes(void *addr, unsigned long len);
 
 /* buddy.c: set up and tear down zones, free lists and per-cpu lists. */
 int sim_buddy_init(const struct sim_config *cfg);
