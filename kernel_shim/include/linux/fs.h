@@ -21,6 +21,7 @@
 #define _DMASIM_LINUX_FS_H
 
 #include <linux/atomic.h>
+#include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/fcntl.h>
 #include <linux/kdev_t.h>
