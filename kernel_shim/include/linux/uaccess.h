@@ -5,6 +5,9 @@
  * ("shim/uaccess/copy_from_user", "shim/uaccess/copy_to_user") and a failed
  * copy reports every byte uncopied, as a fault on the first byte would.
  * A NULL user pointer faults too.
+ * access_ok() is the kernel's range check against the x86-64 user address
+ * limit (47 bits less a page), so a range that wraps or reaches the
+ * kernel half is refused, as on the real machine.
  */
 #ifndef _DMASIM_LINUX_UACCESS_H
 #define _DMASIM_LINUX_UACCESS_H
@@ -48,6 +51,13 @@ clear_user(void __user *to, unsigned long n)
 	typeof(*(ptr)) __pu_val = (x);					\
 	copy_to_user((ptr), &__pu_val, sizeof(*(ptr))) ? -EFAULT : 0;	\
 })
+
+static inline bool access_ok(const void __user *addr, unsigned long size)
+{
+	unsigned long limit = (1UL << 47) - SIM_PAGE_SIZE;
+
+	return size <= limit && (unsigned long)addr <= limit - size;
+}
 
 #define u64_to_user_ptr(x) ((void __user *)(uintptr_t)(x))
 
