@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The VFIO core's kernel interface (<linux/vfio.h>), as far as an IOMMU
+ * backend uses it: the device a backend tells about unmaps, and the
+ * capability-chain builder of the info ioctls.  Implemented by
+ * kernel_shim/vfio.c.
+ *
+ * (a) Definitions that must match the kernel: struct vfio_device's
+ *     ops/iommu_entry members, vfio_device_ops.dma_unmap, struct
+ *     vfio_info_cap and the contracts of vfio_info_cap_add() (grow the
+ *     buffer, zero the new capability, fill id/version, link it at the end
+ *     of the chain with offsets relative to the buffer; ERR_PTR(-ENOMEM)
+ *     with the buffer freed on failure), vfio_info_cap_shift() (add an
+ *     offset to every link) and vfio_info_add_capability().
+ * Simplified: struct vfio_device keeps only what a backend or dmasim's
+ *     container touches (no embedded struct device, cdev, device set,
+ *     migration or iommufd state); vfio_device_ops has the name and the
+ *     dma_unmap callback only.
+ * (c) Test double: none here; kernel_shim/kapi_vfio.c provides the
+ *     devices (an emulated one that unpins on dma_unmap).
+ */
+#ifndef _DMASIM_LINUX_VFIO_H
+#define _DMASIM_LINUX_VFIO_H
+
+#include <linux/err.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <uapi/linux/vfio.h>
+
+struct device;
+struct iommu_group;
+struct vfio_device;
+
+struct vfio_device_ops {
+	char *name;
+	/* The range [iova, iova + length) is going away: drop its pins. */
+	void (*dma_unmap)(struct vfio_device *vdev, u64 iova, u64 length);
+};
+
+struct vfio_device {
+	struct device *dev;
+	const struct vfio_device_ops *ops;
+	struct iommu_group *iommu_group;	/* dmasim: the group it is in */
+	struct list_head iommu_entry;		/* on the backend's list */
+};
+
+/* A capability chain being built: buf holds size bytes. */
+struct vfio_info_cap {
+	struct vfio_info_cap_header *buf;	/* krealloc'd as it grows */
+	size_t size;
+};
+
+/* Append a zeroed capability of size bytes; ERR_PTR(-ENOMEM). */
+struct vfio_info_cap_header *
+vfio_info_cap_add(struct vfio_info_cap *caps, size_t size, u16 id, u16 version);
+/* The chain is about to be copied out at offset: relocate its links. */
+void vfio_info_cap_shift(struct vfio_info_cap *caps, size_t offset);
+/* Append a copy of a filled-in capability of size bytes. */
+int vfio_info_add_capability(struct vfio_info_cap *caps,
+			     struct vfio_info_cap_header *cap, size_t size);
+
+#endif

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The VFIO user ABI, as the kernel's uapi <linux/vfio.h> (6.12 and
+ * mainline agree on every definition here).
+ *
+ * (a) Definitions that must match the kernel: every extension id, ioctl
+ *     number, flag and capability id below, and the layout of each struct
+ *     (field order, widths, alignment), so a struct a VMM builds is the one
+ *     the kernel parses.  Written out again in this file's own words.
+ * Simplified: only the container part of the ABI (extensions, the type1
+ * IOMMU ioctls and their capability chain) is here; the group, device,
+ * region, IRQ, migration and iommufd ioctls are left out because nothing
+ * dmasim runs handles them.  VFIO_TYPE1_NESTING_IOMMU keeps its number
+ * although mainline type1 no longer accepts it.
+ * No stubs and no test doubles.
+ */
+#ifndef _DMASIM_UAPI_LINUX_VFIO_H
+#define _DMASIM_UAPI_LINUX_VFIO_H
+
+#include <linux/types.h>
+#include <uapi/linux/ioctl.h>
+
+#define VFIO_API_VERSION	0
+
+/* Extensions (VFIO_CHECK_EXTENSION arguments, VFIO_SET_IOMMU types). */
+#define VFIO_TYPE1_IOMMU		1
+#define VFIO_SPAPR_TCE_IOMMU		2
+#define VFIO_TYPE1v2_IOMMU		3
+#define VFIO_DMA_CC_IOMMU		4	/* DMA is cache coherent */
+#define VFIO_EEH			5
+#define VFIO_TYPE1_NESTING_IOMMU	6
+#define VFIO_SPAPR_TCE_v2_IOMMU		7
+#define VFIO_NOIOMMU_IOMMU		8
+#define VFIO_UNMAP_ALL			9	/* VFIO_DMA_UNMAP_FLAG_ALL works */
+#define VFIO_UPDATE_VADDR		10	/* the VADDR map/unmap flags work */
+
+/* Every VFIO ioctl is _IO(';', 100 + n): no size encoded, argsz instead. */
+#define VFIO_TYPE	(';')
+#define VFIO_BASE	100
+
+/*
+ * Capability chain header: capabilities follow the fixed part of an info
+ * struct; next is the offset of the following one from the start of the
+ * info struct, 0 at the end of the chain.
+ */
+struct vfio_info_cap_header {
+	__u16	id;
+	__u16	version;
+	__u32	next;
+};
+
+#define VFIO_GET_API_VERSION		_IO(VFIO_TYPE, VFIO_BASE + 0)
+#define VFIO_CHECK_EXTENSION		_IO(VFIO_TYPE, VFIO_BASE + 1)
+#define VFIO_SET_IOMMU			_IO(VFIO_TYPE, VFIO_BASE + 2)
+
+/* ---- type1 IOMMU ---- */
+
+/* VFIO_IOMMU_GET_INFO: page sizes and, with argsz room, capabilities. */
+struct vfio_iommu_type1_info {
+	__u32		argsz;
+	__u32		flags;
+#define VFIO_IOMMU_INFO_PGSIZES	(1 << 0)
+#define VFIO_IOMMU_INFO_CAPS	(1 << 1)
+	__aligned_u64	iova_pgsizes;
+	__u32		cap_offset;
+	__u32		pad;
+};
+
+/* Capability: the usable IOVA ranges (inclusive ends). */
+#define VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE	1
+
+struct vfio_iova_range {
+	__u64	start;	/* first usable IOVA */
+	__u64	end;	/* last usable IOVA */
+};
+
+struct vfio_iommu_type1_info_cap_iova_range {
+	struct vfio_info_cap_header	header;	/* id 1, version 1 */
+	__u32				nr_iovas;
+	__u32				reserved;
+	struct vfio_iova_range		iova_ranges[];	/* sorted */
+};
+
+/* Capability: dirty-page tracking parameters. */
+#define VFIO_IOMMU_TYPE1_INFO_CAP_MIGRATION	2
+
+struct vfio_iommu_type1_info_cap_migration {
+	struct vfio_info_cap_header	header;
+	__u32				flags;
+	__u64				pgsize_bitmap;
+	__u64				max_dirty_bitmap_size;	/* bytes */
+};
+
+/* Capability: how many more MAP_DMA entries the container accepts. */
+#define VFIO_IOMMU_TYPE1_INFO_DMA_AVAIL	3
+
+struct vfio_iommu_type1_info_dma_avail {
+	struct vfio_info_cap_header	header;	/* id 3, version 1 */
+	__u32				avail;	/* entries left */
+};
+
+#define VFIO_IOMMU_GET_INFO		_IO(VFIO_TYPE, VFIO_BASE + 12)
+
+/* VFIO_IOMMU_MAP_DMA */
+struct vfio_iommu_type1_dma_map {
+	__u32	argsz;
+	__u32	flags;
+#define VFIO_DMA_MAP_FLAG_READ	(1 << 0)	/* the device may read */
+#define VFIO_DMA_MAP_FLAG_WRITE	(1 << 1)	/* the device may write */
+#define VFIO_DMA_MAP_FLAG_VADDR	(1 << 2)	/* re-supply vaddr only */
+	__u64	vaddr;
+	__u64	iova;
+	__u64	size;
+};
+
+#define VFIO_IOMMU_MAP_DMA		_IO(VFIO_TYPE, VFIO_BASE + 13)
+
+/* A user bitmap: one bit per pgsize page, size in bytes. */
+struct vfio_bitmap {
+	__u64		pgsize;
+	__u64		size;
+	__u64 __user	*data;
+};
+
+/* VFIO_IOMMU_UNMAP_DMA; size is written back with the bytes unmapped. */
+struct vfio_iommu_type1_dma_unmap {
+	__u32	argsz;	/* 24, or 48 with the dirty bitmap */
+	__u32	flags;	/* VFIO_DMA_UNMAP_FLAG_* */
+	__u64	iova;
+	__u64	size;
+	__u8	data[];	/* struct vfio_bitmap with GET_DIRTY_BITMAP */
+};
+#define VFIO_DMA_UNMAP_FLAG_GET_DIRTY_BITMAP	(1 << 0)
+#define VFIO_DMA_UNMAP_FLAG_ALL			(1 << 1)
+#define VFIO_DMA_UNMAP_FLAG_VADDR		(1 << 2)
+
+#define VFIO_IOMMU_UNMAP_DMA		_IO(VFIO_TYPE, VFIO_BASE + 14)
+#define VFIO_IOMMU_ENABLE		_IO(VFIO_TYPE, VFIO_BASE + 15)
+#define VFIO_IOMMU_DISABLE		_IO(VFIO_TYPE, VFIO_BASE + 16)
+
+/* VFIO_IOMMU_DIRTY_PAGES: exactly one flag per call. */
+struct vfio_iommu_type1_dirty_bitmap {
+	__u32	argsz;
+	__u32	flags;	/* one VFIO_IOMMU_DIRTY_PAGES_FLAG_* */
+	__u8	data[];	/* struct vfio_iommu_type1_dirty_bitmap_get */
+};
+#define VFIO_IOMMU_DIRTY_PAGES_FLAG_START	(1 << 0)
+#define VFIO_IOMMU_DIRTY_PAGES_FLAG_STOP	(1 << 1)
+#define VFIO_IOMMU_DIRTY_PAGES_FLAG_GET_BITMAP	(1 << 2)
+
+struct vfio_iommu_type1_dirty_bitmap_get {
+	__u64			iova;
+	__u64			size;
+	struct vfio_bitmap	bitmap;
+};
+
+#define VFIO_IOMMU_DIRTY_PAGES		_IO(VFIO_TYPE, VFIO_BASE + 17)
+
+#endif
