@@ -16,6 +16,9 @@
  *     "open /dev/NAME" as the VFS would (see <shim/fs.h>).
  * (b) Stubs: nonseekable_open() only clears the seek modes;
  *     noop_llseek() returns the position unchanged.
+ * Like the kernel's, this header makes the slab allocator and the task's
+ * signal state visible to its users (the kernel gets them through the long
+ * chain of headers <linux/fs.h> includes).
  */
 #ifndef _DMASIM_LINUX_FS_H
 #define _DMASIM_LINUX_FS_H
@@ -27,6 +30,8 @@
 #include <linux/kdev_t.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 
