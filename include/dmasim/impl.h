@@ -53,4 +53,11 @@
  */
 #define DMASIM_IMPL_PFNMAP_STRIDE DMASIM_IMPL_AT_LEAST(6, 15, 0)
 
+/*
+ * The system heap's allocation orders are the module parameter
+ * "system_heap.orders" (default 9,8,4,0: the proposed 2 MiB order).  No
+ * kernel tree has it: there the orders are fixed at 8,4,0.
+ */
+#define DMASIM_IMPL_HEAP_ORDERS_PARAM (!DMASIM_IMPL_IS_UPSTREAM)
+
 #endif
