@@ -58,6 +58,7 @@ struct device {
 	struct dev_iommu	*iommu;		/* per-device IOMMU data */
 	struct iommu_group	*iommu_group;
 	bool			dma_coherent;
+	bool			dma_iommu;	/* DMA API goes through dma-iommu */
 	int			refcount;	/* get_device()/put_device() */
 	void (*release)(struct device *dev);
 };
