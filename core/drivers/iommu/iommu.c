@@ -29,6 +29,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <trace/events/iommu.h>
@@ -201,6 +202,62 @@ int iommu_map(struct iommu_domain *domain, unsigned long iova,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(iommu_map);
+
+/*
+ * Map a scatterlist back to back from @iova.  Entries whose physical ranges
+ * continue one another form one run, mapped by one iommu_map_nosync() call
+ * so that the page-size choice sees the whole run; bus-address (P2P)
+ * entries are skipped and end a run.  One iotlb_sync_map covers it all.
+ * Returns the bytes mapped, or a negative errno with nothing left mapped.
+ */
+ssize_t iommu_map_sg(struct iommu_domain *domain, unsigned long iova,
+		     struct scatterlist *sg, unsigned int nents, int prot,
+		     gfp_t gfp)
+{
+	size_t run_len = 0, mapped = 0;
+	phys_addr_t run_start = 0;
+	unsigned int i;
+	int ret;
+
+	if (WARN_ON_ONCE(gfp & IOMMU_BAD_GFP))
+		return -EINVAL;
+
+	for (i = 0; i < nents; i++, sg = sg_next(sg)) {
+		bool bus = sg_dma_is_bus_address(sg);
+		phys_addr_t phys = sg_phys(sg);
+
+		if (run_len && (bus || phys != run_start + run_len)) {
+			ret = iommu_map_nosync(domain, iova + mapped, run_start,
+					       run_len, prot, gfp);
+			if (ret)
+				goto undo;
+			mapped += run_len;
+			run_len = 0;
+		}
+		if (bus)
+			continue;
+		if (!run_len)
+			run_start = phys;
+		run_len += sg->length;
+	}
+	if (run_len) {
+		ret = iommu_map_nosync(domain, iova + mapped, run_start,
+				       run_len, prot, gfp);
+		if (ret)
+			goto undo;
+		mapped += run_len;
+	}
+
+	ret = iommu_sync_map(domain, iova, mapped);
+	if (ret)
+		goto undo;
+	return mapped;
+
+undo:
+	iommu_unmap(domain, iova, mapped);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_map_sg);
 
 /*
  * Unmap at least @size bytes from @iova, or stop at the first hole.  The
