@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Plain-C entry points to the dma-buf heap path (<dmasim/kapi_heap.h>).
+ * Everything goes through the interfaces userspace and importers use: the
+ * heap's character device and its ioctl, dma-buf fds, the dma-buf API and
+ * the DMA API.  No heap-internal function is called.
+ */
+#include <linux/build_bug.h>
+#include <linux/device.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/fdtable.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <uapi/linux/dma-buf.h>
+#include <uapi/linux/dma-heap.h>
+
+#include <dmasim/kapi_heap.h>
+#include <dmasim/sim.h>
+#include <shim/fs.h>
+#include <linux/iommu.h>
+#include <linux/iommu-dma.h>
+#include <shim/iommu_sim.h>
+
+static_assert(sizeof(struct kapi_dma_heap_allocation_data) ==
+	      sizeof(struct dma_heap_allocation_data));
+static_assert(KAPI_DMA_HEAP_IOCTL_ALLOC == DMA_HEAP_IOCTL_ALLOC);
+static_assert(KAPI_O_CLOEXEC == O_CLOEXEC && KAPI_O_RDWR == O_RDWR &&
+	      KAPI_O_WRONLY == O_WRONLY && KAPI_O_RDONLY == O_RDONLY);
+static_assert(KAPI_DMA_BUF_SYNC_RW == DMA_BUF_SYNC_RW &&
+	      KAPI_DMA_BUF_SYNC_END == DMA_BUF_SYNC_END);
+static_assert(KAPI_DMA_BIDIRECTIONAL == (int)DMA_BIDIRECTIONAL &&
+	      KAPI_DMA_TO_DEVICE == (int)DMA_TO_DEVICE &&
+	      KAPI_DMA_FROM_DEVICE == (int)DMA_FROM_DEVICE);
+
+int kapi_heap_open(const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
+	return shim_open_devnode(path, O_RDONLY | O_CLOEXEC);
+}
+
+int kapi_heap_alloc(int heap_fd, unsigned long long len, unsigned int fd_flags,
+		    unsigned long long heap_flags)
+{
+	struct dma_heap_allocation_data data = {
+		.len = len,
+		.fd = 0,
+		.fd_flags = fd_flags,
+		.heap_flags = heap_flags,
+	};
+	long ret;
+
+	ret = shim_ioctl(heap_fd, DMA_HEAP_IOCTL_ALLOC, (unsigned long)&data);
+	return ret ? ret : (int)data.fd;
+}
+
+long kapi_ioctl(int fd, unsigned int cmd, void *arg)
+{
+	if (fd < 0)
+		return -EBADF;
+	return shim_ioctl(fd, cmd, (unsigned long)arg);
+}
+
+int kapi_close(int fd)
+{
+	if (fd < 0)
+		return -EBADF;
+	return close_fd(fd);
+}
+
+unsigned int kapi_nr_open_fds(void)
+{
+	return shim_nr_open_fds();
+}
+
+unsigned long kapi_nr_files(void)
+{
+	return shim_nr_files();
+}
+
+/* ------------------------------------------------------------------------
+ * Devices.
+ */
+struct kapi_dev {
+	struct device *dev;		/* &direct, or the simulated IOMMU's */
+	struct device direct;
+	struct device_dma_parameters dma_parms;
+	u64 dma_mask;
+	bool behind_iommu;
+};
+
+/* What the bus and the driver's probe set up before DMA. */
+static void kapi_dev_dma_init(struct kapi_dev *kd, unsigned int max_seg_size)
+{
+	struct device *dev = kd->dev;
+
+	if (!dev->dma_mask)
+		dev->dma_mask = &kd->dma_mask;
+	dev->dma_parms = &kd->dma_parms;
+	dev->dma_coherent = true;
+	dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (max_seg_size)
+		dma_set_max_seg_size(dev, max_seg_size);
+}
+
+int kapi_dev_create(int format, unsigned int max_seg_size,
+		    struct kapi_dev **devp)
+{
+	struct kapi_dev *kd;
+	struct device *dev;
+
+	if (format != KAPI_DEV_NO_IOMMU &&
+	    (format < 0 || format >= SIM_NR_IOMMU_FORMATS))
+		return -EINVAL;
+	kd = kzalloc(sizeof(*kd), GFP_KERNEL);
+	if (!kd)
+		return -ENOMEM;
+	if (format == KAPI_DEV_NO_IOMMU) {
+		kd->direct.init_name = "kapi-dmabuf-importer";
+		kd->dev = &kd->direct;
+	} else {
+		dev = sim_iommu_device_create("kapi-dmabuf-importer", format,
+					      NULL);
+		if (IS_ERR(dev)) {
+			kfree(kd);
+			return PTR_ERR(dev);
+		}
+		kd->dev = dev;
+		kd->behind_iommu = true;
+		iommu_setup_dma_ops(dev);
+	}
+	kapi_dev_dma_init(kd, max_seg_size);
+	*devp = kd;
+	return 0;
+}
+
+void kapi_dev_destroy(struct kapi_dev *kd)
+{
+	if (!kd)
+		return;
+	if (kd->behind_iommu) {
+		kd->dev->dma_parms = NULL;
+		sim_iommu_device_destroy(kd->dev);
+	}
+	kfree(kd);
+}
+
+struct sim_iommu_domain *kapi_dev_sim_domain(const struct kapi_dev *kd)
+{
+	if (!kd->behind_iommu)
+		return NULL;
+	return sim_iommu_domain_of(iommu_get_dma_domain(kd->dev));
+}
+
+/* ------------------------------------------------------------------------
+ * Attachments.
+ */
+struct kapi_attach {
+	struct kapi_dev *kdev;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	enum dma_data_direction dir;
+};
+
+int kapi_dmabuf_attach(int buf_fd, struct kapi_dev *kd,
+		       struct kapi_attach **attachp)
+{
+	struct kapi_attach *ka;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	dmabuf = dma_buf_get(buf_fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	ka = kzalloc(sizeof(*ka), GFP_KERNEL);
+	if (!ka) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	ka->attach = dma_buf_attach(dmabuf, kd->dev);
+	if (IS_ERR(ka->attach)) {
+		ret = PTR_ERR(ka->attach);
+		kfree(ka);
+		goto err_put;
+	}
+	ka->kdev = kd;
+	ka->dmabuf = dmabuf;
+	*attachp = ka;
+	return 0;
+
+err_put:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+void kapi_dmabuf_detach(struct kapi_attach *ka)
+{
+	if (!ka)
+		return;
+	kapi_dmabuf_unmap(ka);
+	dma_buf_detach(ka->dmabuf, ka->attach);
+	dma_buf_put(ka->dmabuf);
+	kfree(ka);
+}
+
+int kapi_dmabuf_map(struct kapi_attach *ka, int dir)
+{
+	struct sg_table *sgt;
+
+	if (ka->sgt)
+		return -EBUSY;
+	if (!valid_dma_direction(dir))
+		return -EINVAL;
+	sgt = dma_buf_map_attachment_unlocked(ka->attach, dir);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	ka->sgt = sgt;
+	ka->dir = dir;
+	return sgt->nents;
+}
+
+void kapi_dmabuf_unmap(struct kapi_attach *ka)
+{
+	if (!ka->sgt)
+		return;
+	dma_buf_unmap_attachment_unlocked(ka->attach, ka->sgt, ka->dir);
+	ka->sgt = NULL;
+}
+
+unsigned int kapi_attach_nr_entries(const struct kapi_attach *ka)
+{
+	return ka->sgt ? ka->sgt->orig_nents : 0;
+}
+
+unsigned int kapi_attach_nr_segments(const struct kapi_attach *ka)
+{
+	return ka->sgt ? ka->sgt->nents : 0;
+}
+
+int kapi_attach_sg_entry(const struct kapi_attach *ka, unsigned int i,
+			 struct kapi_sg_entry *entry)
+{
+	struct scatterlist *sg;
+
+	if (!ka->sgt || i >= ka->sgt->orig_nents)
+		return -EINVAL;
+	/* The table is one flat array (see <linux/scatterlist.h>). */
+	sg = &ka->sgt->sgl[i];
+	entry->pfn = page_to_pfn(sg_page(sg));
+	entry->offset = sg->offset;
+	entry->length = sg->length;
+	entry->dma_address = sg_dma_address(sg);
+	entry->dma_length = sg_dma_len(sg);
+	return 0;
+}
+
+struct cover_walk {
+	unsigned long long start, end;
+	struct kapi_iommu_cover *cover;
+};
+
+static int cover_count_leaf(void *arg, unsigned long long iova,
+			    sim_phys_t paddr, unsigned long long size, int prot)
+{
+	struct cover_walk *w = arg;
+
+	if (iova < w->start || iova >= w->end)
+		return 0;
+	w->cover->nr_leaves++;
+	w->cover->leaves_by_shift[ilog2(size)]++;
+	return 0;
+}
+
+int kapi_attach_iommu_cover(const struct kapi_attach *ka,
+			    struct kapi_iommu_cover *cover)
+{
+	struct sim_iommu_domain *sdom = kapi_dev_sim_domain(ka->kdev);
+	unsigned long long start = 0, end = 0, granule, win, leaf_iova;
+	struct cover_walk walk;
+	struct scatterlist *sg;
+	unsigned int i;
+	int prot;
+
+	if (!ka->sgt || !sdom)
+		return -EINVAL;
+	memset(cover, 0, sizeof(*cover));
+	for_each_sgtable_dma_sg(ka->sgt, sg, i) {
+		if (!i)
+			start = sg_dma_address(sg);
+		end = sg_dma_address(sg) + sg_dma_len(sg);
+	}
+	granule = 1ULL << sim_iommu_domain_format(sdom)->granule_shift;
+	start = ALIGN_DOWN(start, granule);
+	end = ALIGN(end, granule);
+	cover->iova_start = start;
+	cover->iova_size = end - start;
+
+	walk.start = start;
+	walk.end = end;
+	walk.cover = cover;
+	sim_iommu_for_each_leaf(sdom, cover_count_leaf, &walk);
+
+	for (win = ALIGN(start, SZ_2M); win + SZ_2M <= end; win += SZ_2M) {
+		cover->windows_2m++;
+		if (sim_iommu_leaf_at(sdom, win, &leaf_iova, &prot) >= SZ_2M)
+			cover->windows_2m_superpage++;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * CPU access.
+ */
+int kapi_dmabuf_vmap(int buf_fd, void **vaddr)
+{
+	struct dma_buf *dmabuf = dma_buf_get(buf_fd);
+	struct iosys_map map;
+	int ret;
+
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	ret = dma_buf_vmap_unlocked(dmabuf, &map);
+	if (ret) {
+		dma_buf_put(dmabuf);
+		return ret;
+	}
+	*vaddr = map.vaddr;
+	return 0;
+}
+
+int kapi_dmabuf_vunmap(int buf_fd, void *vaddr)
+{
+	struct dma_buf *dmabuf = dma_buf_get(buf_fd);
+	struct iosys_map map = IOSYS_MAP_INIT_VADDR(vaddr);
+
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	dma_buf_vunmap_unlocked(dmabuf, &map);
+	/* This lookup's reference, and the one kapi_dmabuf_vmap() kept. */
+	dma_buf_put(dmabuf);
+	dma_buf_put(dmabuf);
+	return 0;
+}
+
+static int kapi_cpu_access(int buf_fd, int dir, bool begin)
+{
+	struct dma_buf *dmabuf = dma_buf_get(buf_fd);
+	int ret;
+
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (!valid_dma_direction(dir))
+		ret = -EINVAL;
+	else if (begin)
+		ret = dma_buf_begin_cpu_access(dmabuf, dir);
+	else
+		ret = dma_buf_end_cpu_access(dmabuf, dir);
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+int kapi_dmabuf_begin_cpu_access(int buf_fd, int dir)
+{
+	return kapi_cpu_access(buf_fd, dir, true);
+}
+
+int kapi_dmabuf_end_cpu_access(int buf_fd, int dir)
+{
+	return kapi_cpu_access(buf_fd, dir, false);
+}
+
+int kapi_dmabuf_sync(int buf_fd, unsigned long long flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return kapi_ioctl(buf_fd, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/* ------------------------------------------------------------------------
+ * Layout.
+ */
+int kapi_dmabuf_layout(int buf_fd, struct kapi_heap_layout *layout)
+{
+	struct kapi_dev kd = { 0 };
+	struct kapi_attach *ka;
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret;
+
+	kd.direct.init_name = "kapi-layout";
+	kd.dev = &kd.direct;
+	kapi_dev_dma_init(&kd, 0);
+	ret = kapi_dmabuf_attach(buf_fd, &kd, &ka);
+	if (ret)
+		return ret;
+	ret = kapi_dmabuf_map(ka, DMA_BIDIRECTIONAL);
+	if (ret < 0)
+		goto out;
+	memset(layout, 0, sizeof(*layout));
+	for_each_sgtable_sg(ka->sgt, sg, i) {
+		unsigned long pages = sg->length >> PAGE_SHIFT;
+
+		layout->bytes += sg->length;
+		layout->nr_chunks++;
+		if (!sg->offset && is_power_of_2(pages) &&
+		    (pages << PAGE_SHIFT) == sg->length &&
+		    ilog2(pages) < SIM_NR_ORDERS)
+			layout->chunks_by_order[ilog2(pages)]++;
+		else
+			layout->other_chunks++;
+	}
+	ret = 0;
+out:
+	kapi_dmabuf_detach(ka);
+	return ret;
+}

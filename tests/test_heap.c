@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dma-buf system heap end to end, as userspace and an importing driver
+ * see it: open /dev/dma_heap/system, DMA_HEAP_IOCTL_ALLOC, attach a device,
+ * map through its IOMMU, vmap, close.  Run once per implementation (the
+ * project's heap with its "orders" parameter, and in upstream mode the
+ * kernel tree's heap with its fixed orders).
+ *
+ * Every scenario starts from a fresh machine and ends by checking that the
+ * kernel gave everything back: slab objects, buddy pages, fds, files, IOVA
+ * and IOMMU leaves.
+ *
+ * Physical memory of the fresh machines (x86-like, see sim_mem.h):
+ *
+ *   0                1 GiB               4 GiB (= 3 GiB RAM + 1 GiB hole)
+ *   |---- RAM -------|  ...  |-- hole --|---- RAM above 4 GiB ----|
+ *
+ * On a fresh machine every free block is as large as the buddy allocator
+ * allows (order 10, 4 MiB), so each allocation order the heap tries is
+ * available: the layouts below are exact.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <fiu.h>
+#include <fiu-control.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_heap.h>
+#include <dmasim/sim.h>
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+
+/* What a scenario must give back: the state right after the machine came up. */
+struct baseline {
+	unsigned long long kmalloc;
+	unsigned long buddy_free;
+	unsigned int fds;
+	unsigned long files;
+};
+
+static struct baseline base;
+static int heap_fd = -1;
+
+static void given_a_fresh_machine(unsigned long long ram)
+{
+	struct sim_config cfg = { .ram_bytes = ram, .nr_cpus = 1, .seed = 1 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	heap_fd = kapi_heap_open("system");
+	assert_true(heap_fd >= 0);
+	base.kmalloc = sim_kmalloc_outstanding();
+	base.buddy_free = sim_buddy_nr_free();
+	base.fds = kapi_nr_open_fds();
+	base.files = kapi_nr_files();
+}
+
+static void assert_everything_given_back(void)
+{
+	assert_int_equal(sim_kmalloc_outstanding(), base.kmalloc);
+	assert_int_equal(sim_buddy_nr_free(), base.buddy_free);
+	assert_int_equal(kapi_nr_open_fds(), base.fds);
+	assert_int_equal(kapi_nr_files(), base.files);
+}
+
+static int teardown_machine(void **state)
+{
+	if (heap_fd >= 0)
+		kapi_close(heap_fd);
+	heap_fd = -1;
+	kapi_task_set_fatal_signal(0);
+	sim_machine_destroy();
+	return 0;
+}
+
+/* The project's heap takes an orders list; the kernel tree's has fixed orders. */
+static int heap_uses_orders(const char *orders)
+{
+	if (!DMASIM_IMPL_HEAP_ORDERS_PARAM)
+		return !strcmp(orders, "8,4,0");
+	assert_int_equal(kapi_param_set("system_heap.orders", orders), 0);
+	return 1;
+}
+
+static int allocate(unsigned long long len)
+{
+	return kapi_heap_alloc(heap_fd, len, KAPI_O_RDWR | KAPI_O_CLOEXEC, 0);
+}
+
+static void heap_layout_of(int buf_fd, struct kapi_heap_layout *layout)
+{
+	assert_int_equal(kapi_dmabuf_layout(buf_fd, layout), 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Layouts.
+ */
+
+/* Each length is built from the largest allowed blocks, exactly. */
+static void test_chunk_layouts_on_a_fresh_machine(void **state)
+{
+	static const struct {
+		const char *orders;
+		unsigned long long len;
+		unsigned long o9, o8, o4, o0;
+	} cases[] = {
+		{ "9,8,4,0", 4 * KiB,			0, 0, 0, 1 },
+		{ "9,8,4,0", 5000,			0, 0, 0, 2 },	/* page-aligned up */
+		{ "9,8,4,0", 64 * KiB,			0, 0, 1, 0 },
+		{ "9,8,4,0", 68 * KiB,			0, 0, 1, 1 },
+		{ "9,8,4,0", 1 * MiB,			0, 1, 0, 0 },
+		{ "9,8,4,0", 2 * MiB,			1, 0, 0, 0 },
+		{ "9,8,4,0", 2 * MiB + 1 * MiB + 64 * KiB + 4 * KiB, 1, 1, 1, 1 },
+		{ "9,8,4,0", 7 * MiB - 4 * KiB,		3, 0, 15, 15 },
+		{ "8,4,0",   2 * MiB,			0, 2, 0, 0 },
+		{ "8,4,0",   1 * MiB + 64 * KiB + 4 * KiB, 0, 1, 1, 1 },
+		{ "8,4,0",   960 * KiB,			0, 0, 15, 0 },
+		{ "4,0",     1 * MiB,			0, 0, 16, 0 },
+		{ "0",       64 * KiB,			0, 0, 0, 16 },
+	};
+
+	given_a_fresh_machine(2 * GiB);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kapi_heap_layout layout;
+		int fd;
+
+		if (!heap_uses_orders(cases[i].orders))
+			continue;
+		fd = allocate(cases[i].len);
+		assert_true(fd >= 0);
+		heap_layout_of(fd, &layout);
+		assert_int_equal(layout.bytes, (cases[i].len + 4095) & ~4095ULL);
+		assert_int_equal(layout.chunks_by_order[9], cases[i].o9);
+		assert_int_equal(layout.chunks_by_order[8], cases[i].o8);
+		assert_int_equal(layout.chunks_by_order[4], cases[i].o4);
+		assert_int_equal(layout.chunks_by_order[0], cases[i].o0);
+		assert_int_equal(layout.nr_chunks, cases[i].o9 + cases[i].o8 +
+				 cases[i].o4 + cases[i].o0);
+		assert_int_equal(kapi_close(fd), 0);
+		assert_everything_given_back();
+	}
+	heap_uses_orders("9,8,4,0");
+}
+
+/*
+ * 1 GiB with orders 9,8,4,0 on a fresh 4 GiB machine is 512 2 MiB blocks,
+ * and behind an intel-sl IOMMU every 2 MiB window of its IOVA range is
+ * mapped by one leaf of 2 MiB or more:
+ *
+ *   IOVA  [w0: 2M leaf][w1: 2M leaf] ... [w511: 2M leaf]
+ *   phys   block 0      block 1           block 511   (any order in memory)
+ */
+static void test_1g_with_pmd_order_is_512_superpages_on_intel_sl(void **state)
+{
+	struct kapi_heap_layout layout;
+	struct kapi_iommu_cover cover;
+	struct kapi_attach *attach;
+	struct sim_iommu_domain *dom;
+	struct kapi_dev *dev;
+	int fd, nents;
+
+	given_a_fresh_machine(4 * GiB);
+	if (!heap_uses_orders("9,8,4,0"))
+		skip();
+	fd = allocate(1 * GiB);
+	assert_true(fd >= 0);
+	heap_layout_of(fd, &layout);
+	assert_int_equal(layout.chunks_by_order[9], 512);
+	assert_int_equal(layout.nr_chunks, 512);
+
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	dom = kapi_dev_sim_domain(dev);
+	assert_non_null(dom);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	nents = kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL);
+	/*
+	 * One IOVA-contiguous DMA segment: dma-iommu's "max_len - cur_len"
+	 * is unsigned, so once a segment exceeds the default 64 KiB limit
+	 * every later entry joins it (the kernel's arithmetic, kept).
+	 */
+	assert_int_equal(nents, 1);
+	assert_int_equal(kapi_attach_nr_entries(attach), 512);
+	assert_int_equal(kapi_attach_iommu_cover(attach, &cover), 0);
+	assert_int_equal(cover.iova_size, 1 * GiB);
+	assert_int_equal(cover.windows_2m, 512);
+	assert_int_equal(cover.windows_2m_superpage, 512);
+	/* 2 MiB leaves, or 1 GiB ones where the blocks happen to line up. */
+	assert_int_equal(cover.leaves_by_shift[12], 0);
+	assert_int_equal(cover.leaves_by_shift[21] * 2 * MiB +
+			 cover.leaves_by_shift[30] * 1 * GiB, 1 * GiB);
+
+	kapi_dmabuf_unmap(attach);
+	assert_int_equal(sim_iommu_nr_leaves_total(dom), 0);
+	assert_int_equal(sim_iova_nr_allocated(dom), 0);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+
+	/* A device that sets a 2 MiB segment limit sees one per block. */
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 2 * MiB, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_TO_DEVICE), 512);
+	assert_int_equal(kapi_attach_iommu_cover(attach, &cover), 0);
+	assert_int_equal(cover.windows_2m_superpage, 512);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
+/* Mainline's orders make the same 1 GiB out of 1024 1 MiB blocks. */
+static void test_1g_with_mainline_orders_is_1024_blocks(void **state)
+{
+	struct kapi_heap_layout layout;
+	struct kapi_iommu_cover cover;
+	struct kapi_attach *attach;
+	struct kapi_dev *dev;
+	int fd;
+
+	given_a_fresh_machine(4 * GiB);
+	assert_true(heap_uses_orders("8,4,0"));
+	fd = allocate(1 * GiB);
+	assert_true(fd >= 0);
+	heap_layout_of(fd, &layout);
+	assert_int_equal(layout.chunks_by_order[8], 1024);
+	assert_int_equal(layout.nr_chunks, 1024);
+
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1);
+	assert_int_equal(kapi_attach_iommu_cover(attach, &cover), 0);
+	assert_int_equal(cover.windows_2m, 512);
+	/* Leaves: 2 MiB or more where blocks happen to line up, else 4 KiB. */
+	assert_int_equal(cover.leaves_by_shift[30] * 1 * GiB +
+			 cover.leaves_by_shift[21] * 2 * MiB +
+			 cover.leaves_by_shift[12] * 4 * KiB, 1 * GiB);
+	assert_true(cover.windows_2m_superpage <= cover.windows_2m);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_close(fd), 0);
+	heap_uses_orders("9,8,4,0");
+	assert_everything_given_back();
+}
+
+/*
+ * Order-0 blocks behind an IOMMU join into DMA segments up to the device's
+ * 64 KiB limit (nents < orig_nents); closing still frees every page.
+ * 60 KiB is below every order but 0, so both implementations build it
+ * from 15 pages.
+ *
+ *   entries  [4K][4K]...[4K]  x 15   (orig_nents 15)
+ *   IOVA     [  60K segment   ]      (nents 1)
+ */
+static void test_release_frees_every_page_when_segments_merged(void **state)
+{
+	struct kapi_attach *attach;
+	struct kapi_sg_entry e;
+	struct kapi_dev *dev;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	fd = allocate(60 * KiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_TO_DEVICE), 1);
+	assert_int_equal(kapi_attach_nr_entries(attach), 15);
+	assert_int_equal(kapi_attach_sg_entry(attach, 0, &e), 0);
+	assert_int_equal(e.dma_length, 60 * KiB);
+	assert_int_equal(e.length, 4 * KiB);
+	assert_int_equal(kapi_attach_sg_entry(attach, 1, &e), 0);
+	assert_int_equal(e.dma_length, 0);
+
+	/* The dma-buf outlives the fd while the importer holds it. */
+	assert_int_equal(kapi_close(fd), 0);
+	assert_true(sim_buddy_nr_free() < base.buddy_free);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_everything_given_back();
+}
+
+/* A device without an IOMMU gets one segment per block, at its address. */
+static void test_direct_mapping_is_one_segment_per_block(void **state)
+{
+	struct kapi_attach *attach;
+	struct kapi_sg_entry e;
+	struct kapi_dev *dev;
+	unsigned int i;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	heap_uses_orders("8,4,0");
+	fd = allocate(1 * MiB + 64 * KiB + 4 * KiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_null(kapi_dev_sim_domain(dev));
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_FROM_DEVICE), 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(kapi_attach_sg_entry(attach, i, &e), 0);
+		assert_int_equal(e.dma_address, (unsigned long long)e.pfn << 12);
+		assert_int_equal(e.dma_length, e.length);
+	}
+	assert_int_equal(kapi_attach_sg_entry(attach, 3, &e), -EINVAL);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_close(fd), 0);
+	heap_uses_orders("9,8,4,0");
+	assert_everything_given_back();
+}
+
+/* ------------------------------------------------------------------------
+ * CPU access.
+ */
+
+static unsigned char *direct_map_byte(const struct kapi_sg_entry *e,
+				      unsigned long long off)
+{
+	sim_phys_t pa = ((sim_phys_t)e->pfn << SIM_PAGE_SHIFT) + e->offset + off;
+
+	return (unsigned char *)sim_phys_to_virt(pa);
+}
+
+/*
+ * The vmap is the buffer's pages in order: a byte written at offset X of
+ * the vmap is the byte at X - (start of its block) in that block's page
+ * frames, and the other way round.
+ */
+static void test_vmap_aliases_the_blocks(void **state)
+{
+	struct kapi_attach *attach;
+	struct kapi_dev *dev;
+	unsigned long long off = 0;
+	unsigned char *vaddr;
+	void *again;
+	unsigned int i;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	fd = allocate(3 * MiB + 68 * KiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dmabuf_vmap(fd, (void **)&vaddr), 0);
+	assert_non_null(vaddr);
+	/* A second vmap shares the first. */
+	assert_int_equal(kapi_dmabuf_vmap(fd, &again), 0);
+	assert_ptr_equal(again, vaddr);
+	assert_int_equal(kapi_dmabuf_vunmap(fd, again), 0);
+
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_true(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL) > 0);
+	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_BIDIRECTIONAL), 0);
+	for (i = 0; i < kapi_attach_nr_entries(attach); i++) {
+		struct kapi_sg_entry e;
+		unsigned long long last;
+
+		assert_int_equal(kapi_attach_sg_entry(attach, i, &e), 0);
+		last = e.length - 1;
+		/* Freshly allocated memory is zeroed. */
+		assert_int_equal(vaddr[off], 0);
+		vaddr[off] = 0xa0 + i;
+		vaddr[off + last] = 0x50 + i;
+		assert_int_equal(*direct_map_byte(&e, 0), 0xa0 + i);
+		assert_int_equal(*direct_map_byte(&e, last), 0x50 + i);
+		*direct_map_byte(&e, last / 2) = 0x33;
+		assert_int_equal(vaddr[off + last / 2], 0x33);
+		off += e.length;
+	}
+	assert_int_equal(off, 3 * MiB + 68 * KiB);
+	assert_int_equal(kapi_dmabuf_end_cpu_access(fd, KAPI_DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(kapi_dmabuf_sync(fd, KAPI_DMA_BUF_SYNC_START |
+					  KAPI_DMA_BUF_SYNC_RW), 0);
+	assert_int_equal(kapi_dmabuf_sync(fd, KAPI_DMA_BUF_SYNC_END |
+					  KAPI_DMA_BUF_SYNC_READ), 0);
+	assert_int_equal(kapi_dmabuf_sync(fd, KAPI_DMA_BUF_SYNC_END), -EINVAL);
+	assert_int_equal(kapi_dmabuf_sync(fd, 1ULL << 7), -EINVAL);
+
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_dmabuf_vunmap(fd, vaddr), 0);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
+/* ------------------------------------------------------------------------
+ * Bad input and failures: the kernel's errno, and nothing left behind.
+ */
+
+enum fault_kind { NO_FAULT, FATAL_SIGNAL, FAULT_POINT };
+
+/* Each request fails with the errno of 6.12's dma-heap core and heap. */
+static void test_bad_alloc_requests_fail_and_leave_nothing(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned long long len;
+		unsigned int fd_flags;
+		unsigned long long heap_flags;
+		enum fault_kind fault;
+		const char *point;
+		int err;
+	} cases[] = {
+		{ "zero length", 0, KAPI_O_RDWR, 0, NO_FAULT, NULL, -EINVAL },
+		{ "length wraps when page-aligned", ~0ULL, KAPI_O_RDWR, 0,
+		  NO_FAULT, NULL, -EINVAL },
+		{ "length beyond memory", 8 * GiB, KAPI_O_RDWR, 0,
+		  NO_FAULT, NULL, -ENOMEM },
+		{ "O_NONBLOCK is not a valid fd flag", 4 * KiB, 04000, 0,
+		  NO_FAULT, NULL, -EINVAL },
+		{ "O_CREAT is not a valid fd flag", 4 * KiB, 0100, 0,
+		  NO_FAULT, NULL, -EINVAL },
+		{ "no heap flag is defined", 4 * KiB, KAPI_O_RDWR, 1,
+		  NO_FAULT, NULL, -EINVAL },
+		{ "high heap flag", 4 * KiB, KAPI_O_RDWR, 1ULL << 63,
+		  NO_FAULT, NULL, -EINVAL },
+		{ "fatal signal pending", 16 * MiB, KAPI_O_RDWR, 0,
+		  FATAL_SIGNAL, NULL, -EINTR },
+		{ "pages run out", 16 * MiB, KAPI_O_RDWR, 0,
+		  FAULT_POINT, "shim/mm/alloc_pages", -ENOMEM },
+		{ "sg table allocation fails", 16 * MiB, KAPI_O_RDWR, 0,
+		  FAULT_POINT, "shim/scatterlist/sg_alloc_table", -ENOMEM },
+		{ "export fails", 16 * MiB, KAPI_O_RDWR, 0,
+		  FAULT_POINT, "shim/dma-buf/export", -ENOMEM },
+		{ "no free fd", 16 * MiB, KAPI_O_RDWR, 0,
+		  FAULT_POINT, "shim/fs/get_unused_fd", -EMFILE },
+		{ "request cannot be read", 16 * MiB, KAPI_O_RDWR, 0,
+		  FAULT_POINT, "shim/uaccess/copy_from_user", -EFAULT },
+		{ "result cannot be written back", 16 * MiB, KAPI_O_RDWR, 0,
+		  FAULT_POINT, "shim/uaccess/copy_to_user", -EFAULT },
+	};
+
+	given_a_fresh_machine(2 * GiB);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		if (cases[i].fault == FATAL_SIGNAL)
+			kapi_task_set_fatal_signal(1);
+		if (cases[i].fault == FAULT_POINT) {
+			sim_faults_arm(1);
+			assert_int_equal(fiu_enable(cases[i].point, 1, NULL, 0), 0);
+		}
+		ret = kapi_heap_alloc(heap_fd, cases[i].len, cases[i].fd_flags,
+				      cases[i].heap_flags);
+		if (cases[i].fault == FAULT_POINT) {
+			fiu_disable(cases[i].point);
+			sim_faults_arm(0);
+		}
+		kapi_task_set_fatal_signal(0);
+		if (ret != cases[i].err)
+			fail_msg("%s: got %d, want %d", cases[i].what, ret,
+				 cases[i].err);
+		assert_everything_given_back();
+	}
+}
+
+/* A mapping that fails leaves no IOVA, no leaf and an unmapped attachment. */
+static void test_failed_map_leaves_no_iova_and_no_leaf(void **state)
+{
+	static const char *const points[] = {
+		"shim/dma/map_sg", "shim/dma/iova_alloc", "shim/iommu/map",
+	};
+	struct kapi_attach *attach;
+	struct sim_iommu_domain *dom;
+	struct kapi_dev *dev;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	fd = allocate(6 * MiB + 4 * KiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	dom = kapi_dev_sim_domain(dev);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		sim_faults_arm(1);
+		assert_int_equal(fiu_enable(points[i], 1, NULL, 0), 0);
+		assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL),
+				 -ENOMEM);
+		fiu_disable(points[i]);
+		sim_faults_arm(0);
+		assert_int_equal(sim_iommu_nr_leaves_total(dom), 0);
+		assert_int_equal(sim_iova_nr_allocated(dom), 0);
+	}
+	/* The attachment still maps afterwards. */
+	assert_true(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL) > 0);
+	assert_true(sim_iommu_nr_leaves_total(dom) > 0);
+	kapi_dmabuf_detach(attach);
+	assert_int_equal(sim_iommu_nr_leaves_total(dom), 0);
+	assert_int_equal(sim_iova_nr_allocated(dom), 0);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
+/*
+ * 6.12's ioctl picks the command by number only and copies the sizes the
+ * caller's command encodes: a shorter struct (no heap_flags) still
+ * allocates with heap_flags zero, a larger one is staged on the heap, and
+ * an unknown number is -EINVAL.
+ */
+static void test_alloc_ioctl_size_handling(void **state)
+{
+	struct {
+		struct kapi_dma_heap_allocation_data req;
+		unsigned char tail[200];
+	} big;
+	struct kapi_dma_heap_allocation_data req;
+	/* _IOWR('H', 0, 16 bytes): len, fd, fd_flags; no heap_flags. */
+	const unsigned int short_cmd = 0xc0104800u;
+	/* _IOWR('H', 0, sizeof(big)) */
+	const unsigned int big_cmd = 0xc0004800u | (unsigned int)(sizeof(big) << 16);
+	/* _IOWR('H', 1, 24 bytes) */
+	const unsigned int unknown_cmd = KAPI_DMA_HEAP_IOCTL_ALLOC + 1;
+
+	given_a_fresh_machine(2 * GiB);
+	memset(&req, 0, sizeof(req));
+	req.len = 64 * KiB;
+	req.fd_flags = KAPI_O_RDWR;
+	req.heap_flags = 1;	/* beyond the 16 bytes copied in: not seen */
+	assert_int_equal(kapi_ioctl(heap_fd, short_cmd, &req), 0);
+	assert_true(req.fd > 0);
+	assert_int_equal(req.heap_flags, 1);	/* and not copied back */
+	assert_int_equal(kapi_close(req.fd), 0);
+
+	memset(&big, 0, sizeof(big));
+	big.req.len = 64 * KiB;
+	assert_int_equal(kapi_ioctl(heap_fd, big_cmd, &big), 0);
+	assert_true(big.req.fd > 0);
+	assert_int_equal(kapi_close(big.req.fd), 0);
+
+	memset(&req, 0, sizeof(req));
+	req.len = 64 * KiB;
+	assert_int_equal(kapi_ioctl(heap_fd, unknown_cmd, &req), -EINVAL);
+	/* A nonzero fd field on input is refused. */
+	req.fd = 3;
+	assert_int_equal(kapi_ioctl(heap_fd, KAPI_DMA_HEAP_IOCTL_ALLOC, &req),
+			 -EINVAL);
+	assert_int_equal(kapi_ioctl(heap_fd, KAPI_DMA_HEAP_IOCTL_ALLOC, NULL),
+			 -EFAULT);
+	assert_everything_given_back();
+}
+
+/* The orders parameter must be descending and within MAX_PAGE_ORDER. */
+static void test_invalid_orders_are_rejected(void **state)
+{
+	static const char *const bad[] = { "4,8,0", "8,8,0", "11,0" };
+
+	if (!DMASIM_IMPL_HEAP_ORDERS_PARAM)
+		skip();
+	given_a_fresh_machine(2 * GiB);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(kapi_param_set("system_heap.orders", bad[i]), 0);
+		assert_int_equal(allocate(4 * KiB), -EINVAL);
+	}
+	assert_int_equal(kapi_param_set("system_heap.orders", "9,8,4,0"), 0);
+	assert_everything_given_back();
+}
+
+static int boot_kernel(void **state)
+{
+	return kapi_boot();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_chunk_layouts_on_a_fresh_machine, teardown_machine),
+		cmocka_unit_test_teardown(test_1g_with_pmd_order_is_512_superpages_on_intel_sl, teardown_machine),
+		cmocka_unit_test_teardown(test_1g_with_mainline_orders_is_1024_blocks, teardown_machine),
+		cmocka_unit_test_teardown(test_release_frees_every_page_when_segments_merged, teardown_machine),
+		cmocka_unit_test_teardown(test_direct_mapping_is_one_segment_per_block, teardown_machine),
+		cmocka_unit_test_teardown(test_vmap_aliases_the_blocks, teardown_machine),
+		cmocka_unit_test_teardown(test_bad_alloc_requests_fail_and_leave_nothing, teardown_machine),
+		cmocka_unit_test_teardown(test_failed_map_leaves_no_iova_and_no_leaf, teardown_machine),
+		cmocka_unit_test_teardown(test_alloc_ioctl_size_handling, teardown_machine),
+		cmocka_unit_test_teardown(test_invalid_orders_are_rejected, teardown_machine),
+	};
+
+	return cmocka_run_group_tests_name("heap_" DMASIM_IMPL, tests,
+					   boot_kernel, NULL);
+}
