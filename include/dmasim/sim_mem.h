@@ -26,7 +26,7 @@
 /* pageblock order = PMD order (9 with 4 KiB pages), capped at MAX_ORDER. */
 #define SIM_PMD_ORDER		(SIM_PAGE_SHIFT - 3)
 #define SIM_PAGEBLOCK_ORDER	(SIM_PMD_ORDER < SIM_MAX_ORDER ? SIM_PMD_ORDER : SIM_MAX_ORDER)
-/* Highest order the per-cpu lists keep besides pageblock order (0..3). */
+/* Highest order the per-cpu lists keep besides PMD order (0..3). */
 #define SIM_PCP_MAX_LOW_ORDER	3
 
 #define SIM_LOW_RAM_END		(3ULL << 30)
@@ -49,12 +49,12 @@ struct sim_page {
 	unsigned long compound_head;	/* tail page: head address | 1; else 0 */
 	unsigned char compound_order;	/* head of a compound page: its order */
 	unsigned char zone;		/* index into the zones */
-	unsigned char migratetype;	/* SIM_MIGRATE_* of the block it was freed into */
+	unsigned char migratetype;	/* free: the list's SIM_MIGRATE_*; allocated head: the request's */
 	unsigned char pcp_order;	/* on a per-cpu list: the order it sits there with */
 	int refcount;			/* page references (0 while free) */
 	int pincount;			/* FOLL_PIN pins (pin_user_pages) */
 	int mapcount;			/* user mappings */
-	unsigned long owner;		/* who allocated it: SIM_OWNER_* | cookie */
+	unsigned long owner;		/* for the allocating subsystem (0 when handed out) */
 };
 
 /* SIM_PG_* flag bits (the shim maps PG_reserved etc. onto these). */
@@ -64,7 +64,9 @@ enum {
 	SIM_PG_PCP,		/* on a per-cpu list */
 	SIM_PG_HEAD,		/* head of a compound page */
 	SIM_PG_TAIL,		/* tail of a compound page */
-	SIM_PG_TOUCHED,		/* its data was handed out (page_address/kmap) */
+	SIM_PG_TOUCHED,		/* data may be nonzero: its address was handed out
+				 * (page_address, kmap, vmap), or the first page's
+				 * of a block it was freed with */
 	SIM_PG_DIRTY,
 	SIM_PG_AGED,		/* held by the ageing workload */
 	SIM_PG_RECLAIMABLE,	/* held by the ageing workload as clean page cache */
@@ -144,13 +146,21 @@ sim_phys_t sim_virt_to_phys(const void *addr);
 struct sim_page *sim_virt_to_page(const void *addr);
 /*
  * A virtually contiguous alias of nr pages (which need not be physically
- * contiguous), sharing their data, as the kernel's vmap().  NULL on failure.
+ * contiguous), sharing their data, as the kernel's vmap(); marks them
+ * touched.  One host mapping per physically contiguous run, so an alias of
+ * more runs than the host's vm.max_map_count (65530) allows fails.  NULL on
+ * failure.
  */
 void *sim_vmap(struct sim_page **pages, unsigned long nr);
 void sim_vunmap(void *addr);
 /* vmap areas not yet unmapped (a scenario's leak check). */
 unsigned long sim_vmap_outstanding(void);
-/* Bytes of host memory the memmap and page data use now (for benchmarks). */
+/*
+ * Bytes of host memory the memmap, page data and the allocator's
+ * bookkeeping use now (for benchmarks): 64 bytes per page whose struct page
+ * was written, in 2 MiB units of memmap where the host gives transparent
+ * huge pages, plus the page data written.
+ */
 unsigned long long sim_mem_host_bytes(void);
 
 /*
@@ -159,9 +169,24 @@ unsigned long long sim_mem_host_bytes(void);
  * DMA32 only.  Free lists per zone, order and migratetype; split as the
  * kernel's expand() (the high halves go back on the free lists) and merge on
  * free.  Per-cpu lists for orders 0..SIM_PCP_MAX_LOW_ORDER and
- * SIM_PAGEBLOCK_ORDER, taken without the zone lock; everything else takes the
- * zone lock (counted).  High-order attempts with SIM_GFP_NORETRY and no
- * SIM_GFP_DIRECT_RECLAIM fail at once when no block is free (no compaction).
+ * SIM_PMD_ORDER (when <= SIM_MAX_ORDER), taken without the zone lock;
+ * everything else takes the zone lock (counted).  Attempts without
+ * SIM_GFP_DIRECT_RECLAIM fail at once when no block is free (no
+ * compaction); with it, aged page cache is reclaimed (sim/buddy.c's header
+ * says how much).  sim/buddy.c's header lists what is modelled and what not.
+ *
+ * sim_buddy_alloc returns the first page of a 2^order block: refcount 1,
+ * flags 0 but SIM_PG_TOUCHED, other fields 0 but zone and migratetype (tail
+ * pages are not written unless compound); SIM_GFP_ZERO clears the
+ * data of its touched pages (and counts every page as zeroed);
+ * SIM_GFP_COMP makes it a compound page (SIM_PG_HEAD + compound_order on the
+ * first page, SIM_PG_TAIL + compound_head on the others).  NULL (counted in
+ * SIM_CNT_ALLOC_FAIL) when nothing fits or order > SIM_MAX_ORDER.
+ *
+ * sim_buddy_free takes back any naturally aligned block of RAM (a whole
+ * allocation or a part of one), whatever its reference counts; it clears
+ * the compound state.  A block that is free already, reserved, misaligned
+ * or not RAM is refused with a kernel warning (sim_kernel_warnings()).
  */
 struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp);
 void sim_buddy_free(struct sim_page *page, unsigned int order);
@@ -189,13 +214,18 @@ unsigned long sim_buddy_nr_allocated(void);
  * workload makes it.  Deterministic for (level, seed).  The pages it keeps
  * stay allocated (SIM_PG_AGED) until sim_age_release(); reclaimable ones can
  * be taken back by direct reclaim.  docs/fragmentation.md says what the
- * levels mean; "aged" is the preset sim_age_preset("aged").
+ * levels mean; "aged" is the preset sim_age_preset("aged").  Ageing again
+ * releases the previous run first; level 0 only releases.  Returns 0,
+ * -EINVAL for a level outside [0, 1], -ENOMEM (nothing held then).  The
+ * workload ages the memory free at the time; the per-cpu lists are left
+ * empty.
  */
 int sim_age(double level, unsigned long long seed);
 /* The level of the preset "aged" (see docs/fragmentation.md). */
 #define SIM_AGE_LEVEL_AGED	0.8
-/* -1 if unknown; else the level the preset names. */
+/* The level a preset names ("fresh", "aged", "fragmented"); -1 if unknown. */
 double sim_age_preset(const char *name);
+/* Free everything the ageing workload still holds. */
 void sim_age_release(void);
 
 #endif /* DMASIM_SIM_MEM_H */

@@ -31,11 +31,6 @@ static inline void *kmap_local_page(struct page *page)
 	return page_address(page);
 }
 
-static inline void *kmap_local_folio(struct folio *folio, size_t offset)
-{
-	return (char *)page_address(&folio->page) + offset;
-}
-
 static inline void *kmap_atomic(struct page *page)
 {
 	return page_address(page);
@@ -43,6 +38,11 @@ static inline void *kmap_atomic(struct page *page)
 
 #define kunmap_local(addr)	((void)(addr))
 #define kunmap_atomic(addr)	((void)(addr))
+
+static inline void *kmap_local_folio(struct folio *folio, size_t offset)
+{
+	return (char *)folio_address(folio) + offset;
+}
 
 static inline void clear_highpage(struct page *page)
 {

@@ -203,9 +203,10 @@ static inline int folio_ref_count(const struct folio *folio)
 	return page_ref_count(&folio->page);
 }
 
+/* The folio's references: its head page's count. */
 static inline int page_count(const struct page *page)
 {
-	return folio_ref_count(page_folio(page));
+	return page_ref_count(compound_head(page));
 }
 
 static inline bool put_page_testzero(struct page *page)
