@@ -33,6 +33,7 @@
 #include <dmasim/impl.h>
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_heap.h>
+#include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
 
 #define KiB (1ULL << 10)
@@ -45,6 +46,7 @@ struct baseline {
 	unsigned long buddy_free;
 	unsigned int fds;
 	unsigned long files;
+	unsigned long iommu_domains;
 };
 
 static struct baseline base;
@@ -61,6 +63,7 @@ static void given_a_fresh_machine(unsigned long long ram)
 	base.buddy_free = sim_buddy_nr_free();
 	base.fds = kapi_nr_open_fds();
 	base.files = kapi_nr_files();
+	base.iommu_domains = sim_iommu_nr_domains();
 }
 
 static void assert_everything_given_back(void)
@@ -69,6 +72,7 @@ static void assert_everything_given_back(void)
 	assert_int_equal(sim_buddy_nr_free(), base.buddy_free);
 	assert_int_equal(kapi_nr_open_fds(), base.fds);
 	assert_int_equal(kapi_nr_files(), base.files);
+	assert_int_equal(sim_iommu_nr_domains(), base.iommu_domains);
 }
 
 static int teardown_machine(void **state)
@@ -563,6 +567,99 @@ static void test_invalid_orders_are_rejected(void **state)
 	assert_everything_given_back();
 }
 
+/* ------------------------------------------------------------------------
+ * Fault injection: every fallible call, failed in turn.
+ */
+
+/* libfiu external callback: fail only the nth call from when it is set. */
+static unsigned long long calls_before_failure;
+
+static int fail_nth_call(const char *name, int *failnum, void **failinfo,
+			 unsigned int *flags)
+{
+	return calls_before_failure-- == 0;
+}
+
+/*
+ * The whole importer round trip: allocate, put a device behind intel-sl,
+ * attach, map, vmap and write, then undo it all.  On the first error it
+ * undoes what it did and returns that error.
+ */
+static int heap_round_trip(void)
+{
+	struct kapi_attach *attach;
+	struct kapi_dev *dev;
+	unsigned char *vaddr;
+	int fd, ret;
+
+	fd = allocate(3 * MiB + 68 * KiB);
+	if (fd < 0)
+		return fd;
+	ret = kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev);
+	if (ret)
+		goto out_close;
+	ret = kapi_dmabuf_attach(fd, dev, &attach);
+	if (ret)
+		goto out_dev;
+	ret = kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL);
+	if (ret < 0)
+		goto out_detach;
+	ret = kapi_dmabuf_vmap(fd, (void **)&vaddr);
+	if (ret)
+		goto out_detach;
+	vaddr[3 * MiB] = 1;
+	ret = kapi_dmabuf_vunmap(fd, vaddr);
+out_detach:
+	kapi_dmabuf_detach(attach);
+out_dev:
+	kapi_dev_destroy(dev);
+out_close:
+	kapi_close(fd);
+	return ret;
+}
+
+/*
+ * For every fault point, fail its 1st, 2nd, ... call in the round trip
+ * until a run makes fewer calls than that: each failure is a kernel errno
+ * (or, for a page allocation, absorbed by falling back to a smaller order)
+ * and leaves nothing behind, and the runs that do not fail succeed.
+ */
+static void test_every_failure_in_the_round_trip_cleans_up(void **state)
+{
+	given_a_fresh_machine(2 * GiB);
+	assert_int_equal(heap_round_trip(), 0);
+	assert_everything_given_back();
+
+	for (int fp = 0; fp < SIM_NR_FAULT_POINTS; fp++) {
+		for (unsigned long long nth = 0;; nth++) {
+			unsigned long long before = sim_fault_calls[fp];
+			int ret, failed;
+
+			calls_before_failure = nth;
+			sim_faults_arm(1);
+			assert_int_equal(fiu_enable_external(sim_fault_name(fp), 1,
+							     NULL, 0,
+							     fail_nth_call), 0);
+			ret = heap_round_trip();
+			fiu_disable(sim_fault_name(fp));
+			sim_faults_arm(0);
+			failed = sim_fault_calls[fp] - before > nth;
+
+			/* A failed high-order page is absorbed: the heap falls back. */
+			if (failed && ret >= 0 && fp != SIM_FP_ALLOC_PAGES)
+				fail_msg("%s call %llu failed, round trip returned %d",
+					 sim_fault_name(fp), nth + 1, ret);
+			if (!failed)
+				assert_int_equal(ret, 0);
+			assert_true(ret == 0 || ret == -ENOMEM || ret == -EMFILE ||
+				    ret == -EFAULT || ret == -EINVAL || ret == -EIO);
+			assert_everything_given_back();
+			if (!failed)
+				break;
+		}
+	}
+}
+
 static int boot_kernel(void **state)
 {
 	return kapi_boot();
@@ -581,6 +678,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_failed_map_leaves_no_iova_and_no_leaf, teardown_machine),
 		cmocka_unit_test_teardown(test_alloc_ioctl_size_handling, teardown_machine),
 		cmocka_unit_test_teardown(test_invalid_orders_are_rejected, teardown_machine),
+		cmocka_unit_test_teardown(test_every_failure_in_the_round_trip_cleans_up, teardown_machine),
 	};
 
 	return cmocka_run_group_tests_name("heap_" DMASIM_IMPL, tests,
