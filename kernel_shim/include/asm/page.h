@@ -9,6 +9,8 @@
  *     accessed, dirty, global, nx).  pgprot_t lives here rather than in
  *     asm/pgtable_types.h so that the page-allocation and vmap shims do not
  *     depend on the page-table headers (which another part of the shim owns).
+ *     PFN_PHYS()/PHYS_PFN() come along from <linux/pfn.h>, as through the
+ *     kernel's asm-generic/memory_model.h.
  * (b) The direct map is the simulator's (sim/physmem.c): __va()/__pa()
  *     translate through it; virt_addr_valid() is true for RAM in it only.
  *     clear_page()/copy_page() are the C library's memset/memcpy.
@@ -63,5 +65,8 @@ static inline __attribute__((__const__)) int get_order(unsigned long size)
 		return 0;
 	return fls_long((size - 1) >> PAGE_SHIFT);
 }
+
+/* The kernel's asm/page.h makes PFN_PHYS() and friends visible too. */
+#include <linux/pfn.h>
 
 #endif
