@@ -5,7 +5,8 @@
  * versus zone-lock paths, conservation of free pages, zeroing, compound
  * pages, the sparse memmap, fragmentation by the ageing workload.
  *
- * Most scenarios run on a 64 MiB machine, one zone, 4 KiB pages:
+ * Most scenarios run on a small machine (SMALL_RAM: 64 MiB with 4 KiB
+ * pages), one zone:
  *
  *   pfn 0        1024       2048            15360      16384
  *   |  block 0   | block 1  |   ...         | block 15 |
@@ -27,6 +28,8 @@
 #define MiB (1ULL << 20)
 #define GiB (1ULL << 30)
 #define PAGES_PER_MAX_BLOCK (1UL << SIM_MAX_ORDER)
+/* Sixteen max-order blocks: 64 MiB with 4 KiB pages (1 GiB with 64 KiB). */
+#define SMALL_RAM (16ULL * SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK)
 
 static void boot_machine(unsigned long long ram, unsigned int cpus)
 {
@@ -85,7 +88,7 @@ static void test_first_allocation_splits_the_first_block(void **state)
 	};
 	struct sim_page *page;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	page = sim_buddy_alloc(4, 0);
 	assert_non_null(page);
 	assert_int_equal(pfn_of(page), 0);
@@ -110,7 +113,7 @@ static void test_successive_allocations_are_ascending_and_contiguous(void **stat
 		{ 8, 256 }, { 8, 512 }, { 8, 768 }, { 10, 1024 }, { 8, 2048 },
 	};
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		struct sim_page *page = sim_buddy_alloc(steps[i].order,
 							SIM_GFP_MOVABLE);
@@ -130,7 +133,7 @@ static void test_free_merges_buddies_back_to_max_order(void **state)
 	struct sim_page *pages[7];
 	static const long fresh[SIM_NR_ORDERS] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16 };
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	for (size_t i = 0; i < 7; i++)
 		pages[i] = sim_buddy_alloc(orders[i], SIM_GFP_MOVABLE);
 	/* The order-9 refill's spare block goes back (and merges) on drain. */
@@ -161,7 +164,7 @@ static void test_low_orders_use_the_pcp_list_and_skip_the_zone_lock(void **state
 {
 	struct sim_page *a, *b, *c;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	sim_counters_reset();
 	a = sim_buddy_alloc(0, 0);
 	assert_int_equal(count_of(SIM_CNT_ZONE_LOCK), 1);
@@ -224,7 +227,7 @@ static void test_pcp_list_drains_when_over_high(void **state)
 	enum { N = 4096 };
 	static struct sim_page *pages[N];
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	for (size_t i = 0; i < N; i++)
 		pages[i] = sim_buddy_alloc(0, 0);
 	assert_int_equal(count_of(SIM_CNT_BUDDY_FREE), 0);
@@ -250,7 +253,7 @@ static void test_free_count_is_conserved_over_random_sequences(void **state)
 	unsigned long long rng = 42;
 	unsigned long held = 0;
 
-	boot_machine(64 * MiB, 2);
+	boot_machine(SMALL_RAM, 2);
 	memset(slot, 0, sizeof(slot));
 	for (int step = 0; step < STEPS; step++) {
 		unsigned long long r = sim_rand_next(&rng);
@@ -287,7 +290,7 @@ static void test_unmovable_request_claims_a_movable_block(void **state)
 {
 	struct sim_page *page;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	page = sim_buddy_alloc(4, 0);
 	assert_non_null(page);
 	assert_int_equal(sim_pageblock_migratetype(pfn_of(page)), SIM_MIGRATE_UNMOVABLE);
@@ -338,7 +341,7 @@ static void test_zeroed_allocation_clears_a_dirty_recycled_page(void **state)
 	struct sim_page *page, *again;
 	unsigned char *data;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	page = sim_buddy_alloc(0, 0);
 	data = sim_page_address(page);
 	memset(data, 0xa5, SIM_PAGE_SIZE);
@@ -367,7 +370,7 @@ static void test_zeroing_covers_data_written_through_the_head(void **state)
 	struct sim_page *block, *part;
 	unsigned char *data;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	block = sim_buddy_alloc(6, 0);
 	data = sim_page_address(block);
 	memset(data, 0x5a, SIM_PAGE_SIZE << 6);
@@ -386,7 +389,7 @@ static void test_compound_pages_have_head_and_tails(void **state)
 {
 	struct sim_page *head;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	head = sim_buddy_alloc(3, SIM_GFP_COMP);
 	assert_true(sim_page_test(head, SIM_PG_HEAD));
 	assert_int_equal(head->compound_order, 3);
@@ -414,7 +417,7 @@ static void test_bad_frees_warn_and_change_nothing(void **state)
 	unsigned long long warnings = sim_kernel_warnings();
 	unsigned long free_pages;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	page = sim_buddy_alloc(4, 0);
 	sim_buddy_free(page, 4);
 	free_pages = sim_buddy_nr_free();
@@ -457,7 +460,7 @@ static void test_vmap_aliases_page_data(void **state)
 	struct sim_page *pages[3];
 	unsigned char *alias;
 
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	pages[0] = sim_buddy_alloc(0, 0);
 	pages[1] = sim_buddy_alloc(4, 0);
 	pages[2] = pages[1] + 1;
@@ -618,7 +621,7 @@ static void test_age_presets_and_bad_levels(void **state)
 	assert_true(sim_age_preset("fragmented") == 1.0);
 	assert_true(sim_age_preset("ancient") < 0);
 	assert_true(sim_age_preset(NULL) < 0);
-	boot_machine(64 * MiB, 1);
+	boot_machine(SMALL_RAM, 1);
 	assert_int_equal(sim_age(-0.1, 1), -EINVAL);
 	assert_int_equal(sim_age(1.5, 1), -EINVAL);
 	assert_int_equal(sim_age(0.0, 1), 0);
