@@ -7,6 +7,8 @@
 #ifndef _DMASIM_LINUX_MM_TYPES_H
 #define _DMASIM_LINUX_MM_TYPES_H
 
+/* The kernel's mm_types.h brings bitmaps in through <linux/cpumask.h>. */
+#include <linux/bitmap.h>
 #include <shim/page_types.h>
 #include <shim/vma_types.h>
 
