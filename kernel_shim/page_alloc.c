@@ -103,17 +103,17 @@ void __free_pages(struct page *page, unsigned int order)
 {
 	bool head;
 
-	if (WARN(PageTail(page), "__free_pages() of a tail page (pfn %#lx)\n",
-		 page_to_pfn(page)))
+	if (WARN(PageTail(page), "%s() of a tail page (pfn %#lx)\n",
+		 __func__, page_to_pfn(page)))
 		return;
 	head = PageHead(page);
 	if (head && order != compound_order(page)) {
-		WARN(1, "__free_pages(order %u) of a compound page of order %u\n",
-		     order, compound_order(page));
+		WARN(1, "%s(order %u) of a compound page of order %u\n",
+		     __func__, order, compound_order(page));
 		order = compound_order(page);
 	}
-	if (WARN(page_ref_count(page) <= 0,
-		 "__free_pages() of a free page (pfn %#lx)\n", page_to_pfn(page)))
+	if (WARN(page_ref_count(page) <= 0, "%s() of a free page (pfn %#lx)\n",
+		 __func__, page_to_pfn(page)))
 		return;
 	if (page_ref_dec_and_test(page)) {
 		free_the_pages(page, order);
@@ -151,7 +151,7 @@ void free_pages(unsigned long addr, unsigned int order)
 {
 	if (!addr)
 		return;
-	if (WARN(!virt_addr_valid(addr), "free_pages() of %#lx\n", addr))
+	if (WARN(!virt_addr_valid(addr), "%s() of %#lx\n", __func__, addr))
 		return;
 	__free_pages(virt_to_page(addr), order);
 }

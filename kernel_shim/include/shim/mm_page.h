@@ -45,7 +45,11 @@
 #define page_to_phys(page)	PFN_PHYS(page_to_pfn(page))
 #define phys_to_page(phys)	pfn_to_page(PHYS_PFN(phys))
 #define nth_page(page, n)	((page) + (n))
-#define page_to_nid(page)	0
+
+static inline int page_to_nid(const struct page *page)
+{
+	return 0;
+}
 
 static inline int pfn_valid(unsigned long pfn)
 {
