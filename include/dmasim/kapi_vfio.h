@@ -64,7 +64,7 @@ enum {
 #define KAPI_VFIO_DMA_MAP_ARGSZ		32u	/* struct vfio_iommu_type1_dma_map */
 #define KAPI_VFIO_DMA_UNMAP_ARGSZ	24u	/* struct vfio_iommu_type1_dma_unmap */
 #define KAPI_VFIO_BITMAP_SIZE		24u	/* struct vfio_bitmap */
-#define KAPI_VFIO_INFO_ARGSZ		32u	/* struct vfio_iommu_type1_info */
+#define KAPI_VFIO_INFO_ARGSZ		24u	/* struct vfio_iommu_type1_info */
 #define KAPI_VFIO_DIRTY_ARGSZ		8u	/* struct vfio_iommu_type1_dirty_bitmap */
 #define KAPI_VFIO_DIRTY_GET_SIZE	40u	/* struct vfio_iommu_type1_dirty_bitmap_get */
 
@@ -179,7 +179,7 @@ long kapi_vfio_raw_unmap_dma(struct kapi_vfio *c, unsigned int argsz,
 			     unsigned long long size,
 			     const struct kapi_vfio_bitmap *bitmap,
 			     unsigned long long *size_out);
-/* GET_INFO with argsz; buf (buf_bytes >= max(argsz, 32)) receives the reply. */
+/* GET_INFO with argsz; buf (buf_bytes >= max(argsz, 16)) receives the reply. */
 long kapi_vfio_raw_get_info(struct kapi_vfio *c, unsigned int argsz,
 			    void *buf, unsigned long buf_bytes);
 /* DIRTY_PAGES with argsz and flags; range used for GET_BITMAP. */

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Plain-C entry points into a VFIO container (<dmasim/kapi_vfio.h>): the
+ * container and group plumbing of the VFIO core (drivers/vfio/container.c,
+ * group.c) reduced to what a test needs, calling the registered IOMMU
+ * backend's ops exactly as the core does.  "User" structs are built here,
+ * in this TU's memory, and handed to the backend's ioctl as user pointers
+ * (the uaccess shim copies from plain memory).
+ */
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/iommu.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vfio.h>
+#include <shim/iommu_sim.h>
+#include <shim/vfio_core.h>
+#include <shim/vfio_iommu_driver.h>
+
+#include <dmasim/kapi_vfio.h>
+
+struct kapi_vfio {
+	const struct vfio_iommu_driver_ops *ops;
+	void *data;			/* the backend's container */
+	struct list_head devices;	/* struct kapi_vfio_dev */
+};
+
+/* One page an emulated device holds pinned (a reference per pin). */
+struct kapi_vfio_pin {
+	unsigned long long iova;
+	unsigned long refs;
+};
+
+struct kapi_vfio_dev {
+	struct list_head next;
+	struct kapi_vfio *container;
+	struct iommu_group *group;
+	bool emulated;
+	struct device *idev;		/* IOMMU-backed: the device */
+	struct vfio_device vdev;	/* emulated: registered with the backend */
+	struct kapi_vfio_pin *pins;
+	unsigned long nr_pins, cap_pins;
+	unsigned long nr_dma_unmaps;
+};
+
+static unsigned long kapi_vfio_open_count;
+static unsigned long kapi_vfio_dev_serial;
+
+/* ---- containers and devices ---- */
+
+int kapi_vfio_open(unsigned long type, struct kapi_vfio **out)
+{
+	const struct vfio_iommu_driver_ops *ops = vfio_shim_first_backend();
+	struct kapi_vfio *c;
+	void *data;
+
+	if (!ops)
+		return -ENODEV;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	data = ops->open(type);
+	if (IS_ERR(data)) {
+		kfree(c);
+		return PTR_ERR(data);
+	}
+	c->ops = ops;
+	c->data = data;
+	INIT_LIST_HEAD(&c->devices);
+	kapi_vfio_open_count++;
+	*out = c;
+	return 0;
+}
+
+void kapi_vfio_close(struct kapi_vfio *c)
+{
+	while (!list_empty(&c->devices))
+		kapi_vfio_detach_dev(c, list_first_entry(&c->devices,
+							 struct kapi_vfio_dev,
+							 next));
+	c->ops->release(c->data);
+	kfree(c);
+	kapi_vfio_open_count--;
+}
+
+unsigned long kapi_vfio_nr_open(void)
+{
+	return kapi_vfio_open_count;
+}
+
+int kapi_vfio_attach_iommu_dev(struct kapi_vfio *c,
+			       enum sim_iommu_format_id fmt,
+			       struct kapi_vfio_dev **out)
+{
+	struct kapi_vfio_dev *dev;
+	char name[32];
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "vfio-dev%lu", ++kapi_vfio_dev_serial);
+	dev->idev = sim_iommu_device_create(name, fmt, NULL);
+	if (IS_ERR(dev->idev)) {
+		ret = PTR_ERR(dev->idev);
+		kfree(dev);
+		return ret;
+	}
+	dev->group = dev->idev->iommu_group;
+	dev->container = c;
+
+	ret = c->ops->attach_group(c->data, dev->group, VFIO_IOMMU);
+	if (ret) {
+		sim_iommu_device_destroy(dev->idev);
+		kfree(dev);
+		return ret;
+	}
+	list_add_tail(&dev->next, &c->devices);
+	*out = dev;
+	return 0;
+}
+
+static struct kapi_vfio_pin *kapi_vfio_find_pin(struct kapi_vfio_dev *dev,
+						unsigned long long iova)
+{
+	unsigned long i;
+
+	for (i = 0; i < dev->nr_pins; i++)
+		if (dev->pins[i].iova == iova)
+			return &dev->pins[i];
+	return NULL;
+}
+
+static void kapi_vfio_forget_pin(struct kapi_vfio_dev *dev,
+				 struct kapi_vfio_pin *pin)
+{
+	if (--pin->refs)
+		return;
+	*pin = dev->pins[--dev->nr_pins];
+}
+
+/*
+ * The emulated device's answer to "this range goes away": unpin every page
+ * it holds there, as a mediated driver must.
+ */
+static void kapi_vfio_emulated_dma_unmap(struct vfio_device *vdev, u64 iova,
+					 u64 length)
+{
+	struct kapi_vfio_dev *dev = container_of(vdev, struct kapi_vfio_dev,
+						 vdev);
+	struct kapi_vfio *c = dev->container;
+	unsigned long i = 0;
+
+	dev->nr_dma_unmaps++;
+	while (i < dev->nr_pins) {
+		struct kapi_vfio_pin *pin = &dev->pins[i];
+
+		if (pin->iova < iova || pin->iova - iova >= length) {
+			i++;
+			continue;
+		}
+		c->ops->unpin_pages(c->data, pin->iova, 1);
+		/* The slot now holds another pin (or none): look again. */
+		kapi_vfio_forget_pin(dev, pin);
+	}
+}
+
+static const struct vfio_device_ops kapi_vfio_emulated_ops = {
+	.name = "dmasim-mdev",
+	.dma_unmap = kapi_vfio_emulated_dma_unmap,
+};
+
+int kapi_vfio_attach_emulated_dev(struct kapi_vfio *c,
+				  struct kapi_vfio_dev **out)
+{
+	struct kapi_vfio_dev *dev;
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	/* The VFIO core fakes a group for a device with no IOMMU of its own. */
+	dev->group = iommu_group_alloc();
+	if (IS_ERR(dev->group)) {
+		ret = PTR_ERR(dev->group);
+		kfree(dev);
+		return ret;
+	}
+	dev->emulated = true;
+	dev->container = c;
+	dev->vdev.ops = &kapi_vfio_emulated_ops;
+	dev->vdev.iommu_group = dev->group;
+	INIT_LIST_HEAD(&dev->vdev.iommu_entry);
+
+	ret = c->ops->attach_group(c->data, dev->group, VFIO_EMULATED_IOMMU);
+	if (ret) {
+		iommu_group_put(dev->group);
+		kfree(dev);
+		return ret;
+	}
+	c->ops->register_device(c->data, &dev->vdev);
+	list_add_tail(&dev->next, &c->devices);
+	*out = dev;
+	return 0;
+}
+
+void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
+{
+	list_del(&dev->next);
+	if (dev->emulated) {
+		/* A departing mediated driver drops its pins first. */
+		while (dev->nr_pins) {
+			c->ops->unpin_pages(c->data, dev->pins[0].iova, 1);
+			kapi_vfio_forget_pin(dev, &dev->pins[0]);
+		}
+		c->ops->unregister_device(c->data, &dev->vdev);
+		c->ops->detach_group(c->data, dev->group);
+		iommu_group_put(dev->group);
+	} else {
+		c->ops->detach_group(c->data, dev->group);
+		sim_iommu_device_destroy(dev->idev);
+	}
+	kfree(dev->pins);
+	kfree(dev);
+}
+
+static struct iommu_domain *kapi_vfio_dev_domain(struct kapi_vfio_dev *dev)
+{
+	return dev->emulated ? NULL : iommu_get_domain_for_dev(dev->idev);
+}
+
+struct sim_iommu_domain *kapi_vfio_dev_sim_domain(struct kapi_vfio_dev *dev)
+{
+	struct iommu_domain *domain = kapi_vfio_dev_domain(dev);
+
+	return domain ? sim_iommu_domain_of(domain) : NULL;
+}
+
+int kapi_vfio_dev_iova_to_pfn(struct kapi_vfio_dev *dev,
+			      unsigned long long iova, unsigned long *pfn)
+{
+	struct iommu_domain *domain = kapi_vfio_dev_domain(dev);
+	phys_addr_t phys;
+
+	if (!domain)
+		return -ENODEV;
+	phys = iommu_iova_to_phys(domain, iova);
+	if (!phys)
+		return -ENOENT;
+	*pfn = phys >> PAGE_SHIFT;
+	return 0;
+}
+
+unsigned long long kapi_vfio_dev_nr_leaves(struct kapi_vfio_dev *dev)
+{
+	struct sim_iommu_domain *sd = kapi_vfio_dev_sim_domain(dev);
+
+	return sd ? sim_iommu_nr_leaves_total(sd) : 0;
+}
+
+/* ---- ioctls ---- */
+
+static long kapi_vfio_ioctl(struct kapi_vfio *c, unsigned int cmd, void *arg)
+{
+	return c->ops->ioctl(c->data, cmd, (unsigned long)arg);
+}
+
+long kapi_vfio_raw_ioctl(struct kapi_vfio *c, unsigned int cmd,
+			 unsigned long arg)
+{
+	return c->ops->ioctl(c->data, cmd, arg);
+}
+
+long kapi_vfio_check_extension(struct kapi_vfio *c, unsigned long ext)
+{
+	return c->ops->ioctl(c->data, VFIO_CHECK_EXTENSION, ext);
+}
+
+long kapi_vfio_raw_map_dma(struct kapi_vfio *c, unsigned int argsz,
+			   unsigned int flags, unsigned long long vaddr,
+			   unsigned long long iova, unsigned long long size)
+{
+	struct vfio_iommu_type1_dma_map map = {
+		.argsz = argsz, .flags = flags, .vaddr = vaddr, .iova = iova,
+		.size = size,
+	};
+
+	return kapi_vfio_ioctl(c, VFIO_IOMMU_MAP_DMA, &map);
+}
+
+long kapi_vfio_map_dma(struct kapi_vfio *c, unsigned long long vaddr,
+		       unsigned long long iova, unsigned long long size,
+		       unsigned int flags)
+{
+	return kapi_vfio_raw_map_dma(c, sizeof(struct vfio_iommu_type1_dma_map),
+				     flags, vaddr, iova, size);
+}
+
+long kapi_vfio_raw_unmap_dma(struct kapi_vfio *c, unsigned int argsz,
+			     unsigned int flags, unsigned long long iova,
+			     unsigned long long size,
+			     const struct kapi_vfio_bitmap *bitmap,
+			     unsigned long long *size_out)
+{
+	u8 buf[sizeof(struct vfio_iommu_type1_dma_unmap) +
+	       sizeof(struct vfio_bitmap)] __aligned(8);
+	struct vfio_iommu_type1_dma_unmap *unmap = (void *)buf;
+	struct vfio_bitmap *bm = (void *)(buf + sizeof(*unmap));
+	long ret;
+
+	memset(buf, 0, sizeof(buf));
+	unmap->argsz = argsz;
+	unmap->flags = flags;
+	unmap->iova = iova;
+	unmap->size = size;
+	if (bitmap) {
+		bm->pgsize = bitmap->pgsize;
+		bm->size = bitmap->size;
+		bm->data = (u64 __user *)bitmap->data;
+	}
+	ret = kapi_vfio_ioctl(c, VFIO_IOMMU_UNMAP_DMA, buf);
+	if (size_out)
+		*size_out = unmap->size;
+	return ret;
+}
+
+long kapi_vfio_unmap_dma(struct kapi_vfio *c, unsigned long long iova,
+			 unsigned long long size, unsigned int flags,
+			 unsigned long long *unmapped)
+{
+	return kapi_vfio_raw_unmap_dma(c,
+			sizeof(struct vfio_iommu_type1_dma_unmap), flags,
+			iova, size, NULL, unmapped);
+}
+
+long kapi_vfio_unmap_dma_dirty(struct kapi_vfio *c, unsigned long long iova,
+			       unsigned long long size,
+			       unsigned long long pgsize,
+			       unsigned long long *bitmap,
+			       unsigned long long bitmap_bytes,
+			       unsigned long long *unmapped)
+{
+	struct kapi_vfio_bitmap bm = {
+		.pgsize = pgsize, .size = bitmap_bytes, .data = bitmap,
+	};
+
+	return kapi_vfio_raw_unmap_dma(c,
+			sizeof(struct vfio_iommu_type1_dma_unmap) +
+			sizeof(struct vfio_bitmap),
+			VFIO_DMA_UNMAP_FLAG_GET_DIRTY_BITMAP, iova, size, &bm,
+			unmapped);
+}
+
+long kapi_vfio_raw_get_info(struct kapi_vfio *c, unsigned int argsz,
+			    void *buf, unsigned long buf_bytes)
+{
+	struct vfio_iommu_type1_info *info = buf;
+
+	/*
+	 * kapi precondition: the buffer holds what the kernel reads (argsz
+	 * and flags) and all the reply argsz allows.
+	 */
+	if (buf_bytes < offsetofend(struct vfio_iommu_type1_info, flags) + 8 ||
+	    buf_bytes < argsz)
+		return -ERANGE;
+	memset(buf, 0, buf_bytes);
+	info->argsz = argsz;
+	return kapi_vfio_ioctl(c, VFIO_IOMMU_GET_INFO, buf);
+}
+
+/* Follow the capability chain of a GET_INFO reply of len bytes. */
+static void kapi_vfio_decode_caps(const u8 *buf, size_t len,
+				  struct kapi_vfio_info *out)
+{
+	size_t off = out->cap_offset;
+	unsigned int hops = 0;
+
+	while (off && off + sizeof(struct vfio_info_cap_header) <= len &&
+	       hops++ < 64) {
+		const struct vfio_info_cap_header *h = (const void *)(buf + off);
+
+		if (h->id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE) {
+			const struct vfio_iommu_type1_info_cap_iova_range *r =
+				(const void *)h;
+			unsigned int i;
+
+			out->has_iova_range = 1;
+			out->nr_iovas = r->nr_iovas;
+			for (i = 0; i < r->nr_iovas && i < KAPI_VFIO_MAX_IOVAS;
+			     i++) {
+				out->iovas[i].start = r->iova_ranges[i].start;
+				out->iovas[i].end = r->iova_ranges[i].end;
+			}
+		} else if (h->id == VFIO_IOMMU_TYPE1_INFO_CAP_MIGRATION) {
+			const struct vfio_iommu_type1_info_cap_migration *m =
+				(const void *)h;
+
+			out->has_migration = 1;
+			out->migration_flags = m->flags;
+			out->migration_pgsize_bitmap = m->pgsize_bitmap;
+			out->max_dirty_bitmap_size = m->max_dirty_bitmap_size;
+		} else if (h->id == VFIO_IOMMU_TYPE1_INFO_DMA_AVAIL) {
+			const struct vfio_iommu_type1_info_dma_avail *a =
+				(const void *)h;
+
+			out->has_dma_avail = 1;
+			out->dma_avail = a->avail;
+		}
+		off = h->next;
+	}
+}
+
+/* As a VMM does it: ask with the bare struct, then again with room. */
+long kapi_vfio_get_info(struct kapi_vfio *c, struct kapi_vfio_info *out)
+{
+	struct vfio_iommu_type1_info first;
+	size_t len;
+	u8 *buf;
+	long ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = kapi_vfio_raw_get_info(c, sizeof(first), &first, sizeof(first));
+	if (ret)
+		return ret;
+	len = max_t(size_t, first.argsz, sizeof(first));
+	buf = kzalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = kapi_vfio_raw_get_info(c, len, buf, len);
+	if (!ret) {
+		struct vfio_iommu_type1_info *info = (void *)buf;
+
+		out->argsz = info->argsz;
+		out->flags = info->flags;
+		out->iova_pgsizes = info->iova_pgsizes;
+		out->cap_offset = info->cap_offset;
+		if (info->flags & VFIO_IOMMU_INFO_CAPS)
+			kapi_vfio_decode_caps(buf, len, out);
+	}
+	kfree(buf);
+	return ret;
+}
+
+long kapi_vfio_raw_dirty(struct kapi_vfio *c, unsigned int argsz,
+			 unsigned int flags, unsigned long long iova,
+			 unsigned long long size,
+			 const struct kapi_vfio_bitmap *bitmap)
+{
+	u8 buf[sizeof(struct vfio_iommu_type1_dirty_bitmap) +
+	       sizeof(struct vfio_iommu_type1_dirty_bitmap_get)] __aligned(8);
+	struct vfio_iommu_type1_dirty_bitmap *hdr = (void *)buf;
+	struct vfio_iommu_type1_dirty_bitmap_get *range =
+		(void *)(buf + sizeof(*hdr));
+
+	memset(buf, 0, sizeof(buf));
+	hdr->argsz = argsz;
+	hdr->flags = flags;
+	range->iova = iova;
+	range->size = size;
+	if (bitmap) {
+		range->bitmap.pgsize = bitmap->pgsize;
+		range->bitmap.size = bitmap->size;
+		range->bitmap.data = (u64 __user *)bitmap->data;
+	}
+	return kapi_vfio_ioctl(c, VFIO_IOMMU_DIRTY_PAGES, buf);
+}
+
+long kapi_vfio_dirty_start(struct kapi_vfio *c)
+{
+	return kapi_vfio_raw_dirty(c, sizeof(struct vfio_iommu_type1_dirty_bitmap),
+				   VFIO_IOMMU_DIRTY_PAGES_FLAG_START, 0, 0,
+				   NULL);
+}
+
+long kapi_vfio_dirty_stop(struct kapi_vfio *c)
+{
+	return kapi_vfio_raw_dirty(c, sizeof(struct vfio_iommu_type1_dirty_bitmap),
+				   VFIO_IOMMU_DIRTY_PAGES_FLAG_STOP, 0, 0,
+				   NULL);
+}
+
+long kapi_vfio_dirty_get(struct kapi_vfio *c, unsigned long long iova,
+			 unsigned long long size, unsigned long long pgsize,
+			 unsigned long long *bitmap,
+			 unsigned long long bitmap_bytes)
+{
+	struct kapi_vfio_bitmap bm = {
+		.pgsize = pgsize, .size = bitmap_bytes, .data = bitmap,
+	};
+
+	return kapi_vfio_raw_dirty(c,
+			sizeof(struct vfio_iommu_type1_dirty_bitmap) +
+			sizeof(struct vfio_iommu_type1_dirty_bitmap_get),
+			VFIO_IOMMU_DIRTY_PAGES_FLAG_GET_BITMAP, iova, size,
+			&bm);
+}
+
+/* ---- the external interface ---- */
+
+static int kapi_vfio_remember_pin(struct kapi_vfio_dev *dev,
+				  unsigned long long iova)
+{
+	struct kapi_vfio_pin *pin = kapi_vfio_find_pin(dev, iova);
+
+	if (pin) {
+		pin->refs++;
+		return 0;
+	}
+	if (dev->nr_pins == dev->cap_pins) {
+		unsigned long cap = dev->cap_pins ? dev->cap_pins * 2 : 16;
+		struct kapi_vfio_pin *p;
+
+		p = krealloc(dev->pins, cap * sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		dev->pins = p;
+		dev->cap_pins = cap;
+	}
+	dev->pins[dev->nr_pins].iova = iova;
+	dev->pins[dev->nr_pins].refs = 1;
+	dev->nr_pins++;
+	return 0;
+}
+
+int kapi_vfio_pin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
+			unsigned long long iova, int npage, unsigned int prot,
+			unsigned long *pfns)
+{
+	struct page **pages;
+	int iommu_prot = 0, ret, i;
+
+	if (prot & VFIO_DMA_MAP_FLAG_READ)
+		iommu_prot |= IOMMU_READ;
+	if (prot & VFIO_DMA_MAP_FLAG_WRITE)
+		iommu_prot |= IOMMU_WRITE;
+	pages = kcalloc(npage > 0 ? npage : 1, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	ret = c->ops->pin_pages(c->data, dev->group, iova, npage, iommu_prot,
+				pages);
+	for (i = 0; ret > 0 && i < ret; i++) {
+		pfns[i] = page_to_pfn(pages[i]);
+		if (kapi_vfio_remember_pin(dev, iova + (u64)i * PAGE_SIZE)) {
+			/* Out of bookkeeping: give back what is not noted. */
+			c->ops->unpin_pages(c->data,
+					    iova + (u64)i * PAGE_SIZE, ret - i);
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	kfree(pages);
+	return ret;
+}
+
+void kapi_vfio_unpin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
+			   unsigned long long iova, int npage)
+{
+	int i;
+
+	c->ops->unpin_pages(c->data, iova, npage);
+	for (i = 0; i < npage; i++) {
+		struct kapi_vfio_pin *pin;
+
+		pin = kapi_vfio_find_pin(dev, iova + (u64)i * PAGE_SIZE);
+		if (pin)
+			kapi_vfio_forget_pin(dev, pin);
+	}
+}
+
+unsigned long kapi_vfio_dev_nr_pins(struct kapi_vfio_dev *dev)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < dev->nr_pins; i++)
+		n += dev->pins[i].refs;
+	return n;
+}
+
+unsigned long kapi_vfio_dev_nr_dma_unmaps(struct kapi_vfio_dev *dev)
+{
+	return dev->nr_dma_unmaps;
+}
