@@ -1,0 +1,858 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VFIO type1 (core/drivers/vfio/vfio_iommu_type1.c, or a kernel tree's in
+ * upstream mode) driven as a VMM drives it, through <dmasim/kapi_vfio.h>,
+ * over simulated page tables, GUP and IOMMU page tables.
+ *
+ * Two checks run everywhere:
+ *  - after every successful MAP_DMA, the pfn the IOMMU translates each IOVA
+ *    page to is the pfn the CPU page tables map the matching vaddr to,
+ *    page by page;
+ *  - after every unmap, failure and container close, nothing is left: no
+ *    IOMMU leaf, no pin, no locked_vm charge, no kernel heap object, no
+ *    IOMMU domain or device beyond those the scenario still holds.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_iommu.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#define PAGE	SIM_PAGE_SIZE
+#define PMD	SIM_PMD_SIZE
+#define PUD	SIM_PUD_SIZE
+#define MiB	(1ULL << 20)
+#define GiB	(1ULL << 30)
+#define RW	KAPI_VFIO_DMA_MAP_RW
+
+/* What a scenario starts from, to prove it leaves nothing behind. */
+static struct {
+	unsigned long pins;
+	unsigned long long kmallocs;
+	unsigned long domains;
+	unsigned long devices;
+	unsigned long long warnings;
+} at_start;
+
+static int setup_machine(void **state)
+{
+	struct sim_config cfg = { .ram_bytes = 4ULL << 30 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_int_equal(kapi_boot(), 0);
+	sim_klog_reset();
+	at_start.kmallocs = sim_kmalloc_outstanding();
+	assert_non_null(kapi_proc_create());
+	kapi_mm_hooks_reset();
+	sim_mm_set_legacy_addr_mask(0);
+	at_start.pins = kapi_mm_pins_outstanding();
+	at_start.warnings = sim_kernel_warnings();
+	at_start.domains = sim_iommu_nr_domains();
+	at_start.devices = kapi_iommu_nr_devices();
+	return 0;
+}
+
+/* Mid-scenario: the process (and its VMAs' kernel objects) still lives. */
+static void assert_nothing_left_behind(void)
+{
+	assert_int_equal(kapi_vfio_nr_open(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
+	assert_int_equal(kapi_iommu_nr_devices(), at_start.devices);
+	assert_int_equal(sim_kernel_warnings(), at_start.warnings);
+}
+
+static int teardown_machine(void **state)
+{
+	assert_nothing_left_behind();
+	kapi_proc_destroy(kapi_proc_current());
+	/* With the process gone, every kernel heap object is accounted for. */
+	assert_int_equal(sim_kmalloc_outstanding(), at_start.kmallocs);
+	kapi_mm_hooks_reset();
+	sim_mm_set_legacy_addr_mask(0);
+	assert_int_equal(kapi_param_set("vfio_iommu_type1.dma_entry_limit",
+					"65535"), 0);
+	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
+					"0"), 0);
+	sim_machine_destroy();
+	return 0;
+}
+
+/* ---- helpers that read like sentences ---- */
+
+static struct kapi_vfio *open_v2_container(void)
+{
+	struct kapi_vfio *c;
+
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	return c;
+}
+
+static struct kapi_vfio_dev *attach_device_of_format(struct kapi_vfio *c,
+						     enum sim_iommu_format_id fmt)
+{
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, fmt, &dev), 0);
+	return dev;
+}
+
+static unsigned long mmap_anon(unsigned long len, int writable)
+{
+	struct kapi_mm_map m = {
+		.len = len, .kind = KAPI_MM_ANON, .writable = writable,
+		.align = PMD,
+	};
+	unsigned long va;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	return va;
+}
+
+static unsigned long mmap_anon_at(unsigned long va, unsigned long len)
+{
+	struct kapi_mm_map m = {
+		.addr = va, .len = len, .kind = KAPI_MM_ANON, .writable = 1,
+	};
+	unsigned long got;
+
+	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
+	assert_int_equal(got, va);
+	return got;
+}
+
+/* A BAR of len bytes (placed above RAM, align-aligned) mapped at va. */
+static unsigned long mmap_bar(unsigned long va, unsigned long len,
+			      unsigned long align, int max_leaf, int writable,
+			      int populate, unsigned long pgoff,
+			      unsigned long *bar_pfn)
+{
+	struct kapi_mm_map m = {
+		.addr = va, .len = len, .kind = KAPI_MM_PFNMAP,
+		.writable = writable, .populate = populate,
+		.max_leaf = max_leaf, .pgoff = pgoff, .align = align,
+	};
+	unsigned long pfn = sim_bar_create(len, align, 0, 0), got;
+
+	assert_int_not_equal(pfn, 0);
+	m.pfn = pfn;
+	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
+	if (bar_pfn)
+		*bar_pfn = pfn;
+	return got;
+}
+
+/* The IOMMU translates [iova, +len) to exactly the CPU's pfns of [va, +len). */
+static void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev,
+				     unsigned long long iova, unsigned long va,
+				     unsigned long long len)
+{
+	for (unsigned long long off = 0; off < len; off += PAGE) {
+		unsigned long io_pfn, cpu_pfn;
+		int level;
+
+		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, iova + off,
+							   &io_pfn), 0);
+		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, &level), 0);
+		assert_int_equal(io_pfn, cpu_pfn);
+	}
+}
+
+static void assert_iommu_maps_nothing(struct kapi_vfio_dev *dev)
+{
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+}
+
+static void unmap_exactly(struct kapi_vfio *c, unsigned long long iova,
+			  unsigned long long size)
+{
+	unsigned long long unmapped = 0;
+
+	assert_int_equal(kapi_vfio_unmap_dma(c, iova, size, 0, &unmapped), 0);
+	assert_int_equal(unmapped, size);
+}
+
+static unsigned int dma_entries_available(struct kapi_vfio *c)
+{
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	assert_true(info.has_dma_avail);
+	return info.dma_avail;
+}
+
+static unsigned long long counter_delta(const struct sim_counters *before,
+					enum sim_counter id)
+{
+	return sim_counters.c[id] - before->c[id];
+}
+
+/* ---- mapping memory of every kind ---- */
+
+/*
+ *   va:   [ anon 4 MiB ]          iova 1 GiB
+ *
+ * Anonymous memory is pinned, charged page by page to locked_vm, mapped
+ * page for page, and everything goes again on unmap.
+ */
+static void test_anon_map_pins_charges_and_unmaps(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(4 * MiB, 1);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, GiB, 4 * MiB, RW), 0);
+	assert_iommu_matches_cpu(dev, GiB, va, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+	assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 4 * MiB / PAGE);
+
+	unmap_exactly(c, GiB, 4 * MiB);
+	assert_iommu_maps_nothing(dev);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	kapi_vfio_close(c);
+}
+
+/* Every IOMMU format maps THP-backed memory to the CPU's pfns. */
+static void test_thp_memory_on_every_format(void **state)
+{
+	for (int fmt = 0; fmt < SIM_NR_IOMMU_FORMATS; fmt++) {
+		const struct sim_iommu_format *f = sim_iommu_format(fmt);
+		struct kapi_mm_map m = {
+			.len = 4 * MiB, .kind = KAPI_MM_THP, .writable = 1,
+			.align = PMD,
+		};
+		unsigned long long iova = 2 * GiB;
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *dev;
+		unsigned long va;
+
+		if (f->granule_shift > SIM_PAGE_SHIFT) {
+			kapi_vfio_close(c);	/* cannot back 4K pages */
+			continue;
+		}
+		dev = attach_device_of_format(c, fmt);
+		assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+		assert_int_equal(kapi_vfio_map_dma(c, va, iova, 4 * MiB, RW), 0);
+		assert_iommu_matches_cpu(dev, iova, va, 4 * MiB);
+		unmap_exactly(c, iova, 4 * MiB);
+		assert_iommu_maps_nothing(dev);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
+ *   va:   [ anon 2 MiB ][ BAR 2 MiB (pfnmap) ][ anon 2 MiB ]
+ *   iova: [ 4 GiB ...                                       ]
+ *
+ * One MAP_DMA spanning three VMAs of two kinds: pinned runs and a pfnmap
+ * run, only the anonymous pages charged.
+ */
+static void test_one_map_spans_anon_pfnmap_anon(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(6 * MiB, 1);
+
+	/* Carve the middle out and put the BAR there. */
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	mmap_anon_at(va, 2 * MiB);
+	mmap_bar(va + 2 * MiB, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1, 0, NULL);
+	mmap_anon_at(va + 4 * MiB, 2 * MiB);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, 4 * GiB, 6 * MiB, RW), 0);
+	assert_iommu_matches_cpu(dev, 4 * GiB, va, 6 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+	unmap_exactly(c, 4 * GiB, 6 * MiB);
+	assert_iommu_maps_nothing(dev);
+	kapi_vfio_close(c);
+}
+
+/* A pfnmap whose vm_pgoff is a driver cookie, not its pfn: the page tables decide. */
+static void test_pfnmap_with_pgoff_unlike_its_pfns(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long bar_pfn, io_pfn;
+	unsigned long va = mmap_bar(0, 4 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1,
+				    0xabcde, &bar_pfn);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 4 * MiB, RW), 0);
+	assert_iommu_matches_cpu(dev, 0, va, 4 * MiB);
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, 0, &io_pfn), 0);
+	assert_int_equal(io_pfn, bar_pfn);
+	assert_int_equal(kapi_mm_locked_vm(), 0);	/* MMIO is not charged */
+	unmap_exactly(c, 0, 4 * MiB);
+	kapi_vfio_close(c);
+}
+
+/* A read-only BAR mapped for device writes fails with -EFAULT; read-only works. */
+static void test_readonly_pfnmap_refuses_write_permission(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_bar(0, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 0, 1, 0,
+				    NULL);
+	unsigned int avail = dma_entries_available(c);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
+	assert_iommu_maps_nothing(dev);
+	assert_int_equal(dma_entries_available(c), avail);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB,
+					   KAPI_VFIO_DMA_MAP_FLAG_READ), 0);
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/* A pfnmap over RAM pfns (a normal struct page) is refused with -EFAULT. */
+static void test_pfnmap_of_normal_pages_is_refused(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_mm_map m = {
+		.len = 2 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
+		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE,
+		.pfn = (1 * GiB) / PAGE,	/* RAM, not reserved */
+	};
+	unsigned long va;
+
+	assert_true(sim_pfn_valid(m.pfn));
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
+	assert_iommu_maps_nothing(dev);
+	kapi_vfio_close(c);
+}
+
+/* ---- GUP and fault-path behaviour ---- */
+
+/* GUP returning 0 pages is -EFAULT, not an endless loop; nothing is left. */
+static void test_gup_returning_zero_is_efault(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(2 * MiB, 1);
+
+	kapi_mm_gup_hook(1, KAPI_GUP_ZERO, 0, 0);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
+	assert_iommu_maps_nothing(dev);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(dma_entries_available(c), 65535);
+	kapi_vfio_close(c);
+}
+
+/* Short GUP counts only make more rounds: the mapping is still exact. */
+static void test_gup_short_counts_still_map_everything(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(2 * MiB, 1);
+	struct sim_counters before;
+
+	sim_counters_snapshot(&before);
+	kapi_mm_gup_hook(1, KAPI_GUP_SHORT, 3, 1);	/* every call: <= 3 */
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), 0);
+	kapi_mm_hooks_reset();
+	assert_true(counter_delta(&before, SIM_CNT_GUP_CALL) >= 2 * MiB / PAGE / 3);
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/* A GUP error part way through unwinds the chunks already mapped and pinned. */
+static void test_gup_error_midway_unwinds(void **state)
+{
+	static const long errnos[] = { -ENOMEM, -EFAULT, -EINTR };
+
+	for (unsigned i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *dev =
+			attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		unsigned long va = mmap_anon(8 * MiB, 1);
+
+		kapi_mm_set_rlimit_memlock(64 * MiB);
+		kapi_mm_gup_hook(3, KAPI_GUP_ERRNO, errnos[i], 0);
+		assert_int_equal(kapi_vfio_map_dma(c, va, 0, 8 * MiB, RW),
+				 errnos[i]);
+		assert_iommu_maps_nothing(dev);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		kapi_mm_hooks_reset();
+	}
+}
+
+/*
+ * A BAR not yet faulted in, whose fault drops the mmap lock: type1 looks
+ * the vma up again (-EAGAIN inside vaddr_get_pfns) and maps it right.
+ */
+static void test_fault_that_drops_mmap_lock_is_retried(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_bar(0, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 0, 0,
+				    NULL);
+	struct sim_counters before;
+
+	sim_counters_snapshot(&before);
+	kapi_mm_fixup_unlock_once();
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), 0);
+	assert_true(counter_delta(&before, SIM_CNT_FAULT) >= 1);
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/* ---- the top of the IOVA space ---- */
+
+/*
+ *   iova: [ 2^64 - 4 MiB ... 2^64 - 1 ]   (amd-v1: a 64-bit aperture)
+ *
+ * A mapping whose last byte is the last IOVA maps, translates, unmaps
+ * (by range and with UNMAP_ALL) and leaves nothing.
+ */
+static void test_mapping_at_the_top_of_the_iova_space(void **state)
+{
+	const unsigned long long top = ~0ULL - 4 * MiB + 1;
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	unsigned long va = mmap_anon(4 * MiB, 1);
+	unsigned long long unmapped;
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	assert_int_equal(info.iovas[info.nr_iovas - 1].end, ~0ULL);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
+	assert_iommu_matches_cpu(dev, top, va, 4 * MiB);
+	unmap_exactly(c, top, 4 * MiB);
+	assert_iommu_maps_nothing(dev);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     &unmapped), 0);
+	assert_int_equal(unmapped, 4 * MiB);
+	assert_iommu_maps_nothing(dev);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_vfio_close(c);
+}
+
+/* ---- emulated IOMMU devices ---- */
+
+/*
+ * A mediated device pins through type1: anonymous memory pins and is
+ * charged (no IOMMU domain pinned it before); an IOVA backed by MMIO has
+ * no struct page to hand out (-EINVAL); an unmap makes the device unpin.
+ */
+static void test_emulated_device_pins_ram_not_mmio(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev;
+	unsigned long ram = mmap_anon(2 * MiB, 1);
+	unsigned long bar = mmap_bar(0, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1, 0,
+				     NULL);
+	unsigned long pfn[2], cpu_pfn;
+	int level;
+
+	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &mdev), 0);
+	assert_int_equal(kapi_vfio_map_dma(c, ram, 0, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_vfio_map_dma(c, bar, 1 * GiB, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);	/* pinned on demand */
+
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, PAGE, 2, RW, pfn), 2);
+	assert_int_equal(kapi_mm_cpu_pfn(ram + PAGE, &cpu_pfn, &level), 0);
+	assert_int_equal(pfn[0], cpu_pfn);
+	assert_int_equal(kapi_mm_locked_vm(), 2);
+
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 1 * GiB, 1, RW, pfn),
+			 -EINVAL);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 2);
+
+	/* Unmapping the RAM range makes the device drop its pins. */
+	unmap_exactly(c, 0, 2 * MiB);
+	assert_int_equal(kapi_vfio_dev_nr_dma_unmaps(mdev), 1);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	kapi_vfio_close(c);
+}
+
+/* ---- bad input, every ioctl ---- */
+
+struct bad_map {
+	const char *what;
+	unsigned int argsz, flags;
+	unsigned long long vaddr_off, iova, size;
+	long err;
+};
+
+/* MAP_DMA refuses each of these with the kernel's errno and keeps nothing. */
+static void test_map_dma_bad_input(void **state)
+{
+	const unsigned long long ovf_iova = ~0ULL - 2 * MiB + 1 + 1 * MiB;
+	const struct bad_map cases[] = {
+		{ "size 0", 32, RW, 0, 0, 0, -EINVAL },
+		{ "unaligned vaddr", 32, RW, 0x800, 0, 1 * MiB, -EINVAL },
+		{ "unaligned iova", 32, RW, 0, 0x800, 1 * MiB, -EINVAL },
+		{ "unaligned size", 32, RW, 0, 0, 1 * MiB + 0x800, -EINVAL },
+		{ "iova + size wraps", 32, RW, 0, ovf_iova, 2 * MiB, -EOVERFLOW },
+		{ "iova beyond 48 bits", 32, RW, 0, 1ULL << 50, 1 * MiB, -EINVAL },
+		{ "unknown flag", 32, RW | (1u << 3), 0, 0, 1 * MiB, -EINVAL },
+		{ "argsz too small", 31, RW, 0, 0, 1 * MiB, -EINVAL },
+		{ "neither read nor write", 32, 0, 0, 0, 1 * MiB, -EINVAL },
+		{ "prot with VADDR", 32, RW | KAPI_VFIO_DMA_MAP_FLAG_VADDR, 0, 0,
+		  1 * MiB, -EINVAL },
+		{ "VADDR of nothing", 32, KAPI_VFIO_DMA_MAP_FLAG_VADDR, 0, 0,
+		  1 * MiB, -ENOENT },
+	};
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(2 * MiB, 1);
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bad_map *t = &cases[i];
+
+		assert_int_equal(kapi_vfio_raw_map_dma(c, t->argsz, t->flags,
+						       va + t->vaddr_off,
+						       t->iova, t->size),
+				 t->err);
+		assert_iommu_maps_nothing(dev);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+		assert_int_equal(dma_entries_available(c), 65535);
+	}
+	kapi_vfio_close(c);
+}
+
+/* Overlaps, partial unmaps, memlock and entry limits. */
+static void test_map_dma_conflicts_and_limits(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(16 * MiB, 1);
+	unsigned long long unmapped;
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, 4 * MiB, 2 * MiB, RW), 0);
+	/* -EEXIST: inside, across either end, and around. */
+	assert_int_equal(kapi_vfio_map_dma(c, va, 5 * MiB, 1 * MiB, RW), -EEXIST);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 3 * MiB, 2 * MiB, RW), -EEXIST);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 5 * MiB, 2 * MiB, RW), -EEXIST);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 2 * MiB, 8 * MiB, RW), -EEXIST);
+	/* v2: an unmap may not cut a mapping. */
+	assert_int_equal(kapi_vfio_unmap_dma(c, 4 * MiB, 1 * MiB, 0, &unmapped),
+			 -EINVAL);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 5 * MiB, 2 * MiB, 0, &unmapped),
+			 -EINVAL);
+	/* Nothing there: success, 0 bytes. */
+	assert_int_equal(kapi_vfio_unmap_dma(c, 64 * MiB, 2 * MiB, 0, &unmapped), 0);
+	assert_int_equal(unmapped, 0);
+	unmap_exactly(c, 4 * MiB, 2 * MiB);
+
+	/* Beyond RLIMIT_MEMLOCK (8 MiB by default): -ENOMEM. */
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 16 * MiB, RW), -ENOMEM);
+	assert_iommu_maps_nothing(dev);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+
+	/* ...unless the mapper has CAP_IPC_LOCK. */
+	kapi_mm_set_cap_ipc_lock(1);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 16 * MiB, RW), 0);
+	unmap_exactly(c, 0, 16 * MiB);
+	kapi_mm_set_cap_ipc_lock(0);
+
+	/* Beyond dma_entry_limit: -ENOSPC. */
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_param_set("vfio_iommu_type1.dma_entry_limit", "2"), 0);
+	c = open_v2_container();
+	dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 1 * MiB, RW), 0);
+	assert_int_equal(kapi_vfio_map_dma(c, va + MiB, MiB, MiB, RW), 0);
+	assert_int_equal(dma_entries_available(c), 0);
+	assert_int_equal(kapi_vfio_map_dma(c, va + 2 * MiB, 2 * MiB, MiB, RW),
+			 -ENOSPC);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 2 * MiB, 0, &unmapped), 0);
+	assert_int_equal(unmapped, 2 * MiB);
+	assert_int_equal(dma_entries_available(c), 2);
+	assert_iommu_maps_nothing(dev);
+	kapi_vfio_close(c);
+}
+
+struct bad_unmap {
+	const char *what;
+	unsigned int argsz, flags;
+	unsigned long long iova, size;
+	long err;
+};
+
+/* UNMAP_DMA refuses malformed requests and leaves the mapping in place. */
+static void test_unmap_dma_bad_input(void **state)
+{
+	const struct bad_unmap cases[] = {
+		{ "size 0", 24, 0, 0, 0, -EINVAL },
+		{ "unaligned iova", 24, 0, 0x800, 2 * MiB, -EINVAL },
+		{ "unaligned size", 24, 0, 0, 2 * MiB + 0x800, -EINVAL },
+		{ "iova + size wraps", 24, 0, ~0ULL - MiB + 1, 2 * MiB, -EOVERFLOW },
+		{ "unknown flag", 24, 1u << 3, 0, 2 * MiB, -EINVAL },
+		{ "argsz too small", 23, 0, 0, 2 * MiB, -EINVAL },
+		{ "ALL with a range", 24, KAPI_VFIO_DMA_UNMAP_FLAG_ALL, 0, 2 * MiB,
+		  -EINVAL },
+		{ "dirty bitmap, no tracking", 48,
+		  KAPI_VFIO_DMA_UNMAP_FLAG_GET_DIRTY_BITMAP, 0, 2 * MiB, -EINVAL },
+		{ "dirty bitmap with ALL", 48,
+		  KAPI_VFIO_DMA_UNMAP_FLAG_GET_DIRTY_BITMAP |
+		  KAPI_VFIO_DMA_UNMAP_FLAG_ALL, 0, 0, -EINVAL },
+		{ "dirty bitmap, argsz without it", 24,
+		  KAPI_VFIO_DMA_UNMAP_FLAG_GET_DIRTY_BITMAP, 0, 2 * MiB, -EINVAL },
+	};
+	unsigned long long bits[8] = { 0 }, size_out;
+	struct kapi_vfio_bitmap bm = { PAGE, sizeof(bits), bits };
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(2 * MiB, 1);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), 0);
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bad_unmap *t = &cases[i];
+
+		assert_int_equal(kapi_vfio_raw_unmap_dma(c, t->argsz, t->flags,
+							 t->iova, t->size, &bm,
+							 &size_out), t->err);
+		assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	}
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/* GET_INFO: argsz handling and the capability chain. */
+static void test_get_info_argsz_and_capabilities(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned char buf[256];
+	struct kapi_vfio_info info;
+	unsigned int argsz;
+
+	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_int_equal(kapi_vfio_raw_get_info(c, 15, buf, sizeof(buf)), -EINVAL);
+
+	/* The bare struct: flags say CAPS, argsz says how much room they need. */
+	assert_int_equal(kapi_vfio_raw_get_info(c, KAPI_VFIO_INFO_ARGSZ, buf,
+						sizeof(buf)), 0);
+	memcpy(&argsz, buf, sizeof(argsz));
+	assert_true(argsz > KAPI_VFIO_INFO_ARGSZ);
+	assert_int_equal(buf[4] & (KAPI_VFIO_IOMMU_INFO_PGSIZES |
+				   KAPI_VFIO_IOMMU_INFO_CAPS),
+			 KAPI_VFIO_IOMMU_INFO_PGSIZES | KAPI_VFIO_IOMMU_INFO_CAPS);
+
+	/* An older, 16-byte struct gets only its own fields written. */
+	memset(buf, 0x5a, sizeof(buf));
+	assert_int_equal(kapi_vfio_raw_get_info(c, 16, buf, 16), 0);
+	for (unsigned i = 16; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0x5a);
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	assert_int_equal(info.iova_pgsizes, (1ULL << 12) | (1ULL << 21) | (1ULL << 30));
+	assert_int_equal(info.cap_offset, KAPI_VFIO_INFO_ARGSZ);
+	assert_int_equal(info.argsz, argsz);
+	assert_true(info.has_iova_range && info.has_migration && info.has_dma_avail);
+	assert_int_equal(info.nr_iovas, 1);
+	assert_int_equal(info.iovas[0].start, 0);
+	assert_int_equal(info.iovas[0].end, (1ULL << 48) - 1);
+	assert_int_equal(info.migration_pgsize_bitmap, PAGE);
+	assert_int_equal(info.max_dirty_bitmap_size, 1ULL << 28);
+	assert_int_equal(info.dma_avail, 65535);
+	kapi_vfio_close(c);
+}
+
+/* Container types, extensions, unknown ioctls, and dirty-page requests. */
+static void test_types_extensions_and_dirty_bad_input(void **state)
+{
+	static const struct { unsigned long ext; long want; } exts[] = {
+		{ KAPI_VFIO_TYPE1_IOMMU, 1 },
+		{ KAPI_VFIO_TYPE1v2_IOMMU, 1 },
+		{ KAPI_VFIO_UNMAP_ALL, 1 },
+		{ KAPI_VFIO_UPDATE_VADDR, 1 },
+		{ KAPI_VFIO_DMA_CC_IOMMU, 1 },	/* no domain says otherwise */
+		{ 2, 0 },			/* sPAPR TCE */
+		{ 8, 0 },			/* noiommu */
+	};
+	unsigned long long bits[8];
+	struct kapi_vfio_bitmap bm = { PAGE, sizeof(bits), bits };
+	struct kapi_vfio *c, *v1;
+
+	assert_int_equal(kapi_vfio_open(2, &c), -EINVAL);
+	c = open_v2_container();
+	for (unsigned i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		assert_int_equal(kapi_vfio_check_extension(c, exts[i].ext),
+				 exts[i].want);
+	assert_int_equal(kapi_vfio_raw_ioctl(c, KAPI_VFIO_IO(99), 0), -ENOTTY);
+
+	assert_int_equal(kapi_vfio_raw_dirty(c, 8, 0, 0, 0, NULL), -EINVAL);
+	assert_int_equal(kapi_vfio_raw_dirty(c, 8,
+			KAPI_VFIO_DIRTY_PAGES_FLAG_START |
+			KAPI_VFIO_DIRTY_PAGES_FLAG_STOP, 0, 0, NULL), -EINVAL);
+	assert_int_equal(kapi_vfio_raw_dirty(c, 7,
+			KAPI_VFIO_DIRTY_PAGES_FLAG_START, 0, 0, NULL), -EINVAL);
+	assert_int_equal(kapi_vfio_raw_dirty(c, 8, 1u << 3, 0, 0, NULL), -EINVAL);
+	/* GET_BITMAP without the range struct, and while not tracking. */
+	assert_int_equal(kapi_vfio_raw_dirty(c, 8,
+			KAPI_VFIO_DIRTY_PAGES_FLAG_GET_BITMAP, 0, MiB, &bm),
+			-EINVAL);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, MiB, PAGE, bits, sizeof(bits)),
+			 -EINVAL);
+
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1_IOMMU, &v1), 0);
+	assert_int_equal(kapi_vfio_dirty_start(v1), -EACCES);
+	kapi_vfio_close(v1);
+	kapi_vfio_close(c);
+}
+
+/* Dirty tracking: everything a DMA-capable group can reach reads dirty. */
+static void test_dirty_tracking_reports_mapped_pages(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(2 * MiB, 1);
+	const unsigned long npages = 2 * MiB / PAGE;
+	unsigned long long bits[2 * MiB / PAGE / 64], unmapped;
+
+	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);	/* idempotent */
+
+	memset(bits, 0, sizeof(bits));
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, PAGE, bits,
+					     sizeof(bits)), 0);
+	for (unsigned long i = 0; i < npages / 64; i++)
+		assert_int_equal(bits[i], ~0ULL);
+	/* Wrong page size, unaligned range, too small a bitmap. */
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, 2 * PAGE, bits,
+					     sizeof(bits)), -EINVAL);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, PAGE, bits, 8),
+			 -EINVAL);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 1 * MiB, PAGE, bits,
+					     sizeof(bits)), -EINVAL);
+
+	memset(bits, 0, sizeof(bits));
+	assert_int_equal(kapi_vfio_unmap_dma_dirty(c, 0, 2 * MiB, PAGE, bits,
+						   sizeof(bits), &unmapped), 0);
+	assert_int_equal(unmapped, 2 * MiB);
+	assert_int_equal(bits[0], ~0ULL);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	kapi_vfio_close(c);
+}
+
+/* ---- the pfnmap stride (DESIGN.md item 1) ---- */
+
+/*
+ *   va:   [ BAR 32 GiB, PUD (1 GiB) leaves ]
+ *   iova: [ 0 ... 32 GiB ]
+ *
+ * After the huge-pfnmap series one follow_pfnmap_start() per 1 GiB leaf:
+ * 32 lookups, 32 1 GiB IOMMU leaves.  Before it (or with the legacy mask
+ * switch, which makes every leaf report PAGE_MASK) one per 4 KiB page.
+ */
+static void map_32g_bar_and_count_lookups(int legacy_mask,
+					  unsigned long long *lookups)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long bar_pfn, io_pfn, cpu_pfn;
+	unsigned long va = mmap_bar(0, 32 * GiB, PUD, KAPI_MM_LEAF_PUD, 1, 1, 0,
+				    &bar_pfn);
+	struct sim_counters before;
+	int level;
+
+	sim_mm_set_legacy_addr_mask(legacy_mask);
+	sim_counters_snapshot(&before);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 32 * GiB, RW), 0);
+	*lookups = counter_delta(&before, SIM_CNT_PFN_LOOKUP);
+	assert_int_equal(sim_iommu_nr_leaves(kapi_vfio_dev_sim_domain(dev), 30),
+			 32);
+	/* One page in every leaf, and both ends, against the CPU's view. */
+	for (unsigned long long off = 0; off < 32 * GiB; off += GiB + 5 * PAGE) {
+		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
+		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, &level), 0);
+		assert_int_equal(io_pfn, cpu_pfn);
+	}
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, 32 * GiB - PAGE, &io_pfn), 0);
+	assert_int_equal(io_pfn, bar_pfn + 32 * GiB / PAGE - 1);
+	unmap_exactly(c, 0, 32 * GiB);
+	assert_iommu_maps_nothing(dev);
+	kapi_vfio_close(c);
+	sim_mm_set_legacy_addr_mask(0);
+}
+
+static void test_32g_bar_takes_32_lookups(void **state)
+{
+	unsigned long long lookups;
+
+	map_32g_bar_and_count_lookups(0, &lookups);
+	if (DMASIM_IMPL_PFNMAP_STRIDE)
+		assert_int_equal(lookups, 32);
+	else
+		assert_int_equal(lookups, 32 * GiB / PAGE);
+}
+
+static void test_32g_bar_legacy_mask_takes_a_lookup_per_page(void **state)
+{
+	unsigned long long lookups;
+
+	map_32g_bar_and_count_lookups(1, &lookups);
+	assert_int_equal(lookups, 32 * GiB / PAGE);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_anon_map_pins_charges_and_unmaps),
+		T(test_thp_memory_on_every_format),
+		T(test_one_map_spans_anon_pfnmap_anon),
+		T(test_pfnmap_with_pgoff_unlike_its_pfns),
+		T(test_readonly_pfnmap_refuses_write_permission),
+		T(test_pfnmap_of_normal_pages_is_refused),
+		T(test_gup_returning_zero_is_efault),
+		T(test_gup_short_counts_still_map_everything),
+		T(test_gup_error_midway_unwinds),
+		T(test_fault_that_drops_mmap_lock_is_retried),
+		T(test_mapping_at_the_top_of_the_iova_space),
+		T(test_emulated_device_pins_ram_not_mmio),
+		T(test_map_dma_bad_input),
+		T(test_map_dma_conflicts_and_limits),
+		T(test_unmap_dma_bad_input),
+		T(test_get_info_argsz_and_capabilities),
+		T(test_types_extensions_and_dirty_bad_input),
+		T(test_dirty_tracking_reports_mapped_pages),
+		T(test_32g_bar_takes_32_lookups),
+	};
+	const struct CMUnitTest slow_tests[] = {
+		T(test_32g_bar_legacy_mask_takes_a_lookup_per_page),
+	};
+
+#ifdef TYPE1_SLOW_SUITE
+	(void)tests;
+	return cmocka_run_group_tests_name("type1_slow", slow_tests, NULL, NULL);
+#else
+	(void)slow_tests;
+	return cmocka_run_group_tests_name("type1", tests, NULL, NULL);
+#endif
+}
