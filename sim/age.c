@@ -38,9 +38,9 @@
  * page cache), as only the first page of a free block is; at high levels
  * the pieces are small enough that that is all of the memmap.
  *
- * Direct reclaim gives page-cache pieces back in a fixed pseudo-random
- * order (a stand-in for LRU order: pages of one pageblock do not age
- * together), straight to the buddy lists.
+ * Direct reclaim gives page-cache folios back straight to the buddy lists
+ * in a stand-in for LRU order: pageblocks in a fixed pseudo-random order,
+ * each pageblock's folios together (pages read together age together).
  */
 #include <errno.h>
 #include <math.h>
@@ -65,7 +65,14 @@ struct piece {
 static struct piece *pieces;
 static size_t nr_pieces, pieces_cap;
 static unsigned long held_pages;
-static size_t reclaim_step, reclaim_stride;
+/*
+ * Reclaim order: pageblocks in a fixed pseudo-random order, all of one
+ * pageblock's page cache before the next (pages read together age
+ * together).  segments[k] is the index of pageblock k's first piece
+ * (pieces are kept in address order within a pageblock).
+ */
+static size_t *segments;
+static size_t nr_segments, reclaim_step, reclaim_in_segment, reclaim_stride;
 
 /* The shape of one ageing run. */
 struct age_params {
@@ -202,6 +209,42 @@ static const unsigned int mt_gfp[SIM_NR_MIGRATETYPES] = {
 	[SIM_MIGRATE_RECLAIMABLE] = SIM_GFP_RECLAIMABLE,
 };
 
+static size_t gcd(size_t a, size_t b)
+{
+	while (b) {
+		size_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static int index_segments(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < nr_pieces; i++)
+		if (!i || (pieces[i].pfn >> SIM_PAGEBLOCK_ORDER) !=
+			  (pieces[i - 1].pfn >> SIM_PAGEBLOCK_ORDER))
+			n++;
+	segments = malloc((n + 1) * sizeof(*segments));
+	if (!segments)
+		return -ENOMEM;
+	nr_segments = 0;
+	for (i = 0; i < nr_pieces; i++)
+		if (!i || (pieces[i].pfn >> SIM_PAGEBLOCK_ORDER) !=
+			  (pieces[i - 1].pfn >> SIM_PAGEBLOCK_ORDER))
+			segments[nr_segments++] = i;
+	segments[nr_segments] = nr_pieces;
+	/* A stride coprime to the count visits every pageblock once. */
+	reclaim_stride = n ? ((size_t)((double)n * 0.6180339887) | 1) : 1;
+	while (n && gcd(reclaim_stride, n) != 1)
+		reclaim_stride += 2;
+	reclaim_step = reclaim_in_segment = 0;
+	return 0;
+}
+
 struct taken_block {
 	unsigned long pfn;
 	unsigned char order;
@@ -280,7 +323,10 @@ int sim_age(double level, unsigned long long seed)
 		sim_age_release();
 	}
 	free(blocks);
-	reclaim_step = 0;
+	if (!ret)
+		ret = index_segments();
+	if (ret < 0)
+		sim_age_release();
 	return ret < 0 ? ret : 0;
 }
 
@@ -327,7 +373,9 @@ void sim_age_forget(void)
 	pieces = NULL;
 	nr_pieces = pieces_cap = 0;
 	held_pages = 0;
-	reclaim_step = 0;
+	free(segments);
+	segments = NULL;
+	nr_segments = reclaim_step = reclaim_in_segment = 0;
 }
 
 unsigned long sim_age_held_pages(void)
@@ -335,34 +383,24 @@ unsigned long sim_age_held_pages(void)
 	return held_pages;
 }
 
-static size_t gcd(size_t a, size_t b)
-{
-	while (b) {
-		size_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
 
 unsigned long sim_age_reclaim(unsigned int order, unsigned int sim_gfp,
 			      unsigned long max_pages)
 {
 	unsigned long reclaimed = 0;
 
-	if (!nr_pieces)
-		return 0;
-	if (!reclaim_step) {
-		/* A stride coprime to the count visits every piece once. */
-		reclaim_stride = (size_t)(nr_pieces * 0.6180339887) | 1;
-		while (gcd(reclaim_stride, nr_pieces) != 1)
-			reclaim_stride += 2;
-	}
-	while (reclaim_step < nr_pieces && !sim_buddy_fits(order, sim_gfp)) {
-		struct piece *p = &pieces[(reclaim_step * reclaim_stride) % nr_pieces];
+	while (reclaim_step < nr_segments && !sim_buddy_fits(order, sim_gfp)) {
+		size_t seg = (reclaim_step * reclaim_stride) % nr_segments;
+		size_t idx = segments[seg] + reclaim_in_segment;
+		struct piece *p;
 
-		reclaim_step++;
+		if (idx >= segments[seg + 1]) {
+			reclaim_step++;
+			reclaim_in_segment = 0;
+			continue;
+		}
+		reclaim_in_segment++;
+		p = &pieces[idx];
 		if (p->gone || p->kind != PIECE_PAGECACHE)
 			continue;
 		give_back(p);

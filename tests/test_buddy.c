@@ -589,8 +589,9 @@ static void test_noretry_pmd_order_fails_when_fragmented_until_release(void **st
 /*
  * Direct reclaim gives aged page cache back until the request fits: an
  * order-9 request with SIM_GFP_DIRECT_RECLAIM succeeds on the most
- * fragmented machine, after reclaiming pages (counted); with NORETRY it
- * reclaims at most one round.
+ * fragmented machine after reclaiming pages (counted), far fewer than the
+ * workload holds; with NORETRY it reclaims one round at most (1024 pages
+ * for order 9, overshooting by less than one 64 KiB folio).
  */
 static void test_direct_reclaim_frees_page_cache_until_the_request_fits(void **state)
 {
@@ -601,16 +602,26 @@ static void test_direct_reclaim_frees_page_cache_until_the_request_fits(void **s
 	age_fresh_machine(1 * GiB, 1.0, 5, &h);
 	held = ram_pages() - h.free_pages;
 	sim_counters_reset();
-	assert_null(sim_buddy_alloc(9, SIM_GFP_DIRECT_RECLAIM | SIM_GFP_NORETRY));
-	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) > 0);
-	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) < 2048);
 	page = sim_buddy_alloc(9, SIM_GFP_DIRECT_RECLAIM | SIM_GFP_MOVABLE);
 	assert_non_null(page);
-	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) >= 512);
-	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) < held);
+	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) > 0);
+	assert_true(count_of(SIM_CNT_RECLAIM_PAGE) < held / 4);
 	sim_buddy_free(page, 9);
 	sim_age_release();
 	assert_machine_is_whole_again();
+	sim_machine_destroy();
+
+	for (unsigned long long seed = 1; seed <= 4; seed++) {
+		age_fresh_machine(1 * GiB, 1.0, seed, &h);
+		sim_counters_reset();
+		page = sim_buddy_alloc(9, SIM_GFP_DIRECT_RECLAIM | SIM_GFP_NORETRY);
+		assert_true(count_of(SIM_CNT_RECLAIM_PAGE) < 1024 + 16);
+		if (page)
+			sim_buddy_free(page, 9);
+		sim_age_release();
+		assert_machine_is_whole_again();
+		sim_machine_destroy();
+	}
 }
 
 /* Presets name levels; bad levels are refused and leave the machine fresh. */
