@@ -44,6 +44,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,9 @@ struct piece {
 	unsigned char gone;	/* reclaimed */
 };
 
+/* Serialises reclaim (any allocating thread) against ageing and release. */
+static pthread_mutex_t age_lock = PTHREAD_MUTEX_INITIALIZER;
+static void release_locked(void);
 static struct piece *pieces;
 static size_t nr_pieces, pieces_cap;
 static unsigned long held_pages;
@@ -302,14 +306,19 @@ int sim_age(double level, unsigned long long seed)
 
 	if (!(level >= 0.0 && level <= 1.0))
 		return -EINVAL;
-	sim_age_release();
-	if (level == 0.0)
+	pthread_mutex_lock(&age_lock);
+	release_locked();
+	if (level == 0.0) {
+		pthread_mutex_unlock(&age_lock);
 		return 0;
+	}
 	set_params(&ap, level, seed);
 	sim_buddy_drain_pcp();
 	blocks = take_all_free(&ap, &nr);
-	if (!blocks)
+	if (!blocks) {
+		pthread_mutex_unlock(&age_lock);
 		return -ENOMEM;
+	}
 	for (i = 0; i < nr; i++) {
 		ret = shape(&ap, blocks[i].pfn, blocks[i].order, blocks[i].mt, -1, 1);
 		if (ret < 0)
@@ -320,13 +329,14 @@ int sim_age(double level, unsigned long long seed)
 		for (i++; i < nr; i++)
 			sim_buddy_free_direct(sim_pfn_to_page(blocks[i].pfn),
 					      blocks[i].order);
-		sim_age_release();
+		release_locked();
 	}
 	free(blocks);
 	if (!ret)
 		ret = index_segments();
 	if (ret < 0)
-		sim_age_release();
+		release_locked();
+	pthread_mutex_unlock(&age_lock);
 	return ret < 0 ? ret : 0;
 }
 
@@ -357,7 +367,7 @@ static void give_back(struct piece *p)
 	sim_buddy_free_direct(page, p->order);
 }
 
-void sim_age_release(void)
+static void release_locked(void)
 {
 	size_t i;
 
@@ -365,6 +375,13 @@ void sim_age_release(void)
 		if (!pieces[i].gone)
 			give_back(&pieces[i]);
 	sim_age_forget();
+}
+
+void sim_age_release(void)
+{
+	pthread_mutex_lock(&age_lock);
+	release_locked();
+	pthread_mutex_unlock(&age_lock);
 }
 
 void sim_age_forget(void)
@@ -389,6 +406,7 @@ unsigned long sim_age_reclaim(unsigned int order, unsigned int sim_gfp,
 {
 	unsigned long reclaimed = 0;
 
+	pthread_mutex_lock(&age_lock);
 	while (reclaim_step < nr_segments && !sim_buddy_fits(order, sim_gfp)) {
 		size_t seg = (reclaim_step * reclaim_stride) % nr_segments;
 		size_t idx = segments[seg] + reclaim_in_segment;
@@ -409,5 +427,6 @@ unsigned long sim_age_reclaim(unsigned int order, unsigned int sim_gfp,
 		if (max_pages && reclaimed >= max_pages)
 			break;
 	}
+	pthread_mutex_unlock(&age_lock);
 	return reclaimed;
 }
