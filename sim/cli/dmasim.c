@@ -6,11 +6,14 @@
 #include <dmasim/kapi.h>
 #include <dmasim/sim.h>
 
+int dmasim_cmd_bar(int argc, char **argv);
+
 static int usage(FILE *out)
 {
 	fprintf(out, "usage: dmasim <command> [options]\n"
 		     "commands:\n"
-		     "  params   list the kernel module parameters\n");
+		     "  params   list the kernel module parameters\n"
+		     "  bar      map a BAR through VFIO type1, report the cost\n");
 	return out == stderr ? 2 : 0;
 }
 
@@ -33,6 +36,8 @@ int main(int argc, char **argv)
 		kapi_param_for_each(print_param, NULL);
 		return 0;
 	}
+	if (!strcmp(argv[1], "bar"))
+		return dmasim_cmd_bar(argc - 1, argv + 1);
 	fprintf(stderr, "dmasim: unknown command '%s'\n", argv[1]);
 	return usage(stderr);
 }
