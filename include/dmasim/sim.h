@@ -102,6 +102,24 @@ int sim_fault_lookup(const char *name);
 void sim_faults_arm(int armed);
 void sim_fault_calls_reset(void);
 
+/*
+ * Fail-nth mode, for sweeps (tests/sweep.h): from sim_fault_nth_start() on,
+ * every sim_should_fail() call at any point is numbered 1, 2, ... and call
+ * number nth fails (persist: nth and every later call); nth 0 counts only.
+ * Calls the mode lets through still ask libfiu.  Arms the sim while on;
+ * sim_fault_nth_stop() restores the armed state and returns the number of
+ * calls seen.  One thread at a time.
+ */
+void sim_fault_nth_start(unsigned long long nth, int persist);
+unsigned long long sim_fault_nth_stop(void);
+/* Calls numbered and failures injected since sim_fault_nth_start(). */
+unsigned long long sim_fault_nth_calls(void);
+unsigned long long sim_fault_nth_injected(void);
+/* The point of the first failure injected (-1: none yet). */
+int sim_fault_nth_first_point(void);
+/* Failures fail-nth mode injected per point, since the process started. */
+extern unsigned long long sim_fault_injected[SIM_NR_FAULT_POINTS];
+
 /* ------------------------------------------------------------------------
  * Kernel heap objects (sim/slab.c): the backing of kmalloc/vmalloc, with an
  * outstanding-object count so every scenario can prove it freed everything.
