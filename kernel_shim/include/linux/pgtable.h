@@ -13,6 +13,9 @@
  *     PTE table (the kernel's split ptlocks with USE_SPLIT_*_PTLOCKS).
  *     pte_offset_map() returns NULL when the pmd is not a PTE table (none,
  *     or a leaf), as the kernel's __pte_offset_map() does.
+ *     pte_offset_map_lock() asks the fault point shim/mm/pte_offset_map
+ *     first: the kernel's returns NULL when the PMD changed between the
+ *     read and the lock (a racing THP collapse), which callers must handle.
  * (c) Counting (the cost model): every entry read by a walk accessor
  *     (pXdp_get, pmdp_get_lockless, and the pXd_offset/pte_offset_map that
  *     reads its parent entry) counts SIM_CNT_PT_READ.  pgd_offset() on an
@@ -151,9 +154,13 @@ static inline pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd,
 					 unsigned long address,
 					 spinlock_t **ptlp)
 {
-	pte_t *pte = pte_offset_map(pmd, address);
+	pte_t *pte;
 	spinlock_t *ptl;
 
+	/* The kernel's fails when the PMD changed under it (THP collapse). */
+	if (sim_should_fail(SIM_FP_PTE_OFFSET_MAP))
+		return NULL;
+	pte = pte_offset_map(pmd, address);
 	if (!pte)
 		return NULL;
 	ptl = (spinlock_t *)sim_pt_lock_of(pte);
