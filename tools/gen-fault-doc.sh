@@ -34,6 +34,13 @@ libfiu also takes a trailing wildcard (`shim/mm/*`), random failures
 (`fiu_enable_external()`); `sim_fault_lookup(name)` maps a name back to its
 `SIM_FP_` id.
 
+Sweeps use the sim's fail-nth mode instead (`sim_fault_nth_start(n, persist)`
+in `include/dmasim/sim.h`): every call at any point is numbered 1, 2, ...,
+and call n fails (persistent: n and every later call); libfiu is still asked
+for the others.  `tests/sweep.h` drives a scenario through every n, once and
+from then on, and checks that nothing is left behind; the test
+`sweep_reach_<impl>` fails when a point below is failed by no sweep.
+
 | libfiu name | id | what fails |
 |---|---|---|
 HEAD
