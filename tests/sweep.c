@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fail-nth sweep driver (see sweep.h for the contract).  It relies on
+ * the sim's fail-nth mode for the numbering of fallible calls and on the
+ * sim's and kapi's counters for the invariants.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_iommu.h>
+#include <dmasim/sim.h>
+
+#include "sweep.h"
+
+/* Print at most this many problem lines per scenario. */
+#define SWEEP_MAX_REPORTS	12
+/* A loop gives up after points * this + SWEEP_RUN_SLACK runs. */
+#define SWEEP_RUN_FACTOR	4
+#define SWEEP_RUN_SLACK		64
+
+/* What must come back to its value once a run is torn down. */
+struct sweep_snapshot {
+	unsigned long long kmalloc;
+	unsigned long buddy_allocated;
+	unsigned long buddy_free;
+	unsigned long pins;
+	unsigned long domains;
+	unsigned long devices;
+	unsigned long long leaves_dropped;
+	unsigned long vmaps;
+	unsigned long long warnings;
+	int zero_page_taken;
+};
+
+struct sweep_run_state {
+	const struct sweep_scenario *sc;
+	struct sweep_result *res;
+	unsigned int reports;
+	unsigned long long nth;
+	int persist;
+	int leaked;			/* sweep_leak() during this run */
+};
+
+static struct sweep_run_state *cur;
+static struct sweep_totals totals;
+
+static void take_snapshot(struct sweep_snapshot *s)
+{
+	s->kmalloc = sim_kmalloc_outstanding();
+	s->buddy_allocated = sim_buddy_nr_allocated();
+	s->buddy_free = sim_buddy_nr_free();
+	s->pins = sim_pins_outstanding();
+	s->domains = sim_iommu_nr_domains();
+	s->devices = kapi_iommu_nr_devices();
+	s->leaves_dropped = sim_iommu_leaves_dropped();
+	s->vmaps = sim_vmap_outstanding();
+	s->warnings = sim_kernel_warnings();
+	s->zero_page_taken = sim_zero_pfn != ~0UL;
+}
+
+static const char *run_kind(const struct sweep_run_state *st)
+{
+	if (!st->nth)
+		return "no failure injected";
+	return st->persist ? "persistent" : "transient";
+}
+
+static void report(struct sweep_run_state *st, const char *fmt, long long a,
+		   const char *b)
+{
+	int fp = sim_fault_nth_first_point();
+
+	if (st->reports++ >= SWEEP_MAX_REPORTS)
+		return;
+	printf("%s: call #%llu (%s, %s): ", st->sc->name, st->nth,
+	       fp >= 0 ? sim_fault_name(fp) : "-", run_kind(st));
+	printf(fmt, a, b);
+	putchar('\n');
+}
+
+void sweep_leak(const char *what, long long delta)
+{
+	if (!cur)
+		return;
+	cur->leaked = 1;
+	report(cur, "%+lld %s left after teardown", delta, what);
+}
+
+/* Compare after against before; report every difference; 1 if any. */
+static int check_nothing_left(struct sweep_run_state *st,
+			      const struct sweep_snapshot *b,
+			      const struct sweep_snapshot *a)
+{
+	/* The zero page is taken once per machine, with its first mm. */
+	long zero = a->zero_page_taken && !b->zero_page_taken;
+	int bad = 0;
+
+#define SWEEP_CHECK(field, expect, what)					\
+	do {								\
+		long long d = (long long)(a->field - b->field) - (expect); \
+		if (d) {						\
+			report(st, "%+lld %s left after teardown", d, what); \
+			bad = 1;					\
+		}							\
+	} while (0)
+	SWEEP_CHECK(kmalloc, 0, "kmalloc'd objects");
+	SWEEP_CHECK(buddy_allocated, zero, "buddy pages allocated");
+	SWEEP_CHECK(buddy_free, -zero, "buddy pages free (vs start)");
+	SWEEP_CHECK(pins, 0, "page pins");
+	SWEEP_CHECK(domains, 0, "IOMMU domains");
+	SWEEP_CHECK(devices, 0, "IOMMU devices");
+	SWEEP_CHECK(leaves_dropped, 0, "IOMMU leaves (freed with their domain)");
+	SWEEP_CHECK(vmaps, 0, "vmaps");
+	if (!st->sc->warnings_allowed)
+		SWEEP_CHECK(warnings, 0, "kernel WARNs");
+#undef SWEEP_CHECK
+	return bad;
+}
+
+static int errno_expected(const struct sweep_scenario *sc, int ret)
+{
+	if (!ret)
+		return 1;
+	for (const int *e = sc->errnos; e && *e; e++)
+		if (*e == ret)
+			return 1;
+	return 0;
+}
+
+static int new_machine(const struct sweep_scenario *sc)
+{
+	struct sim_config cfg = {
+		.ram_bytes = sc->ram_bytes ? sc->ram_bytes : 256ULL << 20,
+	};
+	int ret = sim_machine_init(&cfg);
+
+	if (!ret)
+		ret = kapi_boot();
+	return ret;
+}
+
+/*
+ * One run on a fresh machine, failing call nth (0: none).  Returns the
+ * number of fallible calls run made; the outcome goes into st/res.
+ */
+static unsigned long long run_once(struct sweep_run_state *st,
+				   unsigned long long nth, int persist)
+{
+	const struct sweep_scenario *sc = st->sc;
+	struct sweep_snapshot before, after;
+	unsigned long long calls, injected;
+	int ret, bad = 0;
+
+	st->nth = nth;
+	st->persist = persist;
+	st->leaked = 0;
+	if (new_machine(sc)) {
+		printf("%s: the machine cannot be built\n", sc->name);
+		st->res->setup_failed = 1;
+		return 0;
+	}
+	take_snapshot(&before);
+	if (sc->setup && sc->setup(sc->param)) {
+		printf("%s: setup failed\n", sc->name);
+		st->res->setup_failed = 1;
+		sim_machine_destroy();
+		return 0;
+	}
+	sim_fault_nth_start(nth, persist);
+	ret = sc->run(sc->param);
+	injected = sim_fault_nth_injected();
+	calls = sim_fault_nth_stop();
+
+	cur = st;
+	if (sc->teardown)
+		sc->teardown(sc->param);
+	cur = NULL;
+	take_snapshot(&after);
+	sim_machine_destroy();
+
+	if (!errno_expected(sc, ret)) {
+		report(st, "returned %lld%s", ret, "");
+		st->res->bad_errnos++;
+	}
+	if (!nth && ret) {
+		report(st, "failed with %lld when nothing was made to fail", ret, "");
+		st->res->setup_failed = 1;
+	}
+	bad = check_nothing_left(st, &before, &after) || st->leaked;
+	st->res->leaks += bad;
+	if (injected) {
+		st->res->runs++;
+		st->res->failed_runs += ret != 0;
+	}
+	return calls;
+}
+
+static void sweep_loop(struct sweep_run_state *st, int persist,
+		       unsigned long long limit)
+{
+	for (unsigned long long nth = 1; ; nth++) {
+		if (nth > limit) {
+			printf("%s: %s loop still injecting after %llu runs\n",
+			       st->sc->name, persist ? "persistent" : "transient",
+			       limit);
+			st->res->did_not_end = 1;
+			return;
+		}
+		if (run_once(st, nth, persist) < nth)
+			return;
+	}
+}
+
+int sweep_run(const struct sweep_scenario *sc, struct sweep_result *res)
+{
+	struct sweep_run_state st = { .sc = sc, .res = res };
+	unsigned long long limit;
+
+	memset(res, 0, sizeof(*res));
+	/* Warm-up: one-time kernel state (fd table, caches) settles here. */
+	run_once(&st, 0, 0);
+	res->points = run_once(&st, 0, 0);
+	if (!res->setup_failed) {
+		limit = res->points * SWEEP_RUN_FACTOR + SWEEP_RUN_SLACK;
+		sweep_loop(&st, 0, limit);
+		sweep_loop(&st, 1, limit);
+	}
+	printf("%s: %llu points, %llu runs, %llu leaks\n", sc->name,
+	       res->points, res->runs, res->leaks);
+	if (res->bad_errnos)
+		printf("%s: %llu runs returned an errno the kernel does not return there\n",
+		       sc->name, res->bad_errnos);
+	fflush(stdout);
+
+	totals.scenarios++;
+	totals.points += res->points;
+	totals.runs += res->runs;
+	totals.leaks += res->leaks;
+	totals.bad_errnos += res->bad_errnos;
+	return res->leaks || res->bad_errnos || res->setup_failed ||
+	       res->did_not_end ? -1 : 0;
+}
+
+void sweep_totals(struct sweep_totals *t)
+{
+	*t = totals;
+}
+
+int sweep_write_reached(const char *path)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	for (int fp = 0; fp < SIM_NR_FAULT_POINTS; fp++)
+		if (sim_fault_injected[fp])
+			fprintf(f, "%s\n", sim_fault_name(fp));
+	if (fclose(f) || rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+int sweep_write_reached_beside_exe(void)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
+
+	if (n < 0)
+		return -errno;
+	strcpy(path + n, ".reached");
+	return sweep_write_reached(path);
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Fail-nth sweeps: make every error path of a scenario run, and prove that
+ * each one unwinds completely (the pattern of the kernel's iommufd_fail_nth
+ * selftest and of SQLite's out-of-memory loops).
+ *
+ * A scenario is setup (no faults), run (the part under injection) and
+ * teardown (no faults; it undoes whatever run left, success or not).  The
+ * driver, sweep_run():
+ *  1. runs it twice with nothing failing: once to let one-time kernel state
+ *     settle (caches, the zero page), once counting the calls that could
+ *     fail (C, "points": every sim_should_fail() call during run, at any
+ *     fault point, via the sim's fail-nth mode, include/dmasim/sim.h);
+ *  2. for N = 1, 2, ... fails call N only (transient), until a run makes no
+ *     call N; then again failing call N and every later one (persistent);
+ *  3. after every run checks that run returned 0 or one of the scenario's
+ *     errnos, and that after teardown nothing is left: kmalloc'd objects,
+ *     buddy pages (allocated and free counts back to start), pins, IOMMU
+ *     domains and devices, IOMMU leaves freed with their domain, vmaps,
+ *     WARNs, open descriptors; plus what teardown itself reports with
+ *     sweep_leak() (locked_vm, per-domain leaves).
+ * Each run gets a freshly built machine (sim_machine_init), so no state
+ * carries from one run into the next.
+ *
+ * It prints "<name>: P points, R runs, L leaks" (R counts the runs that
+ * injected a failure), and one line per leak or unexpected errno naming the
+ * call that failed.  Plain C, no cmocka: a test asserts on the result.
+ */
+#ifndef DMASIM_TESTS_SWEEP_H
+#define DMASIM_TESTS_SWEEP_H
+
+#include <stddef.h>
+
+#include <dmasim/sim.h>
+
+struct sweep_scenario {
+	const char *name;
+	/* Machine size; 0: 256 MiB. */
+	unsigned long long ram_bytes;
+	/* Build the starting state, faults off; nonzero aborts the sweep. */
+	int (*setup)(const void *param);
+	/* The part under injection: 0, or the negative errno it returned. */
+	int (*run)(const void *param);
+	/* Undo whatever run and setup left, faults off. */
+	void (*teardown)(const void *param);
+	const void *param;
+	/* Negative errnos run may return besides 0, ended by 0. */
+	const int *errnos;
+	/* A WARN during a run is no defect here (say why in the scenario). */
+	int warnings_allowed;
+};
+
+struct sweep_result {
+	unsigned long long points;	/* fallible calls of one clean run */
+	unsigned long long runs;	/* runs that injected a failure */
+	unsigned long long leaks;	/* runs that left something behind */
+	unsigned long long bad_errnos;	/* runs that returned an errno not listed */
+	unsigned long long failed_runs;	/* runs whose run() returned an error */
+	int setup_failed;		/* setup or a clean run failed */
+	int did_not_end;		/* a loop hit its run limit */
+};
+
+/* Sweep one scenario; 0 if clean (no leak, no bad errno), else -1. */
+int sweep_run(const struct sweep_scenario *sc, struct sweep_result *res);
+
+/*
+ * From teardown: report something left behind that only the scenario can
+ * see (locked_vm of its process, leaves of its domain).  Counts as a leak
+ * of the current run.
+ */
+void sweep_leak(const char *what, long long delta);
+
+/* Totals over every sweep_run() of the process. */
+struct sweep_totals {
+	unsigned long long scenarios, points, runs, leaks, bad_errnos;
+};
+void sweep_totals(struct sweep_totals *t);
+
+/*
+ * The fault points this process injected a failure at (sweeps only), one
+ * libfiu name a line, written atomically to path.  0 or -errno.
+ */
+int sweep_write_reached(const char *path);
+/* sweep_write_reached() beside the running executable: "<exe>.reached". */
+int sweep_write_reached_beside_exe(void);
+
+#endif

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sweep driver itself (tests/sweep.c) and the sim's fail-nth mode:
+ * calls are numbered across points, transient and persistent loops run to
+ * the end, and a scenario that leaks, or returns an errno it should not,
+ * on one error path is caught on exactly that path.  The "kernel" here is
+ * a few fake functions that ask the fault points as shims do.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <fiu.h>
+#include <fiu-control.h>
+
+#include <dmasim/sim.h>
+
+#include "sweep.h"
+
+#define NR_OBJECTS 3
+
+/* A fake kmalloc and alloc_pages, fallible as the shim's are. */
+static void *fallible_kmalloc(void)
+{
+	if (sim_should_fail(SIM_FP_KMALLOC))
+		return NULL;
+	return sim_kmalloc(32, 0);
+}
+
+static struct sim_page *fallible_alloc_page(void)
+{
+	if (sim_should_fail(SIM_FP_ALLOC_PAGES))
+		return NULL;
+	return sim_buddy_alloc(0, 0);
+}
+
+/* What each fake scenario does wrong, if anything. */
+enum defect {
+	NO_DEFECT,
+	LEAKS_OBJECT_WHEN_SECOND_FAILS,	/* forgets object 0 on that path */
+	LEAKS_PAGE_WHEN_PAGE_FAILS,	/* ... the page of the call before */
+	EIO_WHEN_LAST_FAILS,		/* returns an errno not in the list */
+	TEARDOWN_REPORTS_LEAK,		/* teardown calls sweep_leak() */
+};
+
+static void *objects[NR_OBJECTS];
+static struct sim_page *page;
+
+static int start_empty(const void *param)
+{
+	for (int i = 0; i < NR_OBJECTS; i++)
+		objects[i] = NULL;
+	page = NULL;
+	return 0;
+}
+
+/*
+ * Calls: #1 kmalloc, #2 kmalloc, #3 alloc_pages, #4 kmalloc; then the page
+ * and object 2 are freed again: 4 points.
+ */
+static int allocate_three_objects_and_a_page(const void *param)
+{
+	enum defect d = *(const enum defect *)param;
+
+	for (int i = 0; i < 2; i++) {
+		objects[i] = fallible_kmalloc();
+		if (!objects[i]) {
+			if (i == 1 && d == LEAKS_OBJECT_WHEN_SECOND_FAILS)
+				objects[0] = NULL;	/* lost: a leak */
+			return -ENOMEM;
+		}
+	}
+	page = fallible_alloc_page();
+	if (!page)
+		return -ENOMEM;
+	objects[2] = fallible_kmalloc();
+	if (!objects[2]) {
+		if (d == LEAKS_PAGE_WHEN_PAGE_FAILS)
+			page = NULL;		/* lost */
+		return d == EIO_WHEN_LAST_FAILS ? -EIO : -ENOMEM;
+	}
+	sim_buddy_free(page, 0);
+	page = NULL;
+	sim_kfree(objects[2]);
+	objects[2] = NULL;
+	return 0;
+}
+
+static void free_what_is_left(const void *param)
+{
+	enum defect d = *(const enum defect *)param;
+
+	for (int i = 0; i < NR_OBJECTS; i++)
+		sim_kfree(objects[i]);
+	if (page)
+		sim_buddy_free(page, 0);
+	if (d == TEARDOWN_REPORTS_LEAK)
+		sweep_leak("test objects", 1);
+}
+
+static const int enomem_only[] = { -ENOMEM, 0 };
+
+static struct sweep_result sweep_with_defect(enum defect d)
+{
+	static enum defect param;
+	struct sweep_scenario s = {
+		.name = "driver_selftest",
+		.ram_bytes = 64ULL << 20,
+		.setup = start_empty,
+		.run = allocate_three_objects_and_a_page,
+		.teardown = free_what_is_left,
+		.param = &param,
+		.errnos = enomem_only,
+	};
+	struct sweep_result res;
+
+	param = d;
+	sweep_run(&s, &res);
+	return res;
+}
+
+/* A clean scenario: 4 points, each failed once and from then on. */
+static void test_clean_scenario_has_one_run_per_point_and_mode(void **state)
+{
+	struct sweep_result res = sweep_with_defect(NO_DEFECT);
+
+	assert_int_equal(res.points, 4);
+	assert_int_equal(res.runs, 8);
+	assert_int_equal(res.failed_runs, 8);
+	assert_int_equal(res.leaks, 0);
+	assert_int_equal(res.bad_errnos, 0);
+	assert_false(res.setup_failed);
+	assert_false(res.did_not_end);
+}
+
+/* A leaked kmalloc on one error path: that path's two runs leak. */
+static void test_leaked_object_on_one_error_path_is_caught(void **state)
+{
+	struct sweep_result res = sweep_with_defect(LEAKS_OBJECT_WHEN_SECOND_FAILS);
+
+	assert_int_equal(res.runs, 8);
+	assert_int_equal(res.leaks, 2);		/* call #2 transient, persistent */
+}
+
+/* A leaked buddy page: caught by the buddy counts. */
+static void test_leaked_page_is_caught(void **state)
+{
+	struct sweep_result res = sweep_with_defect(LEAKS_PAGE_WHEN_PAGE_FAILS);
+
+	assert_int_equal(res.leaks, 2);		/* call #4, both modes */
+}
+
+/* An errno the scenario does not list is counted, not a leak. */
+static void test_unexpected_errno_is_caught(void **state)
+{
+	struct sweep_result res = sweep_with_defect(EIO_WHEN_LAST_FAILS);
+
+	assert_int_equal(res.bad_errnos, 2);
+	assert_int_equal(res.leaks, 0);
+}
+
+/* What teardown reports with sweep_leak() is a leak of every run. */
+static void test_teardown_can_report_leaks(void **state)
+{
+	struct sweep_result res = sweep_with_defect(TEARDOWN_REPORTS_LEAK);
+
+	/* + warm-up, counting, and the last run of each loop, which fails nothing */
+	assert_int_equal(res.leaks, res.runs + 4);
+}
+
+/* Fail-nth numbers calls across points and remembers the first failure. */
+static void test_fail_nth_numbers_calls_across_points(void **state)
+{
+	unsigned long long kmalloc_before = sim_fault_injected[SIM_FP_KMALLOC];
+
+	sim_fault_nth_start(3, 0);
+	assert_false(sim_should_fail(SIM_FP_KMALLOC));
+	assert_false(sim_should_fail(SIM_FP_ALLOC_PAGES));
+	assert_true(sim_should_fail(SIM_FP_KMALLOC));
+	assert_false(sim_should_fail(SIM_FP_GUP));
+	assert_int_equal(sim_fault_nth_first_point(), SIM_FP_KMALLOC);
+	assert_int_equal(sim_fault_nth_injected(), 1);
+	assert_int_equal(sim_fault_nth_stop(), 4);
+	assert_false(sim_faults_armed);
+	assert_int_equal(sim_fault_injected[SIM_FP_KMALLOC], kmalloc_before + 1);
+
+	sim_fault_nth_start(2, 1);
+	assert_false(sim_should_fail(SIM_FP_GUP));
+	assert_true(sim_should_fail(SIM_FP_VMAP));
+	assert_true(sim_should_fail(SIM_FP_GUP));
+	assert_int_equal(sim_fault_nth_first_point(), SIM_FP_VMAP);
+	assert_int_equal(sim_fault_nth_injected(), 2);
+	sim_fault_nth_stop();
+}
+
+/* A point enabled in libfiu still fails while fail-nth only counts. */
+static void test_libfiu_points_still_work_in_fail_nth_mode(void **state)
+{
+	sim_fault_nth_start(0, 0);
+	assert_int_equal(fiu_enable("shim/mm/alloc_pages", 1, NULL, 0), 0);
+	assert_true(sim_should_fail(SIM_FP_ALLOC_PAGES));
+	assert_false(sim_should_fail(SIM_FP_KMALLOC));
+	fiu_disable("shim/mm/alloc_pages");
+	assert_false(sim_should_fail(SIM_FP_ALLOC_PAGES));
+	assert_int_equal(sim_fault_nth_injected(), 0);
+	assert_int_equal(sim_fault_nth_stop(), 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_scenario_has_one_run_per_point_and_mode),
+		cmocka_unit_test(test_leaked_object_on_one_error_path_is_caught),
+		cmocka_unit_test(test_leaked_page_is_caught),
+		cmocka_unit_test(test_unexpected_errno_is_caught),
+		cmocka_unit_test(test_teardown_can_report_leaks),
+		cmocka_unit_test(test_fail_nth_numbers_calls_across_points),
+		cmocka_unit_test(test_libfiu_points_still_work_in_fail_nth_mode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every fault point in include/dmasim/faults.def is made to fail by at
+ * least one sweep of the default suite.
+ *
+ * Each sweep executable writes the points it injected a failure at beside
+ * itself ("<exe>.reached", see sweep_write_reached_beside_exe()).  This
+ * test gets the sweep executables of one implementation as arguments
+ * (tests/meson.build), runs after them (lowest priority, not parallel),
+ * reads their files, and runs an executable itself when its file is
+ * missing or older than the executable (the sweep was not run since the
+ * last build, e.g. `meson test sweep_reach_core` alone).  The union must be
+ * every point but those listed below as having no caller in the build yet.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <dmasim/sim.h>
+
+static int nr_exes;
+static char **exes;
+
+/*
+ * Points no code in the build calls yet: their callers (the dma-buf and
+ * DMA-mapping shims, VFIO type1) are being written.  This test fails when a
+ * listed point is reached, so the list only shrinks.
+ */
+static const char *const not_called_yet[] = {
+	"shim/scatterlist/sg_alloc_table",
+	"shim/dma/map_sg",
+	"shim/dma/iova_alloc",
+	"shim/uaccess/copy_from_user",
+	"shim/uaccess/copy_to_user",
+	"shim/bitmap/alloc",
+	"shim/dma-buf/export",
+	"shim/fs/get_unused_fd",
+};
+
+static int listed_as_not_called_yet(const char *name)
+{
+	for (size_t i = 0; i < sizeof(not_called_yet) / sizeof(*not_called_yet); i++)
+		if (!strcmp(not_called_yet[i], name))
+			return 1;
+	return 0;
+}
+
+static int reached_file_is_current(const char *exe, const char *reached)
+{
+	struct stat e, r;
+
+	if (stat(exe, &e) || stat(reached, &r))
+		return 0;
+	return r.st_mtim.tv_sec > e.st_mtim.tv_sec ||
+	       (r.st_mtim.tv_sec == e.st_mtim.tv_sec &&
+		r.st_mtim.tv_nsec >= e.st_mtim.tv_nsec);
+}
+
+static void run_sweep(const char *exe)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		/* Its output is the sweep's, not this test's. */
+		if (!freopen("/dev/null", "w", stdout) ||
+		    !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execl(exe, exe, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		print_message("%s failed; its points count as reached only if it wrote them\n",
+			      exe);
+}
+
+/* Add the points listed in exe's file to reached[]. */
+static void read_reached(const char *exe, int *reached)
+{
+	char path[4096], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.reached", exe);
+	if (!reached_file_is_current(exe, path))
+		run_sweep(exe);
+	f = fopen(path, "r");
+	if (!f) {
+		print_message("%s wrote no %s\n", exe, path);
+		fail();
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int fp;
+
+		line[strcspn(line, "\n")] = 0;
+		fp = sim_fault_lookup(line);
+		if (fp < 0) {
+			print_message("%s: unknown point %s\n", path, line);
+			fail();
+		}
+		reached[fp] = 1;
+	}
+	fclose(f);
+}
+
+/* Every point is failed by some sweep, or is listed as not called yet. */
+static void test_every_fault_point_is_reached_by_a_sweep(void **state)
+{
+	int reached[SIM_NR_FAULT_POINTS] = { 0 }, missing = 0, stale = 0;
+
+	assert_true(nr_exes > 0);
+	for (int i = 0; i < nr_exes; i++)
+		read_reached(exes[i], reached);
+	for (int fp = 0; fp < SIM_NR_FAULT_POINTS; fp++) {
+		const char *name = sim_fault_name(fp);
+		int listed = listed_as_not_called_yet(name);
+
+		if (!reached[fp] && !listed) {
+			print_message("fault point %s is reached by no sweep\n", name);
+			missing++;
+		}
+		if (reached[fp] && listed) {
+			print_message("fault point %s is reached now: drop it from not_called_yet[]\n",
+				      name);
+			stale++;
+		}
+	}
+	print_message("%d fault points, %d reached by sweeps, %zu without a caller yet\n",
+		      SIM_NR_FAULT_POINTS, SIM_NR_FAULT_POINTS - missing -
+		      (int)(sizeof(not_called_yet) / sizeof(*not_called_yet)),
+		      sizeof(not_called_yet) / sizeof(*not_called_yet));
+	assert_int_equal(missing, 0);
+	assert_int_equal(stale, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_fault_point_is_reached_by_a_sweep),
+	};
+
+	nr_exes = argc - 1;
+	exes = argv + 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
