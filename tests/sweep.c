@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <dmasim/kapi.h>
+#include <dmasim/kapi_heap.h>
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
 
@@ -34,6 +35,8 @@ struct sweep_snapshot {
 	unsigned long long leaves_dropped;
 	unsigned long vmaps;
 	unsigned long long warnings;
+	unsigned long fds;
+	unsigned long files;
 	int zero_page_taken;
 };
 
@@ -60,6 +63,8 @@ static void take_snapshot(struct sweep_snapshot *s)
 	s->leaves_dropped = sim_iommu_leaves_dropped();
 	s->vmaps = sim_vmap_outstanding();
 	s->warnings = sim_kernel_warnings();
+	s->fds = kapi_nr_open_fds();
+	s->files = kapi_nr_files();
 	s->zero_page_taken = sim_zero_pfn != ~0UL;
 }
 
@@ -91,6 +96,15 @@ void sweep_leak(const char *what, long long delta)
 	report(cur, "%+lld %s left after teardown", delta, what);
 }
 
+/* The last WARN is the one the scenario says the kernel gives here. */
+static int warning_expected(const struct sweep_scenario *sc)
+{
+	const char *last = sim_klog_last();
+
+	return sc->expected_warning && last &&
+	       strstr(last, sc->expected_warning);
+}
+
 /* Compare after against before; report every difference; 1 if any. */
 static int check_nothing_left(struct sweep_run_state *st,
 			      const struct sweep_snapshot *b,
@@ -116,7 +130,9 @@ static int check_nothing_left(struct sweep_run_state *st,
 	SWEEP_CHECK(devices, 0, "IOMMU devices");
 	SWEEP_CHECK(leaves_dropped, 0, "IOMMU leaves (freed with their domain)");
 	SWEEP_CHECK(vmaps, 0, "vmaps");
-	if (!st->sc->warnings_allowed)
+	SWEEP_CHECK(fds, 0, "open file descriptors");
+	SWEEP_CHECK(files, 0, "files");
+	if (a->warnings != b->warnings && !warning_expected(st->sc))
 		SWEEP_CHECK(warnings, 0, "kernel WARNs");
 #undef SWEEP_CHECK
 	return bad;
@@ -149,7 +165,8 @@ static int new_machine(const struct sweep_scenario *sc)
  * number of fallible calls run made; the outcome goes into st/res.
  */
 static unsigned long long run_once(struct sweep_run_state *st,
-				   unsigned long long nth, int persist)
+				   unsigned long long nth, int persist,
+				   int check)
 {
 	const struct sweep_scenario *sc = st->sc;
 	struct sweep_snapshot before, after;
@@ -176,12 +193,14 @@ static unsigned long long run_once(struct sweep_run_state *st,
 	injected = sim_fault_nth_injected();
 	calls = sim_fault_nth_stop();
 
-	cur = st;
+	cur = check ? st : NULL;
 	if (sc->teardown)
 		sc->teardown(sc->param);
 	cur = NULL;
 	take_snapshot(&after);
 	sim_machine_destroy();
+	if (!check)
+		return calls;
 
 	if (!errno_expected(sc, ret)) {
 		report(st, "returned %lld%s", ret, "");
@@ -211,7 +230,7 @@ static void sweep_loop(struct sweep_run_state *st, int persist,
 			st->res->did_not_end = 1;
 			return;
 		}
-		if (run_once(st, nth, persist) < nth)
+		if (run_once(st, nth, persist, 1) < nth)
 			return;
 	}
 }
@@ -223,8 +242,8 @@ int sweep_run(const struct sweep_scenario *sc, struct sweep_result *res)
 
 	memset(res, 0, sizeof(*res));
 	/* Warm-up: one-time kernel state (fd table, caches) settles here. */
-	run_once(&st, 0, 0);
-	res->points = run_once(&st, 0, 0);
+	run_once(&st, 0, 0, 0);
+	res->points = run_once(&st, 0, 0, 1);
 	if (!res->setup_failed) {
 		limit = res->points * SWEEP_RUN_FACTOR + SWEEP_RUN_SLACK;
 		sweep_loop(&st, 0, limit);

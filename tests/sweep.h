@@ -8,7 +8,7 @@
  * teardown (no faults; it undoes whatever run left, success or not).  The
  * driver, sweep_run():
  *  1. runs it twice with nothing failing: once to let one-time kernel state
- *     settle (caches, the zero page), once counting the calls that could
+ *     settle (caches, the fd table; nothing is checked), once counting the calls that could
  *     fail (C, "points": every sim_should_fail() call during run, at any
  *     fault point, via the sim's fail-nth mode, include/dmasim/sim.h);
  *  2. for N = 1, 2, ... fails call N only (transient), until a run makes no
@@ -46,8 +46,12 @@ struct sweep_scenario {
 	const void *param;
 	/* Negative errnos run may return besides 0, ended by 0. */
 	const int *errnos;
-	/* A WARN during a run is no defect here (say why in the scenario). */
-	int warnings_allowed;
+	/*
+	 * A WARN the kernel gives on one of the error paths (say which in the
+	 * scenario): a run may WARN if the last kernel log message contains
+	 * this.  NULL: any WARN is a defect.
+	 */
+	const char *expected_warning;
 };
 
 struct sweep_result {

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fail-nth sweeps over the DMA-BUF system heap as userspace and an
+ * importing driver use it: open the heap, allocate a buffer whose size
+ * takes blocks of every order the heap has, attach a device, map the
+ * attachment (dma-iommu onto an IOMMU domain, or dma-direct), vmap it for
+ * the CPU, then unwind in the reverse order and close.  Every fallible call
+ * on the way fails once and from then on; the errno is one the kernel
+ * returns there and nothing is left: no fd, no file, no page, no IOVA leaf.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_heap.h>
+#include <dmasim/sim.h>
+
+#include "sweep.h"
+
+#define KiB	1024ULL
+#define MiB	(1024 * KiB)
+
+/*
+ * The buffer: 2M + 1M + 64K + 3 pages, so a fresh machine gives it one
+ * block of each order of {9, 8, 4, 0} (4 KiB pages; with larger pages the
+ * same bytes are fewer, larger-page blocks).
+ *
+ *   | order 9: 2M | order 8: 1M | order 4: 64K | 0 | 0 | 0 |
+ */
+#define BUFFER_LEN	(2 * MiB + 1 * MiB + 64 * KiB + 3 * SIM_PAGE_SIZE)
+
+struct heap_case {
+	const char *name;
+	int format;		/* enum sim_iommu_format_id, or KAPI_DEV_NO_IOMMU */
+	unsigned long long len;
+};
+
+static struct {
+	int heap_fd, buf_fd;
+	struct kapi_dev *dev;
+	struct kapi_attach *attach;
+	void *vaddr;
+} h;
+
+static int nothing_open(const void *param)
+{
+	h.heap_fd = h.buf_fd = -1;
+	h.dev = NULL;
+	h.attach = NULL;
+	h.vaddr = NULL;
+	return 0;
+}
+
+static int alloc_attach_map_vmap_release(const void *param)
+{
+	const struct heap_case *c = param;
+	unsigned char *bytes;
+	int ret;
+
+	ret = kapi_heap_open("system");
+	if (ret < 0)
+		return ret;
+	h.heap_fd = ret;
+	ret = kapi_heap_alloc(h.heap_fd, c->len, KAPI_O_RDWR | KAPI_O_CLOEXEC, 0);
+	if (ret < 0)
+		return ret;
+	h.buf_fd = ret;
+	ret = kapi_dev_create(c->format, 0, &h.dev);
+	if (ret)
+		return ret;
+	ret = kapi_dmabuf_attach(h.buf_fd, h.dev, &h.attach);
+	if (ret)
+		return ret;
+	ret = kapi_dmabuf_map(h.attach, KAPI_DMA_BIDIRECTIONAL);
+	if (ret < 0)
+		return ret;
+	ret = kapi_dmabuf_vmap(h.buf_fd, &h.vaddr);
+	if (ret)
+		return ret;
+	bytes = h.vaddr;
+	bytes[c->len - 1] = 0x5a;
+	ret = kapi_dmabuf_vunmap(h.buf_fd, h.vaddr);
+	h.vaddr = NULL;
+	if (ret)
+		return ret;
+	kapi_dmabuf_unmap(h.attach);
+	kapi_dmabuf_detach(h.attach);
+	h.attach = NULL;
+	ret = kapi_close(h.buf_fd);
+	h.buf_fd = -1;
+	return ret;
+}
+
+/* What a process exit and a driver unbind would release. */
+static void close_everything(const void *param)
+{
+	if (h.vaddr)
+		kapi_dmabuf_vunmap(h.buf_fd, h.vaddr);
+	if (h.attach)
+		kapi_dmabuf_detach(h.attach);
+	if (h.dev)
+		kapi_dev_destroy(h.dev);
+	if (h.buf_fd >= 0)
+		kapi_close(h.buf_fd);
+	if (h.heap_fd >= 0)
+		kapi_close(h.heap_fd);
+}
+
+/*
+ * open: -ENOMEM; ALLOC ioctl: -EFAULT (copy_{from,to}_user), -ENOMEM,
+ * -EMFILE (no fd); map: -ENOMEM (dma_map_sgtable, IOVA, IOMMU map).
+ */
+static const int heap_errnos[] = { -ENOMEM, -EFAULT, -EMFILE, 0 };
+
+static const struct heap_case cases[] = {
+	{ "heap_alloc_map/intel-sl", SIM_IOMMU_INTEL_SL, BUFFER_LEN },
+	{ "heap_alloc_map/dma-direct", KAPI_DEV_NO_IOMMU, BUFFER_LEN },
+};
+
+/* Every failure from heap open to close leaves nothing behind. */
+static void test_heap_round_trip_unwinds(void **state)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct sweep_scenario s = {
+			.name = cases[i].name,
+			.setup = nothing_open,
+			.run = alloc_attach_map_vmap_release,
+			.teardown = close_everything,
+			.param = &cases[i],
+			.errnos = heap_errnos,
+			/* 6.12's dma_buf_vmap() WARNs when the heap's vmap fails. */
+			.expected_warning = "kernel_shim/dma_buf.c:",
+		};
+		struct sweep_result res;
+
+		failed |= sweep_run(&s, &res);
+		assert_true(res.points > 0);
+	}
+	assert_int_equal(failed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_heap_round_trip_unwinds),
+	};
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	if (sweep_write_reached_beside_exe())
+		ret = 1;
+	return ret;
+}
