@@ -35,6 +35,8 @@
 #define MiB	(1ULL << 20)
 #define GiB	(1ULL << 30)
 #define RW	KAPI_VFIO_DMA_MAP_RW
+/* What a range that wraps past 2^64 - 1 gets. */
+#define WRAP_ERRNO (DMASIM_IMPL_IOVA_LIMIT_HANDLED ? -EOVERFLOW : -EINVAL)
 
 /* What a scenario starts from, to prove it leaves nothing behind. */
 static struct {
@@ -344,10 +346,15 @@ static void test_pfnmap_of_normal_pages_is_refused(void **state)
 /* GUP returning 0 pages is -EFAULT, not an endless loop; nothing is left. */
 static void test_gup_returning_zero_is_efault(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_anon(2 * MiB, 1);
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev;
+	unsigned long va;
 
+	if (!DMASIM_IMPL_GUP_ZERO_IS_EFAULT)
+		skip();		/* before 6.15 the map went on, pinning nothing */
+	c = open_v2_container();
+	dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	va = mmap_anon(2 * MiB, 1);
 	kapi_mm_gup_hook(1, KAPI_GUP_ZERO, 0, 0);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
 	assert_iommu_maps_nothing(dev);
@@ -431,11 +438,17 @@ static void test_fault_that_drops_mmap_lock_is_retried(void **state)
 static void test_mapping_at_the_top_of_the_iova_space(void **state)
 {
 	const unsigned long long top = ~0ULL - 4 * MiB + 1;
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
-	unsigned long va = mmap_anon(4 * MiB, 1);
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev;
 	unsigned long long unmapped;
 	struct kapi_vfio_info info;
+	unsigned long va;
+
+	if (!DMASIM_IMPL_IOVA_LIMIT_HANDLED)
+		skip();		/* older type1 computes iova + size and wraps */
+	c = open_v2_container();
+	dev = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	va = mmap_anon(4 * MiB, 1);
 
 	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
 	assert_int_equal(info.iovas[info.nr_iovas - 1].end, ~0ULL);
@@ -512,7 +525,7 @@ static void test_map_dma_bad_input(void **state)
 		{ "unaligned vaddr", 32, RW, 0x800, 0, 1 * MiB, -EINVAL },
 		{ "unaligned iova", 32, RW, 0, 0x800, 1 * MiB, -EINVAL },
 		{ "unaligned size", 32, RW, 0, 0, 1 * MiB + 0x800, -EINVAL },
-		{ "iova + size wraps", 32, RW, 0, ovf_iova, 2 * MiB, -EOVERFLOW },
+		{ "iova + size wraps", 32, RW, 0, ovf_iova, 2 * MiB, WRAP_ERRNO },
 		{ "iova beyond 48 bits", 32, RW, 0, 1ULL << 50, 1 * MiB, -EINVAL },
 		{ "unknown flag", 32, RW | (1u << 3), 0, 0, 1 * MiB, -EINVAL },
 		{ "argsz too small", 31, RW, 0, 0, 1 * MiB, -EINVAL },
@@ -608,7 +621,7 @@ static void test_unmap_dma_bad_input(void **state)
 		{ "size 0", 24, 0, 0, 0, -EINVAL },
 		{ "unaligned iova", 24, 0, 0x800, 2 * MiB, -EINVAL },
 		{ "unaligned size", 24, 0, 0, 2 * MiB + 0x800, -EINVAL },
-		{ "iova + size wraps", 24, 0, ~0ULL - MiB + 1, 2 * MiB, -EOVERFLOW },
+		{ "iova + size wraps", 24, 0, ~0ULL - MiB + 1, 2 * MiB, WRAP_ERRNO },
 		{ "unknown flag", 24, 1u << 3, 0, 2 * MiB, -EINVAL },
 		{ "argsz too small", 23, 0, 0, 2 * MiB, -EINVAL },
 		{ "ALL with a range", 24, KAPI_VFIO_DMA_UNMAP_FLAG_ALL, 0, 2 * MiB,
