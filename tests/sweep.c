@@ -42,6 +42,7 @@ struct sweep_snapshot {
 
 struct sweep_run_state {
 	const struct sweep_scenario *sc;
+	unsigned long long injected_at_start[SIM_NR_FAULT_POINTS];
 	struct sweep_result *res;
 	unsigned int reports;
 	unsigned long long nth;
@@ -103,6 +104,13 @@ static int warning_expected(const struct sweep_scenario *sc)
 
 	return sc->expected_warning && last &&
 	       strstr(last, sc->expected_warning);
+}
+
+unsigned long long sweep_run_failures_at(enum sim_fault_point fp)
+{
+	if (!cur)
+		return 0;
+	return sim_fault_injected[fp] - cur->injected_at_start[fp];
 }
 
 /* Compare after against before; report every difference; 1 if any. */
@@ -188,6 +196,8 @@ static unsigned long long run_once(struct sweep_run_state *st,
 		sim_machine_destroy();
 		return 0;
 	}
+	memcpy(st->injected_at_start, sim_fault_injected,
+	       sizeof(st->injected_at_start));
 	sim_fault_nth_start(nth, persist);
 	ret = sc->run(sc->param);
 	injected = sim_fault_nth_injected();

@@ -74,6 +74,13 @@ int sweep_run(const struct sweep_scenario *sc, struct sweep_result *res);
  */
 void sweep_leak(const char *what, long long delta);
 
+/*
+ * From teardown: the failures injected at one point during this run (so a
+ * teardown can tell a killed process, one whose killable lock failed, from
+ * a live one).
+ */
+unsigned long long sweep_run_failures_at(enum sim_fault_point fp);
+
 /* Totals over every sweep_run() of the process. */
 struct sweep_totals {
 	unsigned long long scenarios, points, runs, leaks, bad_errnos;

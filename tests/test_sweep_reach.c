@@ -10,7 +10,7 @@
  * reads their files, and runs an executable itself when its file is
  * missing or older than the executable (the sweep was not run since the
  * last build, e.g. `meson test sweep_reach_core` alone).  The union must be
- * every point but those listed below as having no caller in the build yet.
+ * every point.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,23 +30,6 @@
 
 static int nr_exes;
 static char **exes;
-
-/*
- * Points no sweep reaches yet because the sweep of their caller is still
- * being written (VFIO type1's dirty bitmaps).  This test fails when a
- * listed point is reached, so the list only shrinks.
- */
-static const char *const not_called_yet[] = {
-	"shim/bitmap/alloc",
-};
-
-static int listed_as_not_called_yet(const char *name)
-{
-	for (size_t i = 0; i < sizeof(not_called_yet) / sizeof(*not_called_yet); i++)
-		if (!strcmp(not_called_yet[i], name))
-			return 1;
-	return 0;
-}
 
 static int reached_file_is_current(const char *exe, const char *reached)
 {
@@ -107,34 +90,24 @@ static void read_reached(const char *exe, int *reached)
 	fclose(f);
 }
 
-/* Every point is failed by some sweep, or is listed as not called yet. */
+/* Every point is failed by some sweep. */
 static void test_every_fault_point_is_reached_by_a_sweep(void **state)
 {
-	int reached[SIM_NR_FAULT_POINTS] = { 0 }, missing = 0, stale = 0;
+	int reached[SIM_NR_FAULT_POINTS] = { 0 }, missing = 0;
 
 	assert_true(nr_exes > 0);
 	for (int i = 0; i < nr_exes; i++)
 		read_reached(exes[i], reached);
 	for (int fp = 0; fp < SIM_NR_FAULT_POINTS; fp++) {
-		const char *name = sim_fault_name(fp);
-		int listed = listed_as_not_called_yet(name);
-
-		if (!reached[fp] && !listed) {
-			print_message("fault point %s is reached by no sweep\n", name);
+		if (!reached[fp]) {
+			print_message("fault point %s is reached by no sweep\n",
+				      sim_fault_name(fp));
 			missing++;
 		}
-		if (reached[fp] && listed) {
-			print_message("fault point %s is reached now: drop it from not_called_yet[]\n",
-				      name);
-			stale++;
-		}
 	}
-	print_message("%d fault points, %d reached by sweeps, %zu without a caller yet\n",
-		      SIM_NR_FAULT_POINTS, SIM_NR_FAULT_POINTS - missing -
-		      (int)(sizeof(not_called_yet) / sizeof(*not_called_yet)),
-		      sizeof(not_called_yet) / sizeof(*not_called_yet));
+	print_message("%d fault points, %d reached by sweeps\n",
+		      SIM_NR_FAULT_POINTS, SIM_NR_FAULT_POINTS - missing);
 	assert_int_equal(missing, 0);
-	assert_int_equal(stale, 0);
 }
 
 int main(int argc, char **argv)

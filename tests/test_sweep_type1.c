@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fail-nth sweeps over VFIO type1 driven as a VMM drives it: MAP_DMA of
+ * anonymous, THP and pfnmap ranges (PUD, PMD and PTE leaves, an unaligned
+ * one), UNMAP of a range, with a dirty bitmap and of everything, dirty
+ * tracking over several ranges, and the external pin path of an emulated
+ * device.  Every fallible call fails once and from then on; each ioctl's
+ * errno is one type1 returns there, and once the container is closed
+ * nothing is left: no pin, no locked_vm, no IOMMU domain or leaf, no
+ * object, no page.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#include "sweep.h"
+
+#define PAGE	SIM_PAGE_SIZE
+#define PMD	SIM_PMD_SIZE
+#define PUD	SIM_PUD_SIZE
+#define MiB	(1ULL << 20)
+#define GiB	(1ULL << 30)
+#define RW	KAPI_VFIO_DMA_MAP_RW
+
+/*
+ * The process every scenario runs in:
+ *
+ *  vaddr                                       IOVA
+ *  anon   [ a, a + 64 pages )                  0
+ *  THP    [ t, t + 2 PMD )  PMD aligned        1 GiB
+ *  BAR0   [ p, p + 1 GiB )  PUD leaves         2 GiB
+ *  BAR1   [ m, m + 4 PMD )  PMD leaves         4 GiB
+ *  BAR2   [ s + 1 page, + 64 pages )  PTE      5 GiB + 1 page (unaligned)
+ */
+enum { ANON, THP, BAR_PUD, BAR_PMD, BAR_PTE, NR_REGIONS };
+
+struct region {
+	enum kapi_mm_kind kind;
+	unsigned int max_leaf;
+	unsigned long len, misalign;
+	unsigned long long iova;
+};
+
+static const struct region regions[NR_REGIONS] = {
+	[ANON] = { KAPI_MM_ANON, 0, 64 * PAGE, 0, 0 },
+	[THP] = { KAPI_MM_THP, 0, 2 * PMD, 0, 1 * GiB },
+	[BAR_PUD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PUD, PUD, 0, 2 * GiB },
+	[BAR_PMD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PMD, 4 * PMD, 0, 4 * GiB },
+	[BAR_PTE] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PTE, 64 * PAGE, PAGE,
+		      5 * GiB + PAGE },
+};
+
+static struct {
+	struct kapi_proc *proc;
+	unsigned long va[NR_REGIONS];
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev;
+} vm;
+
+static int process_with_every_kind_of_memory(const void *param)
+{
+	memset(&vm, 0, sizeof(vm));
+	vm.proc = kapi_proc_create();
+	if (!vm.proc)
+		return -1;
+	kapi_mm_set_rlimit_memlock(1ULL << 30);
+	for (int i = 0; i < NR_REGIONS; i++) {
+		const struct region *r = &regions[i];
+		struct kapi_mm_map m = {
+			.len = r->len, .kind = r->kind, .writable = 1,
+			.max_leaf = r->max_leaf, .misalign = r->misalign,
+			.align = r->kind == KAPI_MM_PFNMAP ? PUD : PMD,
+			.populate = r->kind == KAPI_MM_PFNMAP,
+		};
+
+		if (r->kind == KAPI_MM_PFNMAP) {
+			m.pfn = sim_bar_create(r->len, PUD, 0, 0);
+			if (!m.pfn)
+				return -1;
+		}
+		if (kapi_mm_mmap(&m, &vm.va[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static long open_container_with_device(int emulated)
+{
+	long ret = kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &vm.c);
+
+	if (ret)
+		return ret;
+	if (emulated)
+		return kapi_vfio_attach_emulated_dev(vm.c, &vm.dev);
+	return kapi_vfio_attach_iommu_dev(vm.c, SIM_IOMMU_INTEL_SL, &vm.dev);
+}
+
+static long map_region(int i)
+{
+	return kapi_vfio_map_dma(vm.c, vm.va[i], regions[i].iova,
+				 regions[i].len, RW);
+}
+
+static long map_regions(const int *which, int n)
+{
+	for (int i = 0; i < n; i++) {
+		long ret = map_region(which[i]);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Map every kind, unmap THP by range and the BARs by one UNMAP_ALL. */
+static int map_every_kind_then_unmap(const void *param)
+{
+	static const int all[] = { ANON, THP, BAR_PUD, BAR_PMD, BAR_PTE };
+	unsigned long long unmapped;
+	long ret;
+
+	ret = open_container_with_device(0);
+	if (!ret)
+		ret = map_regions(all, NR_REGIONS);
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(vm.c, regions[THP].iova,
+					  regions[THP].len, 0, &unmapped);
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(vm.c, 0, 0,
+					  KAPI_VFIO_DMA_UNMAP_FLAG_ALL, &unmapped);
+	return ret;
+}
+
+/*
+ * Three anon/THP ranges mapped, dirty tracking started over all of them,
+ * a bitmap read, one range unmapped with its bitmap, tracking stopped.
+ */
+static int track_dirty_pages_over_several_ranges(const void *param)
+{
+	static const int ram[] = { ANON, THP };
+	unsigned long long bits[2 * PMD / PAGE / 64], unmapped;
+	long ret;
+
+	ret = open_container_with_device(0);
+	if (!ret)
+		ret = map_regions(ram, 2);
+	if (!ret)
+		ret = map_region(BAR_PMD);
+	if (!ret)
+		ret = kapi_vfio_dirty_start(vm.c);
+	if (!ret)
+		ret = kapi_vfio_dirty_get(vm.c, regions[THP].iova,
+					  regions[THP].len, PAGE, bits,
+					  sizeof(bits));
+	if (!ret)
+		ret = kapi_vfio_unmap_dma_dirty(vm.c, regions[ANON].iova,
+						regions[ANON].len, PAGE, bits,
+						sizeof(bits), &unmapped);
+	if (!ret)
+		ret = kapi_vfio_dirty_stop(vm.c);
+	return ret;
+}
+
+/*
+ * An emulated device pins pages of a mapped anon range through type1's
+ * pin_pages, unpins some, and the rest go when the range is unmapped.
+ */
+static int pin_externally_then_unmap(const void *param)
+{
+	unsigned long pfns[8];
+	long ret;
+
+	ret = open_container_with_device(1);
+	if (!ret)
+		ret = map_region(ANON);
+	if (ret)
+		return ret;
+	ret = kapi_vfio_pin_pages(vm.c, vm.dev, regions[ANON].iova + PAGE, 8,
+				  RW, pfns);
+	if (ret < 0)
+		return ret;
+	kapi_vfio_unpin_pages(vm.c, vm.dev, regions[ANON].iova + PAGE, 4);
+	ret = kapi_vfio_pin_pages(vm.c, vm.dev, regions[ANON].iova + 32 * PAGE,
+				  1, RW, pfns);
+	if (ret < 0)
+		return ret;
+	return kapi_vfio_unmap_dma(vm.c, regions[ANON].iova, regions[ANON].len,
+				   0, NULL);
+}
+
+/* Close the container (type1 unmaps and unpins all), exit the process. */
+static void close_container_and_exit(const void *param)
+{
+	if (vm.c)
+		kapi_vfio_close(vm.c);
+	if (kapi_vfio_nr_open())
+		sweep_leak("VFIO containers", kapi_vfio_nr_open());
+	/*
+	 * The kernel's mmap_write_lock_killable() fails only for a process
+	 * with a fatal signal pending, and type1 ignores a failed uncharge
+	 * (vfio_lock_acct() on unpin): that process is exiting, its mm and
+	 * locked_vm go with it.  Any other run must uncharge every page.
+	 */
+	if (kapi_mm_locked_vm() &&
+	    !sweep_run_failures_at(SIM_FP_ACCOUNT_LOCKED_VM))
+		sweep_leak("pages of locked_vm", kapi_mm_locked_vm());
+	kapi_proc_destroy(vm.proc);
+	sim_bars_reset();
+}
+
+/*
+ * What type1 returns on these paths: -ENOMEM (allocations, GUP, IOMMU
+ * map), -EFAULT (a pfn lookup or copy_{from,to}_user that fails, GUP
+ * pinning nothing), -EINTR (the killable mmap lock of the locked_vm
+ * charge), -EINVAL (follow_pfnmap_start() failing after fixup).
+ */
+static const int type1_errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EINVAL, 0 };
+
+struct type1_case {
+	const char *name;
+	int (*run)(const void *param);
+};
+
+static const struct type1_case cases[] = {
+	{ "type1_map_mixed", map_every_kind_then_unmap },
+	{ "type1_dirty", track_dirty_pages_over_several_ranges },
+	{ "type1_external_pin", pin_externally_then_unmap },
+};
+
+/* Every failure of every ioctl unwinds, container after container. */
+static void test_type1_ioctls_unwind(void **state)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct sweep_scenario s = {
+			.name = cases[i].name,
+			.ram_bytes = 512ULL << 20,
+			.setup = process_with_every_kind_of_memory,
+			.run = cases[i].run,
+			.teardown = close_container_and_exit,
+			.errnos = type1_errnos,
+		};
+		struct sweep_result res;
+
+		failed |= sweep_run(&s, &res);
+		assert_true(res.points > 0);
+	}
+	assert_int_equal(failed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_type1_ioctls_unwind),
+	};
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	if (sweep_write_reached_beside_exe())
+		ret = 1;
+	return ret;
+}
