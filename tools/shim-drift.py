@@ -235,6 +235,17 @@ def parse(path, args, unsaved=None):
     return index.parse(path, args=args, unsaved_files=unsaved, options=opts)
 
 
+def is_anonymous(cur):
+    if cur.kind not in TAG_KINDS:
+        return False
+    try:
+        if cur.is_anonymous():
+            return True
+    except AttributeError:
+        pass
+    return not cur.spelling or '(unnamed' in cur.spelling or '(anonymous' in cur.spelling
+
+
 def provided_names(shim_dirs, extra_headers, args, stub_dir):
     """Names and qualified fields the shim headers provide."""
     headers = []
@@ -256,7 +267,11 @@ def provided_names(shim_dirs, extra_headers, args, stub_dir):
         if k in PROVIDING_KINDS and cur.spelling:
             names.add(cur.spelling)
             if k == ci.CursorKind.FIELD_DECL:
+                # A member of an anonymous struct/union is a member of the
+                # struct that holds it (vm_area_struct.vm_flags).
                 parent = cur.semantic_parent
+                while parent is not None and is_anonymous(parent):
+                    parent = parent.semantic_parent
                 if parent is not None and parent.spelling:
                     fields.add((parent.spelling, cur.spelling))
     return names, fields, errors
