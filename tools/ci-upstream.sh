@@ -10,8 +10,9 @@
 #     into a scratch folder: the three .c files, the driver-local header
 #     type1 includes (drivers/vfio/vfio.h) and the top-level Makefile (for
 #     the version);
-#  2. print the shim drift report (tools/shim-drift.py);
-#  3. configure build-upstream with -Dkernel_src=<that folder>, build, and
+#  2. configure build-upstream with -Dkernel_src=<that folder> and print the
+#     shim drift report (tools/shim-drift.py, kept in build-upstream/);
+#  3. build, and
 #     run every suite that runs kernel code against 'upstream' (suite
 #     'upstream') plus 'differential', slow sweeps left out.
 #
@@ -48,20 +49,20 @@ fi
 echo "ci-upstream: kernel tree $ksrc"
 
 status=0
-python3 tools/shim-drift.py "$ksrc" -o "$builddir-drift.txt" >/dev/null
-drift=$?
-sed -n '1p;/^== /p;$p' "$builddir-drift.txt" 2>/dev/null
-[ $drift -le 1 ] || status=1
-
 if [ -d "$builddir" ]; then
 	meson setup --reconfigure "$builddir" -Dkernel_src="$ksrc" >/dev/null || exit 1
 else
 	meson setup "$builddir" -Dkernel_src="$ksrc" >/dev/null || exit 1
 fi
+
+python3 tools/shim-drift.py "$ksrc" -o "$builddir/shim-drift.txt" >/dev/null
+drift=$?
+sed -n '1p;/^== /p;$p' "$builddir/shim-drift.txt" 2>/dev/null
+[ $drift -le 1 ] || status=1
 if ! ninja -C "$builddir" -j2 >"$builddir/build.log" 2>&1; then
 	echo "ci-upstream: the tree's files do not build against kernel_shim:"
 	grep -E ': (fatal )?error:' "$builddir/build.log" | sort -u | head -n 40
-	echo "(full log: $builddir/build.log; what is missing: $builddir-drift.txt)"
+	echo "(full log: $builddir/build.log; what is missing: $builddir/shim-drift.txt)"
 	exit 1
 fi
 # Warnings from the tree's own files compiled against the shim.
