@@ -76,4 +76,24 @@
  */
 #define DMASIM_IMPL_HEAP_ORDERS_PARAM (!DMASIM_IMPL_IS_UPSTREAM)
 
+/*
+ * VFIO type1 turns a 0 from pin_user_pages_remote() (nothing pinned, no
+ * error) into -EFAULT ("vfio/type1: Catch zero from pin_user_pages_remote()",
+ * the first patch of the huge-pfnmap series, v6.15).  Before, 6.12's
+ * vaddr_get_pfns() returns that 0 and MAP_DMA returns 0 (success) for a
+ * range it could not pin.
+ */
+#define DMASIM_IMPL_GUP_ZERO_IS_EFAULT DMASIM_IMPL_AT_LEAST(6, 15, 0)
+
+/*
+ * VFIO type1 maps and unmaps ranges that end at the top of the IOVA space
+ * and reports overflowing ranges with -EOVERFLOW (Alex Mastro's "vfio:
+ * handle DMA map/unmap up to the addressable limit": 6012379ede6a,
+ * 1196f1f897d4, ef270ec44637, merged during the v6.18 release candidates,
+ * October 2025).  Before (6.12): a range that wraps is refused with -EINVAL;
+ * a range whose last byte is the last IOVA maps, but UNMAP_DMA of it
+ * unmaps 0 bytes (the end, iova + size, wraps to 0) and leaves it mapped.
+ */
+#define DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES DMASIM_IMPL_AT_LEAST(6, 18, 0)
+
 #endif
