@@ -22,7 +22,9 @@
  *   refuse incompatible domains.
  * - dry run (test double, off by default): map_pages and unmap_pages touch
  *   no table and report full success, so tests can sweep the core's
- *   page-size choice over ranges no table could hold.
+ *   page-size choice over ranges no table could hold; once the trace ring
+ *   is full they fail (map_pages -ENOSPC, unmap_pages 0), so a core that
+ *   never stops asking is caught instead of looping.
  * - no reserved regions (the list stays empty), no nesting, no dirty
  *   tracking.
  */
@@ -132,6 +134,11 @@ int sim_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call)
 	return 0;
 }
 
+static bool trace_full(void)
+{
+	return trace_cap && trace_len == trace_cap;
+}
+
 static void trace_call(int op, struct sim_drv_domain *sd, unsigned long iova,
 		       phys_addr_t paddr, size_t pgsize, size_t count,
 		       unsigned long long done, int ret)
@@ -177,8 +184,9 @@ static int sim_map_pages(struct iommu_domain *domain, unsigned long iova,
 	if (sim_should_fail(SIM_FP_IOMMU_MAP)) {
 		ret = -ENOMEM;
 	} else if (dry_run) {
-		done = (unsigned long long)pgsize * pgcount;
-		ret = 0;
+		/* A full trace ends the run: a core that loops is caught. */
+		ret = trace_full() ? -ENOSPC : 0;
+		done = ret ? 0 : (unsigned long long)pgsize * pgcount;
 	} else
 		ret = sim_iommu_map_pages(sd->sim, iova, paddr, pgsize, pgcount,
 					  prot, 1, &done);
@@ -196,7 +204,7 @@ static size_t sim_unmap_pages(struct iommu_domain *domain, unsigned long iova,
 	unsigned long long got;
 
 	if (dry_run)
-		got = (unsigned long long)pgsize * pgcount;
+		got = trace_full() ? 0 : (unsigned long long)pgsize * pgcount;
 	else
 		got = sim_iommu_unmap_pages(sd->sim, iova, pgsize, pgcount);
 	trace_call(KAPI_IOMMU_OP_UNMAP_PAGES, sd, iova, 0, pgsize, pgcount,

@@ -19,7 +19,8 @@
  * where paddr is the physical address of this entry's own slice of the
  * leaf (the leaf's paddr + slice index * entry size).
  *
- * Table pages come from libc, not from the simulated buddy allocator: a
+ * Table pages come from libc (through a small cache of freed, zeroed
+ * tables), not from the simulated buddy allocator: a
  * driver's page-table pages do not interact with the allocations the
  * project studies, so they are counted (SIM_CNT_IOMMU_TABLE_ALLOC/FREE) but
  * not taken from simulated RAM.
@@ -148,26 +149,78 @@ static inline unsigned int pte_rep_log2(unsigned long long pte)
 	return (pte >> PTE_REP_SHIFT) & PTE_REP_MASK;
 }
 
+/*
+ * Freed table pages are kept, zeroed, on a free list per granule (as a
+ * driver's page-table pages come back from a page cache rather than a
+ * fresh malloc), so that map/unmap cycles cost no allocator work.  The
+ * lists are capped and emptied by sim_iommu_destroy().
+ */
+#define TABLE_CACHE_MAX	4096
+
+struct table_cache {
+	struct sim_iommu_table *head;	/* linked through e[0] */
+	unsigned long nr;
+};
+
+static struct table_cache table_cache[3];	/* 4K, 16K, 64K granules */
+
+static struct table_cache *cache_of(const struct sim_iommu_domain *dom)
+{
+	return &table_cache[(dom->fmt->granule_shift - 12) / 2];
+}
+
 static struct sim_iommu_table *table_alloc(struct sim_iommu_domain *dom,
 					   int check_faults)
 {
+	struct table_cache *c = cache_of(dom);
 	struct sim_iommu_table *t;
 
 	if (check_faults && sim_should_fail(SIM_FP_IOMMU_PGTABLE_ALLOC))
 		return NULL;
-	t = calloc(1, sizeof(*t) + dom->entries * sizeof(t->e[0]));
-	if (!t)
-		return NULL;
+	if (c->head) {
+		t = c->head;
+		c->head = (struct sim_iommu_table *)(unsigned long)t->e[0];
+		c->nr--;
+		t->e[0] = 0;
+	} else {
+		t = calloc(1, sizeof(*t) + dom->entries * sizeof(t->e[0]));
+		if (!t)
+			return NULL;
+	}
 	dom->nr_tables++;
 	sim_count(SIM_CNT_IOMMU_TABLE_ALLOC, 1);
 	return t;
 }
 
+/* t must be empty (every entry zero). */
 static void table_free(struct sim_iommu_domain *dom, struct sim_iommu_table *t)
 {
+	struct table_cache *c = cache_of(dom);
+
 	dom->nr_tables--;
 	sim_count(SIM_CNT_IOMMU_TABLE_FREE, 1);
-	free(t);
+	if (c->nr >= TABLE_CACHE_MAX) {
+		free(t);
+		return;
+	}
+	t->nr_live = 0;
+	t->e[0] = (unsigned long long)(unsigned long)c->head;
+	c->head = t;
+	c->nr++;
+}
+
+static void table_cache_drain(void)
+{
+	for (int i = 0; i < 3; i++) {
+		while (table_cache[i].head) {
+			struct sim_iommu_table *t = table_cache[i].head;
+
+			table_cache[i].head =
+				(struct sim_iommu_table *)(unsigned long)t->e[0];
+			free(t);
+		}
+		table_cache[i].nr = 0;
+	}
 }
 
 struct sim_iommu_domain *sim_iommu_domain_alloc(enum sim_iommu_format_id id)
@@ -207,6 +260,7 @@ static void free_subtree(struct sim_iommu_domain *dom,
 		if (!pte)
 			continue;
 		t->nr_live--;
+		t->e[i] = 0;
 		if (pte_is_leaf(pte)) {
 			unsigned int rep = pte_rep_log2(pte);
 
@@ -433,7 +487,8 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 	while (remaining) {
 		struct sim_iommu_table *t;
 		unsigned long long pte, i, cleared = 0;
-		unsigned int level, shift;
+		unsigned long long leaves_by_rep[PTE_REP_MASK + 1] = { 0 };
+		unsigned int level, shift, r;
 		int hole = 0;
 
 		pte = walk(dom, iova, &level, path, idx);
@@ -457,10 +512,12 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 			size_log2 = shift + rep_log2;
 			leaf_size = 1ULL << size_log2;
 			base = iova & ~(leaf_size - 1);
-			memset(&t->e[i], 0, rep * sizeof(t->e[0]));
+			if (rep == 1)
+				t->e[i] = 0;
+			else
+				memset(&t->e[i], 0, rep * sizeof(t->e[0]));
 			cleared += rep;
-			dom->nr_leaves[size_log2]--;
-			dom->nr_leaves_total--;
+			leaves_by_rep[rep_log2]++;
 			unmapped += leaf_size;
 			advance = leaf_size - (iova - base);
 			remaining = advance >= remaining ? 0 : remaining - advance;
@@ -469,6 +526,10 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 		}
 		t->nr_live -= cleared;
 		sim_count(SIM_CNT_IOMMU_PTE_CLEAR, cleared);
+		for (r = 0; r <= PTE_REP_MASK; r++) {
+			dom->nr_leaves[shift + r] -= leaves_by_rep[r];
+			dom->nr_leaves_total -= leaves_by_rep[r];
+		}
 		prune_path(dom, path, idx, level);
 		if (hole)
 			break;
@@ -607,4 +668,5 @@ int sim_iommu_init(void)
  */
 void sim_iommu_destroy(void)
 {
+	table_cache_drain();
 }

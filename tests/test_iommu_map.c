@@ -227,6 +227,42 @@ static void test_round_trip_per_format(void **state)
 	}
 }
 
+/*
+ * 1 GiB of 4K leaves (paddr off by 4K, so no larger page fits): 262,144
+ * leaf writes in one driver call, 512 leaf tables + 1 directory + 1 upper
+ * table below the root; everything is cleared and freed by one unmap.
+ *  IOVA 1G                                              2G
+ *       |4K|4K|4K| ...                          ... |4K|
+ */
+static void test_gigabyte_of_small_leaves(void **state)
+{
+	struct sim_counters before, after, delta;
+
+	machine_with_device_of_format(SIM_IOMMU_INTEL_SL);
+	kapi_iommu_trace_enable(16);
+	sim_counters_snapshot(&before);
+	assert_int_equal(kapi_iommu_map(fx.domain, SZ_1G, 4 * SZ_1G + SZ_4K,
+					SZ_1G, RW), 0);
+	sim_counters_snapshot(&after);
+	sim_counters_delta(&before, &after, &delta);
+	assert_int_equal(leaves_of_size(SZ_4K), 262144);
+	assert_int_equal(delta.c[SIM_CNT_IOMMU_PTE_WRITE], 262144);
+	assert_int_equal(delta.c[SIM_CNT_IOMMU_MAP_PAGES], 1);
+	assert_int_equal(delta.c[SIM_CNT_IOMMU_TABLE_ALLOC], 512 + 2);
+	assert_int_equal(sim_iommu_nr_tables(fx.tables), 1 + 512 + 2);
+	assert_translates(SZ_1G, 4 * SZ_1G + SZ_4K, SZ_1G, 4097 * SZ_4K);
+
+	sim_counters_snapshot(&before);
+	assert_int_equal(kapi_iommu_unmap(fx.domain, SZ_1G, SZ_1G), SZ_1G);
+	sim_counters_snapshot(&after);
+	sim_counters_delta(&before, &after, &delta);
+	assert_int_equal(delta.c[SIM_CNT_IOMMU_PTE_CLEAR], 262144);
+	assert_int_equal(delta.c[SIM_CNT_IOMMU_TABLE_FREE], 512 + 2);
+	assert_int_equal(delta.c[SIM_CNT_IOTLB_SYNC], 1);
+	assert_nothing_mapped();
+	tear_down_and_check_nothing_left();
+}
+
 /* ---- unmap semantics --------------------------------------------------- */
 
 /*
@@ -520,6 +556,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_per_format),
+		cmocka_unit_test(test_gigabyte_of_small_leaves),
 		cmocka_unit_test(test_unmap_inside_a_leaf_unmaps_the_whole_leaf),
 		cmocka_unit_test(test_unmap_stops_at_a_hole),
 		cmocka_unit_test(test_bad_arguments_are_einval_and_map_nothing),

@@ -96,7 +96,9 @@ sim_phys_t kapi_iommu_iova_to_phys(struct kapi_iommu_domain *domain,
 /*
  * Test doubles for sweeping the core's arithmetic: in dry run the driver's
  * map_pages/unmap_pages write no table and report full success (pgsize *
- * count bytes); kapi_iommu_set_pgsize_bitmap() overrides a domain's
+ * count bytes) until the trace ring is full, then fail (map_pages
+ * -ENOSPC, unmap_pages 0) so that a looping core ends;
+ * kapi_iommu_set_pgsize_bitmap() overrides a domain's
  * pgsize_bitmap (use only in dry run: the tables accept only their
  * format's sizes).
  */
