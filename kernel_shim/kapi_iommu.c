@@ -8,6 +8,9 @@
 #include <linux/err.h>
 #include <linux/iommu.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
 #include <shim/iommu_sim.h>
 
 #include <dmasim/kapi_iommu.h>
@@ -138,6 +141,30 @@ int kapi_iommu_map_bad_gfp(struct kapi_iommu_domain *domain,
 {
 	return iommu_map(kdom(domain), iova, paddr, size, prot,
 			 GFP_KERNEL | __GFP_HIGHMEM);
+}
+
+long long kapi_iommu_map_sg(struct kapi_iommu_domain *domain,
+			    unsigned long long iova, const sim_phys_t *paddr,
+			    const unsigned int *len, const int *bus,
+			    unsigned int n, int prot)
+{
+	struct scatterlist *sgl, *sg;
+	unsigned int i;
+	ssize_t ret;
+
+	sgl = kcalloc(n ? n : 1, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return -ENOMEM;
+	sg_init_table(sgl, n ? n : 1);
+	for_each_sg(sgl, sg, n, i) {
+		sg_set_page(sg, pfn_to_page(paddr[i] >> PAGE_SHIFT), len[i],
+			    paddr[i] & ~PAGE_MASK);
+		if (bus && bus[i])
+			sg_dma_mark_bus_address(sg);
+	}
+	ret = iommu_map_sg(kdom(domain), iova, sgl, n, prot, GFP_KERNEL);
+	kfree(sgl);
+	return ret;
 }
 
 unsigned long long kapi_iommu_unmap(struct kapi_iommu_domain *domain,

@@ -459,6 +459,88 @@ static void test_iotlb_syncs_are_counted(void **state)
 	tear_down_and_check_nothing_left();
 }
 
+/* ---- iommu_map_sg ------------------------------------------------------- */
+
+struct sg_case {
+	const char *what;
+	unsigned int n;
+	sim_phys_t paddr[4];
+	unsigned int len[4];
+	int bus[4];
+	long long ret;			/* bytes mapped */
+	unsigned int map_calls;		/* map_pages calls */
+	struct leaf_count leaves[3];
+};
+
+/*
+ *  paddr 2M   3M   4M        8M  8M+4K        (RAM of the 1 GiB machine)
+ *        |-1M-|-1M-|          |-4K-|
+ *  IOVA  2M        4M  4M+4K
+ *        |---2M----|-4K-|       contiguous entries form one 2M run
+ */
+static const struct sg_case sg_cases[] = {
+	{ "two contiguous 1M entries are one 2M leaf", 2,
+	  { 2 * SZ_1M, 3 * SZ_1M }, { SZ_1M, SZ_1M }, { 0 },
+	  SZ_2M, 1, { { SZ_2M, 1 } } },
+	{ "a gap starts a new run", 3,
+	  { 2 * SZ_1M, 3 * SZ_1M, 8 * SZ_1M }, { SZ_1M, SZ_1M, SZ_4K }, { 0 },
+	  SZ_2M + SZ_4K, 2, { { SZ_2M, 1 }, { SZ_4K, 1 } } },
+	{ "a bus-address entry takes no IOVA", 3,
+	  { 2 * SZ_1M, 64 * SZ_1M, 3 * SZ_1M }, { SZ_1M, SZ_64K, SZ_1M },
+	  { 0, 1, 0 }, SZ_2M, 2, { { SZ_4K, 512 } } },
+	{ "entries with an offset inside their page", 2,
+	  { 16 * SZ_1M + SZ_4K, 16 * SZ_1M + SZ_8K }, { SZ_4K, SZ_8K }, { 0 },
+	  3 * SZ_4K, 1, { { SZ_4K, 3 } } },
+};
+
+/* iommu_map_sg() maps each run of physically contiguous entries in one go. */
+static void test_map_sg_coalesces_contiguous_entries(void **state)
+{
+	for (size_t i = 0; i < sizeof(sg_cases) / sizeof(sg_cases[0]); i++) {
+		const struct sg_case *c = &sg_cases[i];
+
+		machine_with_device_of_format(SIM_IOMMU_INTEL_SL);
+		kapi_iommu_trace_enable(64);
+		assert_int_equal(kapi_iommu_map_sg(fx.domain, SZ_2M, c->paddr,
+						   c->len, c->bus, c->n, RW),
+				 c->ret);
+		assert_int_equal(count_trace_ops(KAPI_IOMMU_OP_MAP_PAGES),
+				 c->map_calls);
+		assert_int_equal(count_trace_ops(KAPI_IOMMU_OP_IOTLB_SYNC_MAP), 1);
+		for (int j = 0; j < 3 && c->leaves[j].size; j++)
+			assert_int_equal(leaves_of_size(c->leaves[j].size),
+					 c->leaves[j].n);
+		assert_int_equal(kapi_iommu_iova_to_phys(fx.domain, SZ_2M),
+				 c->paddr[0] & ~(SZ_4K - 1));
+		assert_int_equal(kapi_iommu_unmap(fx.domain, SZ_2M, c->ret),
+				 c->ret);
+		assert_nothing_mapped();
+		tear_down_and_check_nothing_left();
+	}
+}
+
+/* A failure on the second run, or in the final sync, unmaps the first. */
+static void test_map_sg_failure_unmaps_everything(void **state)
+{
+	static const sim_phys_t paddr[] = { 2 * SZ_1M, 8 * SZ_1M };
+	static const unsigned int len[] = { SZ_2M, SZ_4K };
+	static const struct injected_failure failures[] = {
+		{ "shim/iommu/map", -ENOMEM },
+		{ "shim/iommu/iotlb_sync_map", -ENOMEM },
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		machine_with_device_of_format(SIM_IOMMU_AMD_V2);
+		fail_nth_call_of(failures[i].point, i == 0 ? 1 : 0);
+		assert_int_equal(kapi_iommu_map_sg(fx.domain, 0, paddr, len,
+						   NULL, 2, RW),
+				 failures[i].expect);
+		stop_failing(failures[i].point);
+		assert_nothing_mapped();
+		tear_down_and_check_nothing_left();
+	}
+}
+
 /* ---- domains and groups -------------------------------------------------- */
 
 /*
@@ -563,6 +645,8 @@ int main(void)
 		cmocka_unit_test(test_map_over_a_leaf_is_eexist_and_unwinds),
 		cmocka_unit_test(test_injected_failures_unwind_everything),
 		cmocka_unit_test(test_iotlb_syncs_are_counted),
+		cmocka_unit_test(test_map_sg_coalesces_contiguous_entries),
+		cmocka_unit_test(test_map_sg_failure_unmaps_everything),
 		cmocka_unit_test(test_attach_and_detach),
 		cmocka_unit_test(test_group_of_two_devices),
 		cmocka_unit_test(test_domain_alloc_failures),

@@ -77,6 +77,16 @@ int kapi_iommu_map(struct kapi_iommu_domain *domain, unsigned long long iova,
 int kapi_iommu_map_bad_gfp(struct kapi_iommu_domain *domain,
 			   unsigned long long iova, sim_phys_t paddr,
 			   unsigned long long size, int prot);
+/*
+ * iommu_map_sg(domain, iova, sgl, n, prot, GFP_KERNEL) over a scatterlist
+ * built from n entries (paddr[i], len[i]; paddr in RAM, as entries point
+ * at struct pages), entry i marked as a bus address (P2P) when bus is not
+ * NULL and bus[i] is set.  Returns the bytes mapped or the errno.
+ */
+long long kapi_iommu_map_sg(struct kapi_iommu_domain *domain,
+			    unsigned long long iova, const sim_phys_t *paddr,
+			    const unsigned int *len, const int *bus,
+			    unsigned int n, int prot);
 /* iommu_unmap(): bytes unmapped. */
 unsigned long long kapi_iommu_unmap(struct kapi_iommu_domain *domain,
 				    unsigned long long iova,

@@ -43,6 +43,7 @@
 #include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 
 /* Protection bits of a mapping (same values as SIM_IOMMU_*). */
