@@ -54,22 +54,6 @@
 #define DMASIM_IMPL_PFNMAP_STRIDE DMASIM_IMPL_AT_LEAST(6, 15, 0)
 
 /*
- * The same series made vaddr_get_pfns() turn a 0 from
- * pin_user_pages_remote() into -EFAULT; before, a MAP_DMA whose GUP
- * returned 0 went on with nothing pinned.
- */
-#define DMASIM_IMPL_GUP_ZERO_IS_EFAULT DMASIM_IMPL_AT_LEAST(6, 15, 0)
-
-/*
- * VFIO type1 handles a mapping whose last byte is the last IOVA (ranges by
- * first and last byte), and reports an iova/vaddr + size that wraps as
- * -EOVERFLOW rather than -EINVAL ("vfio/type1: handle DMA map/unmap up to
- * the addressable limit").  The version is the series' merge as far as
- * known here (6.18, not verified against a tree); 6.12 has neither.
- */
-#define DMASIM_IMPL_IOVA_LIMIT_HANDLED DMASIM_IMPL_AT_LEAST(6, 18, 0)
-
-/*
  * The system heap's allocation orders are the module parameter
  * "system_heap.orders" (default 9,8,4,0: the proposed 2 MiB order).  No
  * kernel tree has it: there the orders are fixed at 8,4,0.
