@@ -36,7 +36,7 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
-int dmasim_cmd_bar(int argc, char **argv);
+#include "cli.h"
 
 
 struct bar_opts {
@@ -328,7 +328,7 @@ static void print_table(const struct bar_opts *o, const struct bar_result *r)
 	printf("  %-24s %ld KiB\n", "peak RSS", r->max_rss_kib);
 }
 
-int dmasim_cmd_bar(int argc, char **argv)
+int cmd_bar(int argc, char **argv)
 {
 	struct bar_result r;
 	struct bar_opts o;

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Shared pieces of the dmasim subcommands (see cli.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <dmasim/kapi.h>
+
+#include "cli.h"
+
+void cli_machine_defaults(struct cli_machine *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->ram = 16ULL << 30;
+	m->seed = 1;
+	m->frag = 0;
+	m->frag_name = "fresh";
+	m->cpus = 1;
+}
+
+int cli_machine_option(struct cli_machine *m, int argc, char **argv, int *i)
+{
+	const char *opt = argv[*i];
+	const char *val;
+	char *end;
+
+	if (strcmp(opt, "--ram") && strcmp(opt, "--seed") &&
+	    strcmp(opt, "--frag") && strcmp(opt, "--cpus"))
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "dmasim: %s needs a value\n", opt);
+		return -1;
+	}
+	val = argv[++*i];
+	if (!strcmp(opt, "--ram")) {
+		if (sim_parse_size(val, &m->ram) || m->ram < (64ULL << 20)) {
+			fprintf(stderr, "dmasim: bad --ram '%s' (at least 64M)\n", val);
+			return -1;
+		}
+	} else if (!strcmp(opt, "--seed")) {
+		errno = 0;
+		m->seed = strtoull(val, &end, 0);
+		if (errno || *end || end == val) {
+			fprintf(stderr, "dmasim: bad --seed '%s'\n", val);
+			return -1;
+		}
+	} else if (!strcmp(opt, "--cpus")) {
+		unsigned long v = strtoul(val, &end, 0);
+
+		if (*end || end == val || v < 1 || v > 64) {
+			fprintf(stderr, "dmasim: bad --cpus '%s' (1..64)\n", val);
+			return -1;
+		}
+		m->cpus = v;
+	} else {
+		double level = sim_age_preset(val);
+
+		if (level < 0) {
+			level = strtod(val, &end);
+			if (*end || end == val || !(level >= 0 && level <= 1)) {
+				fprintf(stderr, "dmasim: bad --frag '%s' (aged, fresh or 0..1)\n", val);
+				return -1;
+			}
+		}
+		m->frag = level;
+		m->frag_name = val;
+	}
+	return 1;
+}
+
+int cli_machine_start(const struct cli_machine *m)
+{
+	struct sim_config cfg = {
+		.ram_bytes = m->ram,
+		.nr_cpus = m->cpus,
+		.seed = m->seed,
+	};
+	int ret;
+
+	ret = sim_machine_init(&cfg);
+	if (ret) {
+		fprintf(stderr, "dmasim: cannot build the machine: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = kapi_boot();
+	if (ret) {
+		fprintf(stderr, "dmasim: kernel initcalls failed: %s\n", strerror(-ret));
+		return ret;
+	}
+	if (m->frag > 0) {
+		ret = sim_age(m->frag, m->seed);
+		if (ret) {
+			fprintf(stderr, "dmasim: ageing failed: %s\n", strerror(-ret));
+			return ret;
+		}
+	}
+	sim_counters_reset();
+	return 0;
+}
+
+const char *cli_size_name(unsigned long long bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	int u = -1;
+
+	while (bytes >= 1024 && !(bytes & 1023) && u < 5) {
+		bytes >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", bytes);
+	else
+		snprintf(buf, len, "%llu%c", bytes, units[u]);
+	return buf;
+}
+
+const char *cli_bytes(unsigned long long bytes, char *buf, size_t len)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (v == (unsigned long long)v)
+		snprintf(buf, len, "%llu %s", (unsigned long long)v, units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+double cli_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+unsigned long long cli_peak_rss(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (unsigned long long)ru.ru_maxrss * 1024;
+}
+
+void cli_json_counters(struct json *j, const char *key, const struct sim_counters *c)
+{
+	json_begin_object(j, key);
+	for (int i = 0; i < SIM_NR_COUNTERS; i++)
+		json_u64(j, sim_counter_name(i), c->c[i]);
+	json_end_object(j);
+}
