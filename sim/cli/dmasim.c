@@ -15,6 +15,8 @@ static int cmd_params(int argc, char **argv);
 
 static const struct cli_cmd commands[] = {
 	{ "bar", cmd_bar, "map a BAR through VFIO type1, report the cost" },
+	{ "heap", cmd_heap, "allocate, map, unmap and release one system-heap buffer" },
+	{ "report", cmd_report, "the seed figures, simulated beside the published ones" },
 	{ "params", cmd_params, "list the kernel module parameters and their values" },
 };
 
