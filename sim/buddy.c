@@ -611,6 +611,26 @@ static void prep_new_page(struct sim_page *page, unsigned int order,
 	}
 }
 
+/* Attempts and failures per order, for "how often does order N fail?" */
+static unsigned long long order_attempts[SIM_NR_ORDERS];
+static unsigned long long order_failures[SIM_NR_ORDERS];
+
+void sim_buddy_reset_order_stats(void)
+{
+	memset(order_attempts, 0, sizeof(order_attempts));
+	memset(order_failures, 0, sizeof(order_failures));
+}
+
+unsigned long long sim_buddy_order_attempts(unsigned int order)
+{
+	return order < SIM_NR_ORDERS ? order_attempts[order] : 0;
+}
+
+unsigned long long sim_buddy_order_failures(unsigned int order)
+{
+	return order < SIM_NR_ORDERS ? order_failures[order] : 0;
+}
+
 struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 {
 	int mt = gfp_migratetype(sim_gfp);
@@ -620,6 +640,7 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
 		return NULL;
 	}
+	order_attempts[order]++;
 	page = alloc_from_zones(order, mt, sim_gfp);
 	if (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
 		sim_buddy_drain_pcp();
@@ -637,6 +658,7 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 			break;
 	}
 	if (!page) {
+		order_failures[order]++;
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
 		return NULL;
 	}

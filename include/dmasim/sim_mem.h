@@ -200,6 +200,14 @@ unsigned long sim_buddy_nr_free_blocks_mt(unsigned int order, int mt);
 unsigned long sim_buddy_nr_pcp(unsigned int cpu);
 /* The migratetype of the pageblock holding pfn; -1 if pfn is not RAM. */
 int sim_pageblock_migratetype(unsigned long pfn);
+/*
+ * Allocation attempts and failures per order since the last reset (machine
+ * init resets them too): the numbers behind "how often does an order-9
+ * attempt fail on a fragmented machine?".
+ */
+void sim_buddy_reset_order_stats(void);
+unsigned long long sim_buddy_order_attempts(unsigned int order);
+unsigned long long sim_buddy_order_failures(unsigned int order);
 /* Move every per-cpu page back to the buddy lists. */
 void sim_buddy_drain_pcp(void);
 /* Which cpu allocations and frees run on (0 .. nr_cpus-1). */
