@@ -37,12 +37,22 @@ struct heap_result {
 	unsigned long long high_order_attempts[SIM_NR_ORDERS];
 	unsigned long long high_order_failures[SIM_NR_ORDERS];
 	int leaked;			/* something was left behind after release */
+	unsigned long free_pages;	/* free pages when the scenario began */
+	unsigned long ram_pages;
 };
 
 extern const char *const heap_phase_names[HEAP_NR_PHASES];
 
 /* Run the scenario on a freshly built machine; fills *res (res->err). */
 void heap_run(const struct heap_params *p, struct heap_result *res);
+/*
+ * Run n variants (orders, IOMMU format, size) on one machine built and
+ * aged once from p[0].machine: each variant runs in a forked copy of the
+ * aged machine, so every one starts from the very same free lists (and
+ * ageing, the slow part, is paid once).  Results land in res[0..n).
+ */
+void heap_run_variants(const struct heap_params *p, unsigned int n,
+		       struct heap_result *res);
 
 /* Print one result as JSON (the `dmasim heap --json` object). */
 void heap_result_json(struct json *j, const struct heap_params *p,

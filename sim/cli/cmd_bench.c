@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dmasim bench: the simulator's own speed and memory, as JSON.  These are
+ * the project's performance targets; they live here, not in timed unit
+ * tests, because the machines that run the tests are shared and noisy.
+ * Each figure is the best of --repeat runs (default 3) and carries its
+ * target, so a reader (or a script) can compare.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dmasim/kapi.h>
+
+#include "bench.h"
+#include "scenario_heap.h"
+
+static void bench_heap(struct json *j, unsigned int repeat)
+{
+	static const char *const order_sets[] = { "8,4,0", "9,8,4,0" };
+	struct heap_result *res = calloc(1, sizeof(*res));
+
+	json_begin_array(j, "heap_1g");
+	for (size_t k = 0; k < 2 && res; k++) {
+		struct heap_params p = {
+			.size = 1ULL << 30,
+			.orders = order_sets[k],
+			.iommu = SIM_IOMMU_INTEL_SL,
+		};
+		double best = -1, phases[HEAP_NR_PHASES] = { 0 };
+
+		cli_machine_defaults(&p.machine);
+		for (unsigned int r = 0; r < repeat; r++) {
+			double sum = 0;
+
+			heap_run(&p, res);
+			if (res->err)
+				break;
+			for (int ph = 0; ph < HEAP_NR_PHASES; ph++)
+				sum += res->wall_ms[ph];
+			if (best < 0 || sum < best) {
+				best = sum;
+				memcpy(phases, res->wall_ms, sizeof(phases));
+			}
+		}
+		json_begin_object(j, NULL);
+		json_string(j, "orders", order_sets[k]);
+		json_string(j, "iommu", "intel-sl");
+		if (res->err) {
+			json_i64(j, "error", res->err);
+		} else {
+			json_double(j, "wall_ms", best);
+			json_begin_object(j, "wall_ms_by_phase");
+			for (int ph = 0; ph < HEAP_NR_PHASES; ph++)
+				json_double(j, heap_phase_names[ph], phases[ph]);
+			json_end_object(j);
+		}
+		json_double(j, "target_wall_ms", 50);
+		json_bool(j, "met", !res->err && best < 50);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	free(res);
+}
+
+/* Host bytes per simulated page whose struct page was written. */
+static void bench_memory(struct json *j)
+{
+	struct sim_config cfg = { .ram_bytes = 16ULL << 30, .seed = 1 };
+	struct sim_config big = { .ram_bytes = 1ULL << 40, .seed = 1 };
+	const unsigned long nr_blocks = 4096;	/* 4096 x 1 MiB = 4 GiB */
+	struct sim_page **blocks = calloc(nr_blocks, sizeof(*blocks));
+	unsigned long long host0, host1, pages = 0;
+	double t0, start_ms;
+
+	json_begin_object(j, "memory");
+	if (!blocks || sim_machine_init(&cfg)) {
+		json_string(j, "error", "cannot build a 16 GiB machine");
+		json_end_object(j);
+		free(blocks);
+		return;
+	}
+	host0 = sim_mem_host_bytes();
+	for (unsigned long i = 0; i < nr_blocks; i++) {
+		blocks[i] = sim_buddy_alloc(8, 0);
+		if (blocks[i])
+			pages += 1UL << 8;
+	}
+	host1 = sim_mem_host_bytes();
+	for (unsigned long i = 0; i < nr_blocks; i++)
+		if (blocks[i])
+			sim_buddy_free(blocks[i], 8);
+	sim_machine_destroy();
+	free(blocks);
+	json_u64(j, "pages_touched", pages);
+	json_double(j, "host_bytes_per_touched_page",
+		    pages ? (double)(host1 - host0) / pages : -1);
+	json_double(j, "target_bytes_per_page", 64);
+	json_bool(j, "met", pages && (double)(host1 - host0) / pages <= 64);
+
+	t0 = cli_now_ms();
+	if (sim_machine_init(&big)) {
+		json_string(j, "error_1t", "cannot build a 1 TiB machine");
+	} else {
+		start_ms = cli_now_ms() - t0;
+		json_double(j, "start_1t_ms", start_ms);
+		json_u64(j, "host_bytes_1t", sim_mem_host_bytes());
+		json_double(j, "target_start_1t_ms", 100);
+		json_bool(j, "start_1t_met", start_ms < 100);
+		sim_machine_destroy();
+	}
+	json_end_object(j);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	unsigned int repeat = 3;
+	const char *only = NULL;
+	struct json j;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			continue;	/* JSON is the only output */
+		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+			repeat = strtoul(argv[++i], NULL, 0);
+			if (repeat < 1 || repeat > 100)
+				repeat = 3;
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = argv[++i];
+		} else {
+			printf("usage: dmasim bench [--json] [--repeat N] [--only heap|memory|bar]\n"
+			       "Wall time and memory of the simulator against its targets (JSON).\n");
+			return strcmp(argv[i], "--help") ? 2 : 0;
+		}
+	}
+	json_init(&j, stdout);
+	json_begin_object(&j, NULL);
+	json_u64(&j, "repeat", repeat);
+	if (!only || !strcmp(only, "heap"))
+		bench_heap(&j, repeat);
+	if (!only || !strcmp(only, "memory"))
+		bench_memory(&j);
+	if (!only || !strcmp(only, "bar"))
+		bench_bar(&j, repeat);
+	json_u64(&j, "peak_rss_bytes", cli_peak_rss());
+	json_end_object(&j);
+	json_finish(&j);
+	return 0;
+}
