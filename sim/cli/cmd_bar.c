@@ -37,23 +37,8 @@
 #include <dmasim/sim.h>
 
 #include "cli.h"
+#include "scenario_bar.h"
 
-
-struct bar_opts {
-	unsigned long long size, offset, ram;
-	int leaf;			/* KAPI_MM_LEAF_* */
-	int legacy_mask;
-	int json;
-	enum sim_iommu_format_id fmt;
-};
-
-struct bar_result {
-	struct sim_counters map, unmap;	/* deltas */
-	unsigned long long leaves_by_shift[64];
-	unsigned long long unmapped;
-	double map_ms, unmap_ms;
-	long max_rss_kib;
-};
 
 static int bar_usage(FILE *out)
 {
@@ -82,7 +67,7 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static unsigned long long leaf_bytes(int leaf)
+unsigned long long bar_leaf_bytes(int leaf)
 {
 	switch (leaf) {
 	case KAPI_MM_LEAF_PUD:
@@ -109,10 +94,7 @@ static int parse_bar_opts(int argc, char **argv, struct bar_opts *o)
 	};
 	int opt, fmt;
 
-	*o = (struct bar_opts){
-		.size = 32ULL << 30, .ram = 4ULL << 30,
-		.leaf = KAPI_MM_LEAF_PUD, .fmt = SIM_IOMMU_INTEL_SL,
-	};
+	bar_opts_defaults(o);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -158,9 +140,9 @@ static int parse_bar_opts(int argc, char **argv, struct bar_opts *o)
 	}
 	if (optind < argc)
 		return fprintf(stderr, "dmasim bar: unexpected '%s'\n", argv[optind]), -1;
-	if (o->size % leaf_bytes(o->leaf))
+	if (o->size % bar_leaf_bytes(o->leaf))
 		return fprintf(stderr, "dmasim bar: --size must be a multiple of the leaf size (%llu)\n",
-			       leaf_bytes(o->leaf)), -1;
+			       bar_leaf_bytes(o->leaf)), -1;
 	if (o->offset % SIM_PAGE_SIZE || o->offset >= o->size)
 		return fprintf(stderr, "dmasim bar: --offset must be a page multiple below --size\n"), -1;
 	return 0;
@@ -175,10 +157,10 @@ static void count_leaves(struct kapi_vfio_dev *dev, struct bar_result *r)
 		r->leaves_by_shift[shift] = sim_iommu_nr_leaves(d, shift);
 }
 
-static int run_bar(const struct bar_opts *o, struct bar_result *r)
+int bar_run(const struct bar_opts *o, struct bar_result *r)
 {
 	struct sim_config cfg = { .ram_bytes = o->ram };
-	unsigned long long leaf = leaf_bytes(o->leaf), map_size;
+	unsigned long long leaf = bar_leaf_bytes(o->leaf), map_size;
 	struct sim_counters t0, t1, t2;
 	struct kapi_mm_map m = {
 		.len = o->size, .kind = KAPI_MM_PFNMAP, .writable = 1,
@@ -252,7 +234,16 @@ static int run_bar(const struct bar_opts *o, struct bar_result *r)
 	getrusage(RUSAGE_SELF, &ru);
 	r->max_rss_kib = ru.ru_maxrss;
 	kapi_proc_destroy(kapi_proc_current());
+	sim_machine_destroy();
 	return 0;
+}
+
+void bar_opts_defaults(struct bar_opts *o)
+{
+	*o = (struct bar_opts){
+		.size = 32ULL << 30, .ram = 4ULL << 30,
+		.leaf = KAPI_MM_LEAF_PUD, .fmt = SIM_IOMMU_INTEL_SL,
+	};
 }
 
 static const char *size_label(unsigned int shift, char *buf, size_t len)
@@ -336,7 +327,7 @@ int cmd_bar(int argc, char **argv)
 
 	if (ret)
 		return bar_usage(ret > 0 ? stdout : stderr);
-	if (run_bar(&o, &r))
+	if (bar_run(&o, &r))
 		return 1;
 	if (o.json)
 		print_json(&o, &r);

@@ -14,6 +14,7 @@
 static int cmd_params(int argc, char **argv);
 
 static const struct cli_cmd commands[] = {
+	{ "bench", cmd_bench, "the simulator's speed and memory against its targets (JSON)" },
 	{ "bar", cmd_bar, "map a BAR through VFIO type1, report the cost" },
 	{ "heap", cmd_heap, "allocate, map, unmap and release one system-heap buffer" },
 	{ "report", cmd_report, "the seed figures, simulated beside the published ones" },
