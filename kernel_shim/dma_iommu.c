@@ -205,25 +205,29 @@ void iommu_dma_unmap_sg(struct device *dev, struct scatterlist *sgl, int nents,
 	struct sim_iommu_domain *sdom = sim_iommu_domain_of(domain);
 	unsigned long granule = dma_iommu_granule(domain);
 	struct iommu_iotlb_gather gather;
-	dma_addr_t start = 0, end = 0;
+	dma_addr_t start = 0, last = 0;
 	struct scatterlist *s;
 	size_t size, unmapped;
 	int i;
 
-	/* The segments sit in one IOVA range: from the first to the last. */
+	/*
+	 * The segments sit in one IOVA range: from the first to the last.  Track
+	 * the last byte, not the end: a range at the top of a 64-bit aperture
+	 * ends at 2^64, which is 0.
+	 */
 	for_each_sg(sgl, s, nents, i) {
 		if (!sg_dma_len(s))
 			break;
-		if (!end)
+		if (!i)
 			start = sg_dma_address(s);
-		end = sg_dma_address(s) + sg_dma_len(s);
+		last = sg_dma_address(s) + sg_dma_len(s) - 1;
 	}
 	sim_count(SIM_CNT_SG_SEGMENT, i);
-	if (!end)
+	if (!i)
 		return;
 
-	size = ALIGN(end - ALIGN_DOWN(start, granule), granule);
 	start = ALIGN_DOWN(start, granule);
+	size = ALIGN(last - start + 1, granule);
 	iommu_iotlb_gather_init(&gather);
 	unmapped = iommu_unmap_fast(domain, start, size, &gather);
 	WARN_ON(unmapped != size);

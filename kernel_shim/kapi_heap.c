@@ -260,7 +260,7 @@ int kapi_attach_sg_entry(const struct kapi_attach *ka, unsigned int i,
 }
 
 struct cover_walk {
-	unsigned long long start, end;
+	unsigned long long start, last;
 	struct kapi_iommu_cover *cover;
 };
 
@@ -269,7 +269,7 @@ static int cover_count_leaf(void *arg, unsigned long long iova,
 {
 	struct cover_walk *w = arg;
 
-	if (iova < w->start || iova >= w->end)
+	if (iova < w->start || iova > w->last)
 		return 0;
 	w->cover->nr_leaves++;
 	w->cover->leaves_by_shift[ilog2(size)]++;
@@ -280,7 +280,7 @@ int kapi_attach_iommu_cover(const struct kapi_attach *ka,
 			    struct kapi_iommu_cover *cover)
 {
 	struct sim_iommu_domain *sdom = kapi_dev_sim_domain(ka->kdev);
-	unsigned long long start = 0, end = 0, granule, win, leaf_iova;
+	unsigned long long start = 0, last = 0, granule, win, leaf_iova;
 	struct cover_walk walk;
 	struct scatterlist *sg;
 	unsigned int i;
@@ -289,23 +289,25 @@ int kapi_attach_iommu_cover(const struct kapi_attach *ka,
 	if (!ka->sgt || !sdom)
 		return -EINVAL;
 	memset(cover, 0, sizeof(*cover));
+	/* Last byte, not end: the range may end at 2^64 (64-bit apertures). */
 	for_each_sgtable_dma_sg(ka->sgt, sg, i) {
 		if (!i)
 			start = sg_dma_address(sg);
-		end = sg_dma_address(sg) + sg_dma_len(sg);
+		last = sg_dma_address(sg) + sg_dma_len(sg) - 1;
 	}
 	granule = 1ULL << sim_iommu_domain_format(sdom)->granule_shift;
 	start = ALIGN_DOWN(start, granule);
-	end = ALIGN(end, granule);
+	last |= granule - 1;
 	cover->iova_start = start;
-	cover->iova_size = end - start;
+	cover->iova_size = last - start + 1;
 
 	walk.start = start;
-	walk.end = end;
+	walk.last = last;
 	walk.cover = cover;
 	sim_iommu_for_each_leaf(sdom, cover_count_leaf, &walk);
 
-	for (win = ALIGN(start, SZ_2M); win + SZ_2M <= end; win += SZ_2M) {
+	for (win = ALIGN(start, SZ_2M); win >= start && win + (SZ_2M - 1) <= last &&
+	     win + (SZ_2M - 1) >= win; win += SZ_2M) {
 		cover->windows_2m++;
 		if (sim_iommu_leaf_at(sdom, win, &leaf_iova, &prot) >= SZ_2M)
 			cover->windows_2m_superpage++;
