@@ -19,15 +19,17 @@
  * where paddr is the physical address of this entry's own slice of the
  * leaf (the leaf's paddr + slice index * entry size).
  *
- * Table pages come from libc (through a small cache of freed, zeroed
- * tables), not from the simulated buddy allocator: a
+ * Table pages come from pre-faulted arenas of host memory (see
+ * arena_carve()), not from the simulated buddy allocator: a
  * driver's page-table pages do not interact with the allocations the
  * project studies, so they are counted (SIM_CNT_IOMMU_TABLE_ALLOC/FREE) but
  * not taken from simulated RAM.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sim_internal.h"
 
@@ -100,6 +102,25 @@ struct sim_iommu_domain {
 	struct sim_iommu_domain *prev, *next;	/* live domains */
 };
 
+/*
+ * One lock for every domain's tables, the table cache and the IOVA spaces:
+ * the simulator's IOMMU operations are serialised (the kernel's drivers
+ * allow concurrent map/unmap of disjoint ranges; the simulation only has to
+ * stay consistent when several threads use it).  Recursive, so that a
+ * for_each_leaf() callback may call back into the simulator.
+ */
+static pthread_mutex_t iommu_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void sim_iommu_lock(void)
+{
+	pthread_mutex_lock(&iommu_lock);
+}
+
+void sim_iommu_unlock(void)
+{
+	pthread_mutex_unlock(&iommu_lock);
+}
+
 static struct sim_iommu_domain live_domains = {
 	.prev = &live_domains, .next = &live_domains,
 };
@@ -150,23 +171,51 @@ static inline unsigned int pte_rep_log2(unsigned long long pte)
 }
 
 /*
- * Freed table pages are kept, zeroed, on a free list per granule (as a
- * driver's page-table pages come back from a page cache rather than a
- * fresh malloc), so that map/unmap cycles cost no allocator work.  The
- * lists are capped and emptied by sim_iommu_destroy().
+ * Table pages are carved from arenas of pre-faulted memory (mmap with
+ * MAP_POPULATE: one system call instead of a page fault per table, which
+ * is what dominated a first 1 GiB map of 4K leaves), and freed tables are
+ * kept, zeroed, on a free list per granule, so map/unmap cycles cost no
+ * allocator work at all.  Arenas are returned when the machine is torn
+ * down with no domain left.
  */
-#define TABLE_CACHE_MAX	4096
+#define ARENA_BYTES	(4UL << 20)
+
+struct table_arena {
+	struct table_arena *next;
+	unsigned long used;
+	unsigned char mem[];
+};
 
 struct table_cache {
 	struct sim_iommu_table *head;	/* linked through e[0] */
 	unsigned long nr;
 };
 
+static struct table_arena *arenas;
 static struct table_cache table_cache[3];	/* 4K, 16K, 64K granules */
 
 static struct table_cache *cache_of(const struct sim_iommu_domain *dom)
 {
 	return &table_cache[(dom->fmt->granule_shift - 12) / 2];
+}
+
+/* Zeroed memory for one table (fresh anonymous memory is zero). */
+static void *arena_carve(unsigned long bytes)
+{
+	struct table_arena *a = arenas;
+
+	bytes = (bytes + 63) & ~63UL;
+	if (!a || a->used + bytes > ARENA_BYTES - sizeof(*a)) {
+		a = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (a == MAP_FAILED)
+			return NULL;
+		a->next = arenas;
+		a->used = (64 - sizeof(*a) % 64) % 64;
+		arenas = a;
+	}
+	a->used += bytes;
+	return a->mem + a->used - bytes;
 }
 
 static struct sim_iommu_table *table_alloc(struct sim_iommu_domain *dom,
@@ -183,7 +232,7 @@ static struct sim_iommu_table *table_alloc(struct sim_iommu_domain *dom,
 		c->nr--;
 		t->e[0] = 0;
 	} else {
-		t = calloc(1, sizeof(*t) + dom->entries * sizeof(t->e[0]));
+		t = arena_carve(sizeof(*t) + dom->entries * sizeof(t->e[0]));
 		if (!t)
 			return NULL;
 	}
@@ -199,31 +248,24 @@ static void table_free(struct sim_iommu_domain *dom, struct sim_iommu_table *t)
 
 	dom->nr_tables--;
 	sim_count(SIM_CNT_IOMMU_TABLE_FREE, 1);
-	if (c->nr >= TABLE_CACHE_MAX) {
-		free(t);
-		return;
-	}
 	t->nr_live = 0;
 	t->e[0] = (unsigned long long)(unsigned long)c->head;
 	c->head = t;
 	c->nr++;
 }
 
-static void table_cache_drain(void)
+static void table_arenas_release(void)
 {
-	for (int i = 0; i < 3; i++) {
-		while (table_cache[i].head) {
-			struct sim_iommu_table *t = table_cache[i].head;
+	while (arenas) {
+		struct table_arena *a = arenas;
 
-			table_cache[i].head =
-				(struct sim_iommu_table *)(unsigned long)t->e[0];
-			free(t);
-		}
-		table_cache[i].nr = 0;
+		arenas = a->next;
+		munmap(a, ARENA_BYTES);
 	}
+	memset(table_cache, 0, sizeof(table_cache));
 }
 
-struct sim_iommu_domain *sim_iommu_domain_alloc(enum sim_iommu_format_id id)
+static struct sim_iommu_domain *domain_alloc(enum sim_iommu_format_id id)
 {
 	const struct sim_iommu_format *fmt = sim_iommu_format(id);
 	struct sim_iommu_domain *dom;
@@ -273,7 +315,7 @@ static void free_subtree(struct sim_iommu_domain *dom,
 	table_free(dom, t);
 }
 
-void sim_iommu_domain_free(struct sim_iommu_domain *dom)
+static void domain_free(struct sim_iommu_domain *dom)
 {
 	if (!dom)
 		return;
@@ -347,10 +389,10 @@ static void prune_path(struct sim_iommu_domain *dom,
 	}
 }
 
-int sim_iommu_map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
-			sim_phys_t paddr, unsigned long long pgsize,
-			unsigned long long count, int prot, int check_faults,
-			unsigned long long *mapped)
+static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
+		     sim_phys_t paddr, unsigned long long pgsize,
+		     unsigned long long count, int prot, int check_faults,
+		     unsigned long long *mapped)
 {
 	struct sim_iommu_table *path[MAX_LEVELS];
 	unsigned long long idx[MAX_LEVELS];
@@ -471,10 +513,10 @@ static unsigned long long walk(const struct sim_iommu_domain *dom,
 	}
 }
 
-unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
-					 unsigned long long iova,
-					 unsigned long long pgsize,
-					 unsigned long long count)
+static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
+				      unsigned long long iova,
+				      unsigned long long pgsize,
+				      unsigned long long count)
 {
 	struct sim_iommu_table *path[MAX_LEVELS];
 	unsigned long long idx[MAX_LEVELS];
@@ -537,8 +579,8 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 	return unmapped;
 }
 
-sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
-				  unsigned long long iova)
+static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
+			       unsigned long long iova)
 {
 	unsigned int level;
 	unsigned long long pte;
@@ -552,9 +594,9 @@ sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
 	       (iova & ((1ULL << level_shift(dom, level)) - 1));
 }
 
-unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,
-				     unsigned long long iova,
-				     unsigned long long *leaf_iova, int *prot)
+static unsigned long long leaf_at(const struct sim_iommu_domain *dom,
+				  unsigned long long iova,
+				  unsigned long long *leaf_iova, int *prot)
 {
 	unsigned int level;
 	unsigned long long pte, size;
@@ -570,6 +612,75 @@ unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,
 	if (prot)
 		*prot = (pte >> PTE_PROT_SHIFT) & PTE_PROT_MASK;
 	return size;
+}
+
+/* ---- the public entry points: each takes the IOMMU lock ---------------- */
+
+struct sim_iommu_domain *sim_iommu_domain_alloc(enum sim_iommu_format_id id)
+{
+	struct sim_iommu_domain *dom;
+
+	sim_iommu_lock();
+	dom = domain_alloc(id);
+	sim_iommu_unlock();
+	return dom;
+}
+
+void sim_iommu_domain_free(struct sim_iommu_domain *dom)
+{
+	sim_iommu_lock();
+	domain_free(dom);
+	sim_iommu_unlock();
+}
+
+int sim_iommu_map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
+			sim_phys_t paddr, unsigned long long pgsize,
+			unsigned long long count, int prot, int check_faults,
+			unsigned long long *mapped)
+{
+	int ret;
+
+	sim_iommu_lock();
+	ret = map_pages(dom, iova, paddr, pgsize, count, prot, check_faults,
+			mapped);
+	sim_iommu_unlock();
+	return ret;
+}
+
+unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
+					 unsigned long long iova,
+					 unsigned long long pgsize,
+					 unsigned long long count)
+{
+	unsigned long long ret;
+
+	sim_iommu_lock();
+	ret = unmap_pages(dom, iova, pgsize, count);
+	sim_iommu_unlock();
+	return ret;
+}
+
+sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
+				  unsigned long long iova)
+{
+	sim_phys_t ret;
+
+	sim_iommu_lock();
+	ret = iova_to_phys(dom, iova);
+	sim_iommu_unlock();
+	return ret;
+}
+
+unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,
+				     unsigned long long iova,
+				     unsigned long long *leaf_iova, int *prot)
+{
+	unsigned long long ret;
+
+	sim_iommu_lock();
+	ret = leaf_at(dom, iova, leaf_iova, prot);
+	sim_iommu_unlock();
+	return ret;
 }
 
 unsigned long long sim_iommu_nr_leaves(const struct sim_iommu_domain *dom,
@@ -593,8 +704,10 @@ void sim_iommu_iotlb_sync(struct sim_iommu_domain *dom,
 {
 	(void)iova;
 	(void)size;
+	sim_iommu_lock();
 	dom->iotlb_syncs++;
 	sim_count(SIM_CNT_IOTLB_SYNC, 1);
+	sim_iommu_unlock();
 }
 
 unsigned long long sim_iommu_nr_iotlb_syncs(const struct sim_iommu_domain *dom)
@@ -641,7 +754,12 @@ int sim_iommu_for_each_leaf(const struct sim_iommu_domain *dom,
 				      int prot),
 			    void *arg)
 {
-	return for_each_in_table(dom, dom->root, dom->levels - 1, 0, fn, arg);
+	int ret;
+
+	sim_iommu_lock();
+	ret = for_each_in_table(dom, dom->root, dom->levels - 1, 0, fn, arg);
+	sim_iommu_unlock();
+	return ret;
 }
 
 unsigned long sim_iommu_nr_domains(void)
@@ -668,5 +786,8 @@ int sim_iommu_init(void)
  */
 void sim_iommu_destroy(void)
 {
-	table_cache_drain();
+	sim_iommu_lock();
+	if (!nr_domains)
+		table_arenas_release();
+	sim_iommu_unlock();
 }

@@ -69,8 +69,8 @@ static unsigned long upper_bound(const struct sim_iova_space *s,
 	return lo;
 }
 
-int sim_iova_alloc(struct sim_iommu_domain *dom, unsigned long long size,
-		   unsigned long long limit, unsigned long long *iova)
+static int iova_alloc(struct sim_iommu_domain *dom, unsigned long long size,
+		      unsigned long long limit, unsigned long long *iova)
 {
 	const struct sim_iommu_format *fmt = sim_iommu_domain_format(dom);
 	struct sim_iova_space **slot = sim_iommu_domain_iova_space(dom);
@@ -141,8 +141,8 @@ int sim_iova_alloc(struct sim_iommu_domain *dom, unsigned long long size,
 	}
 }
 
-int sim_iova_free(struct sim_iommu_domain *dom, unsigned long long iova,
-		  unsigned long long size)
+static int iova_free(struct sim_iommu_domain *dom, unsigned long long iova,
+		     unsigned long long size)
 {
 	struct sim_iova_space *s = *sim_iommu_domain_iova_space(dom);
 	unsigned long i;
@@ -160,12 +160,38 @@ int sim_iova_free(struct sim_iommu_domain *dom, unsigned long long iova,
 	return 0;
 }
 
+int sim_iova_alloc(struct sim_iommu_domain *dom, unsigned long long size,
+		   unsigned long long limit, unsigned long long *iova)
+{
+	int ret;
+
+	sim_iommu_lock();
+	ret = iova_alloc(dom, size, limit, iova);
+	sim_iommu_unlock();
+	return ret;
+}
+
+int sim_iova_free(struct sim_iommu_domain *dom, unsigned long long iova,
+		  unsigned long long size)
+{
+	int ret;
+
+	sim_iommu_lock();
+	ret = iova_free(dom, iova, size);
+	sim_iommu_unlock();
+	return ret;
+}
+
 unsigned long sim_iova_nr_allocated(const struct sim_iommu_domain *dom)
 {
-	struct sim_iova_space *s =
-		*sim_iommu_domain_iova_space((struct sim_iommu_domain *)dom);
+	struct sim_iova_space *s;
+	unsigned long nr;
 
-	return s ? s->nr : 0;
+	sim_iommu_lock();
+	s = *sim_iommu_domain_iova_space((struct sim_iommu_domain *)dom);
+	nr = s ? s->nr : 0;
+	sim_iommu_unlock();
+	return nr;
 }
 
 void sim_iova_space_free(struct sim_iommu_domain *dom)

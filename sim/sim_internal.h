@@ -15,6 +15,9 @@ void sim_mem_destroy(void);
 /* sim/iommu.c: every domain freed, format tables ready. */
 int sim_iommu_init(void);
 void sim_iommu_destroy(void);
+/* The lock of the simulated IOMMU (recursive), for sim/iova.c. */
+void sim_iommu_lock(void);
+void sim_iommu_unlock(void);
 /* sim/iova.c's state, hung off each domain; freed with the domain. */
 struct sim_iova_space;
 struct sim_iova_space **sim_iommu_domain_iova_space(struct sim_iommu_domain *dom);
