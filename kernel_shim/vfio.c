@@ -8,6 +8,7 @@
  * on the first one, as VFIO_SET_IOMMU picks the first backend whose open()
  * accepts the type.
  */
+#include <linux/align.h>
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/list.h>
@@ -84,6 +85,8 @@ struct vfio_info_cap_header *vfio_info_cap_add(struct vfio_info_cap *caps,
 	size_t at = caps->size;
 	void *buf;
 
+	/* Each capability starts 8-byte aligned, as the kernel pads them. */
+	size = ALIGN(size, sizeof(u64));
 	buf = krealloc(caps->buf, at + size, GFP_KERNEL);
 	if (!buf) {
 		/* The whole chain is lost, as the kernel's is. */
