@@ -220,6 +220,97 @@ static void test_1g_with_pmd_order_is_512_superpages_on_intel_sl(void **state)
 	assert_everything_given_back();
 }
 
+/*
+ * One block of each order, laid back to back in IOVA: every block is
+ * naturally aligned in IOVA and in physical memory, so each format maps it
+ * with its largest page that fits, whatever the blocks' physical order.
+ *
+ *   IOVA  0          2M        3M     3M+64K  3M+68K
+ *         [ 2M block ][ 1M block ][64K][4K]
+ *   intel-sl, amd-v2, arm-lpae-4k:  2M | 256 x 4K | 16 x 4K | 4K
+ *   amd-v1 (every power of two):    2M | 1M       | 64K     | 4K
+ */
+static void test_leaf_sizes_by_iommu_format(void **state)
+{
+	static const struct {
+		enum sim_iommu_format_id fmt;
+		unsigned long long leaves_4k, leaves_64k, leaves_1m, leaves_2m;
+	} cases[] = {
+		{ SIM_IOMMU_INTEL_SL,		273, 0, 0, 1 },
+		{ SIM_IOMMU_AMD_V2,		273, 0, 0, 1 },
+		{ SIM_IOMMU_ARM_LPAE_4K,	273, 0, 0, 1 },
+		{ SIM_IOMMU_AMD_V1,		1, 1, 1, 1 },
+	};
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	if (!heap_uses_orders("9,8,4,0"))
+		skip();
+	fd = allocate(3 * MiB + 68 * KiB);
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kapi_iommu_cover cover;
+		struct kapi_attach *attach;
+		struct kapi_dev *dev;
+
+		assert_int_equal(kapi_dev_create(cases[i].fmt, 0, &dev), 0);
+		assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+		assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1);
+		assert_int_equal(kapi_attach_iommu_cover(attach, &cover), 0);
+		assert_int_equal(cover.iova_size, 3 * MiB + 68 * KiB);
+		assert_int_equal(cover.leaves_by_shift[12], cases[i].leaves_4k);
+		assert_int_equal(cover.leaves_by_shift[16], cases[i].leaves_64k);
+		assert_int_equal(cover.leaves_by_shift[20], cases[i].leaves_1m);
+		assert_int_equal(cover.leaves_by_shift[21], cases[i].leaves_2m);
+		assert_int_equal(cover.nr_leaves, cases[i].leaves_4k +
+				 cases[i].leaves_64k + cases[i].leaves_1m +
+				 cases[i].leaves_2m);
+		assert_int_equal(cover.windows_2m, 1);
+		assert_int_equal(cover.windows_2m_superpage, 1);
+		kapi_dmabuf_detach(attach);
+		kapi_dev_destroy(dev);
+	}
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
+/*
+ * amd-v1 has a 64-bit IOVA space and the allocator works top-down, so a
+ * 4 MiB buffer lands in the last 4 MiB below 2^64: its end wraps to 0, and
+ * unmapping must still find and clear the whole range.
+ *
+ *   IOVA  2^64 - 4M                         2^64 (= 0)
+ *         [ 4 MiB of blocks .................. ]
+ */
+static void test_buffer_ending_at_the_top_of_iova_space_unmaps(void **state)
+{
+	struct kapi_iommu_cover cover;
+	struct kapi_attach *attach;
+	struct sim_iommu_domain *dom;
+	struct kapi_dev *dev;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	fd = allocate(4 * MiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_AMD_V1, 0, &dev), 0);
+	dom = kapi_dev_sim_domain(dev);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1);
+	assert_int_equal(kapi_attach_iommu_cover(attach, &cover), 0);
+	assert_int_equal(cover.iova_start, 0ULL - 4 * MiB);
+	assert_int_equal(cover.iova_size, 4 * MiB);
+	assert_int_equal(cover.windows_2m, 2);
+	assert_int_equal(cover.windows_2m_superpage, 2);
+	kapi_dmabuf_unmap(attach);
+	assert_int_equal(sim_iommu_nr_leaves_total(dom), 0);
+	assert_int_equal(sim_iova_nr_allocated(dom), 0);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
 /* Mainline's orders make the same 1 GiB out of 1024 1 MiB blocks. */
 static void test_1g_with_mainline_orders_is_1024_blocks(void **state)
 {
@@ -671,6 +762,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_chunk_layouts_on_a_fresh_machine, teardown_machine),
 		cmocka_unit_test_teardown(test_1g_with_pmd_order_is_512_superpages_on_intel_sl, teardown_machine),
 		cmocka_unit_test_teardown(test_1g_with_mainline_orders_is_1024_blocks, teardown_machine),
+		cmocka_unit_test_teardown(test_leaf_sizes_by_iommu_format, teardown_machine),
+		cmocka_unit_test_teardown(test_buffer_ending_at_the_top_of_iova_space_unmaps, teardown_machine),
 		cmocka_unit_test_teardown(test_release_frees_every_page_when_segments_merged, teardown_machine),
 		cmocka_unit_test_teardown(test_direct_mapping_is_one_segment_per_block, teardown_machine),
 		cmocka_unit_test_teardown(test_vmap_aliases_the_blocks, teardown_machine),
