@@ -569,6 +569,8 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 		t->nr_live -= cleared;
 		sim_count(SIM_CNT_IOMMU_PTE_CLEAR, cleared);
 		for (r = 0; r <= PTE_REP_MASK; r++) {
+			if (!leaves_by_rep[r])
+				continue;
 			dom->nr_leaves[shift + r] -= leaves_by_rep[r];
 			dom->nr_leaves_total -= leaves_by_rep[r];
 		}

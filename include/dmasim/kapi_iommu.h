@@ -119,8 +119,9 @@ void kapi_iommu_set_pgsize_bitmap(struct kapi_iommu_domain *domain,
 /*
  * The driver-call trace: what the IOMMU core asked of the driver.  Enable
  * with a capacity (the ring keeps the last capacity calls, older ones are
- * counted as dropped), 0 disables it and frees the ring.  Records are
- * numbered oldest first from 0.
+ * counted as dropped), 0 disables it and frees the ring (which counts in
+ * sim_kmalloc_outstanding() while it exists).  Records are numbered oldest
+ * first from 0.
  */
 enum kapi_iommu_op {
 	KAPI_IOMMU_OP_MAP_PAGES,	/* iova, paddr, pgsize, count; ret = errno, done = bytes mapped */
