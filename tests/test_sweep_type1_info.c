@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fail-nth sweep over VFIO type1's VFIO_IOMMU_GET_INFO, asked as a VMM asks
+ * it (the bare struct to learn argsz, then again with room for the
+ * capability chain), between attaching a device and mapping and unmapping
+ * a little anonymous memory.  Whatever allocation or user copy fails, the
+ * ioctl returns -ENOMEM or -EFAULT and closing the container leaves no
+ * object, pin or charge behind.  Small on purpose: it runs in seconds in
+ * upstream mode too, where Linux 6.12 leaks the capability buffer when the
+ * IOVA-range capability cannot be allocated.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#include "sweep.h"
+
+#define PAGE	SIM_PAGE_SIZE
+
+static struct {
+	struct kapi_proc *proc;
+	struct kapi_vfio *c;
+	unsigned long anon;
+	unsigned long long locked_vm_faults;
+} st;
+
+/*   va: [ anon 16 pages ]  -> iova 0 */
+static int process_with_anon(const void *param)
+{
+	struct kapi_mm_map m = {
+		.len = 16 * PAGE, .kind = KAPI_MM_ANON, .writable = 1,
+	};
+
+	memset(&st, 0, sizeof(st));
+	st.proc = kapi_proc_create();
+	if (!st.proc || kapi_mm_mmap(&m, &st.anon))
+		return -1;
+	st.locked_vm_faults = sim_fault_injected[SIM_FP_ACCOUNT_LOCKED_VM];
+	return 0;
+}
+
+static int attach_map_info_unmap(const void *param)
+{
+	unsigned long long unmapped;
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio_info info;
+	long ret;
+
+	ret = kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &st.c);
+	if (ret)
+		return ret;
+	ret = kapi_vfio_attach_iommu_dev(st.c, SIM_IOMMU_INTEL_SL, &dev);
+	if (!ret)
+		ret = kapi_vfio_map_dma(st.c, st.anon, 0, 16 * PAGE,
+					KAPI_VFIO_DMA_MAP_RW);
+	if (!ret)
+		ret = kapi_vfio_get_info(st.c, &info);
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(st.c, 0, 16 * PAGE, 0, &unmapped);
+	return ret;
+}
+
+/*
+ * Close and exit.  A charge left in locked_vm is tolerated only when the
+ * killable mmap lock of an uncharge was "interrupted": the kernel leaves
+ * it to the dying mm then.
+ */
+static void close_and_exit(const void *param)
+{
+	if (st.c)
+		kapi_vfio_close(st.c);
+	if (kapi_mm_locked_vm() &&
+	    sim_fault_injected[SIM_FP_ACCOUNT_LOCKED_VM] == st.locked_vm_faults)
+		sweep_leak("pages of locked_vm", kapi_mm_locked_vm());
+	kapi_proc_destroy(st.proc);
+}
+
+/* -ENOMEM: allocations, GUP, IOMMU tables; -EFAULT: user copies; -EINTR: the charge. */
+static const int info_errnos[] = { -ENOMEM, -EFAULT, -EINTR, 0 };
+
+static void test_get_info_failures_unwind(void **state)
+{
+	const struct sweep_scenario s = {
+		.name = "type1_get_info",
+		.setup = process_with_anon,
+		.run = attach_map_info_unmap,
+		.teardown = close_and_exit,
+		.errnos = info_errnos,
+	};
+	struct sweep_result res;
+	int ret = sweep_run(&s, &res);
+
+	assert_true(res.points > 0);
+	assert_int_equal(ret, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_get_info_failures_unwind),
+	};
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	if (sweep_write_reached_beside_exe())
+		ret = 1;
+	return ret;
+}
