@@ -427,6 +427,41 @@ static void test_fault_that_drops_mmap_lock_is_retried(void **state)
 	kapi_vfio_close(c);
 }
 
+/* ---- a second domain ---- */
+
+/*
+ *   va:   [ anon 2 MiB ][ BAR 2 MiB ]   iova 1 GiB
+ *
+ * A device of another IOMMU format joins a container that already maps
+ * memory: type1 replays every DMA into the new domain (from the first
+ * domain's translations); both translate to the CPU's pfns; detaching the
+ * first device leaves the second one mapping everything; closing frees all.
+ */
+static void test_second_domain_gets_the_existing_mappings(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *intel = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *amd;
+	unsigned long va = mmap_anon(4 * MiB, 1);
+
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	mmap_anon_at(va, 2 * MiB);
+	mmap_bar(va + 2 * MiB, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1, 0, NULL);
+	assert_int_equal(kapi_vfio_map_dma(c, va, GiB, 4 * MiB, RW), 0);
+
+	amd = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	assert_iommu_matches_cpu(intel, GiB, va, 4 * MiB);
+	assert_iommu_matches_cpu(amd, GiB, va, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);	/* not twice */
+
+	kapi_vfio_detach_dev(c, intel);
+	assert_iommu_matches_cpu(amd, GiB, va, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	unmap_exactly(c, GiB, 4 * MiB);
+	assert_iommu_maps_nothing(amd);
+	kapi_vfio_close(c);
+}
+
 /* ---- the top of the IOVA space ---- */
 
 /*
@@ -847,6 +882,7 @@ int main(void)
 		T(test_gup_short_counts_still_map_everything),
 		T(test_gup_error_midway_unwinds),
 		T(test_fault_that_drops_mmap_lock_is_retried),
+		T(test_second_domain_gets_the_existing_mappings),
 		T(test_mapping_at_the_top_of_the_iova_space),
 		T(test_emulated_device_pins_ram_not_mmio),
 		T(test_map_dma_bad_input),
