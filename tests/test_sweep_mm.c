@@ -108,11 +108,16 @@ static void release_pages(const void *param)
  *  anon   [ f, f + 1 page )                   faulted by fixup_user_fault
  *
  * Charge locked_vm for everything, pin in batches of 16 pages (type1's
- * batch is a page of pointers; 16 makes short batches happen), touch f
+ * batch is a page of pointers; 16 makes short batches happen; 1/32 of a
+ * PMD with larger pages), touch f
  * with fixup_user_fault, then unpin and uncharge.
  */
-#define GUP_BATCH	16
-#define MAX_PINNED	(40 + 2 * (PMD / PAGE))
+#define PAGES_PER_PMD	(PMD / PAGE)
+/* 16 with 4 KiB pages; as many batches per PMD with larger pages. */
+#define GUP_BATCH	(PAGES_PER_PMD / 32)
+#define MAX_PINNED	(40 + 2 * PAGES_PER_PMD)
+/* Room for the THP folios and the rest (PMD is 512 MiB with 64 KiB pages). */
+#define GUP_RAM		(4 * PMD > (512UL << 20) ? 4 * PMD : (512UL << 20))
 
 static struct {
 	struct kapi_proc *proc;
@@ -137,7 +142,7 @@ static int process_with_anon_and_thp(const void *param)
 	gp.proc = kapi_proc_create();
 	if (!gp.proc)
 		return -1;
-	kapi_mm_set_rlimit_memlock(64ULL << 20);
+	kapi_mm_set_rlimit_memlock(GUP_RAM);
 	if (map_region(KAPI_MM_ANON, 40 * PAGE, 0, &gp.anon) ||
 	    map_region(KAPI_MM_THP, 2 * PMD, PMD, &gp.thp) ||
 	    map_region(KAPI_MM_ANON, PAGE, 0, &gp.fix))
@@ -165,7 +170,7 @@ static int pin_range(unsigned long va, unsigned long npages)
 
 static int charge_pin_fixup_unpin(const void *param)
 {
-	unsigned long total = 40 + 2 * (PMD / PAGE);
+	unsigned long total = MAX_PINNED;
 	int unlocked, ret;
 
 	ret = kapi_mm_account_locked_vm_killable(total, 0);
@@ -174,7 +179,7 @@ static int charge_pin_fixup_unpin(const void *param)
 	gp.charged = total;
 	ret = pin_range(gp.anon, 40);
 	if (!ret)
-		ret = pin_range(gp.thp, 2 * (PMD / PAGE));
+		ret = pin_range(gp.thp, 2 * PAGES_PER_PMD);
 	if (!ret)
 		ret = kapi_mm_fixup_user_fault(gp.fix, 1, &unlocked);
 	if (ret)
@@ -326,7 +331,7 @@ static void test_gup_pin_loop_unwinds(void **state)
 {
 	const struct sweep_scenario s = {
 		.name = "gup_pin_anon_thp",
-		.ram_bytes = 512ULL << 20,
+		.ram_bytes = GUP_RAM,
 		.setup = process_with_anon_and_thp,
 		.run = charge_pin_fixup_unpin,
 		.teardown = unpin_uncharge_and_exit,

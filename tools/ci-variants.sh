@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The build variants CI runs beside the plain build (.ci/run calls this
+# once, after tools/test.sh):
+#   sweeps     the fail-nth sweep totals of the plain build's last test run
+#              (build/meson-logs/testlog.json): scenarios, points, runs, leaks
+#   asan       clang, AddressSanitizer + UndefinedBehaviorSanitizer, leaks
+#              detected, any UB fatal: every suite, 'slow' included
+#   pageshift  PAGE_SHIFT 16 (64 KiB pages, gcc): every suite but 'slow',
+#              less the tests listed in tools/pageshift16-known-failures.txt
+#   tsan       clang, ThreadSanitizer: the 'concurrency' suite, statistics
+#              counters suppressed (tools/tsan.supp says why)
+# The script checks (kbuild, style, docs) run no code of ours: not here.
+#
+# Usage: tools/ci-variants.sh [VARIANT...]    (default: all, in that order)
+# Each variant builds in build-<variant>/ (configured once, incremental
+# after) with ninja -j2, prints its elapsed time and adds its test counts
+# to the CI total (tools/count-tests.sh).  Exits non-zero if any fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+status=0
+scripts=(--no-suite kbuild --no-suite style --no-suite docs)
+
+elapsed() { printf '=== [%s] %ds\n' "$1" $((SECONDS - $2)); }
+
+configure() {	# dir, then meson options
+	local dir=$1
+	shift
+	[ -f "$dir/build.ninja" ] && return 0
+	meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 ||
+		{ cat "$dir.setup.log"; return 1; }
+}
+
+build() {
+	ninja -C "$1" -j2 >"$1/ninja.log" 2>&1 || { tail -n 40 "$1/ninja.log"; return 1; }
+}
+
+variant_sweeps() {
+	local log=build/meson-logs/testlog.json
+	[ -f "$log" ] || { echo "no $log: run tools/test.sh first"; return 1; }
+	python3 - "$log" <<'EOF'
+import json, re, sys
+
+line = re.compile(r"^(\S+): (\d+) points, (\d+) runs, (\d+) leaks$", re.M)
+scenarios = points = runs = leaks = 0
+with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
+    for entry in log:
+        t = json.loads(entry)
+        # The driver's self-test leaks on purpose.
+        if t.get("name", "").endswith("/ sweep_driver"):
+            continue
+        for m in line.finditer(t.get("stdout") or ""):
+            scenarios += 1
+            points += int(m.group(2))
+            runs += int(m.group(3))
+            leaks += int(m.group(4))
+print(f"sweeps: {scenarios} scenarios, {points} points, {runs} runs, {leaks} leaks")
+sys.exit(1 if leaks or not scenarios else 0)
+EOF
+}
+
+variant_asan() {
+	local t=$SECONDS rc=0
+	CC=clang configure build-asan -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=undefined || return 1
+	build build-asan || return 1
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C build-asan --num-processes 2 --print-errorlogs \
+		"${scripts[@]}" >build-asan/test.log 2>&1 ||
+		{ rc=1; tail -n 60 build-asan/test.log; }
+	tools/count-tests.sh build-asan/meson-logs/testlog.json asan+ubsan
+	elapsed asan $t
+	return $rc
+}
+
+variant_pageshift() {
+	local t=$SECONDS rc=0 known=tools/pageshift16-known-failures.txt tests
+	configure build-pageshift -Dpage_shift=16 || return 1
+	build build-pageshift || return 1
+	# Every test of the default suites but the known failures (each one a
+	# reported defect; the list only shrinks).
+	tests=$(meson test -C build-pageshift --list --no-suite slow \
+		"${scripts[@]}" 2>/dev/null | sed 's/^.* \/ //' |
+		grep -vxF -f <(grep -v '^#' "$known" | sed '/^$/d'))
+	# shellcheck disable=SC2086
+	meson test -C build-pageshift --num-processes 2 --print-errorlogs \
+		$tests >build-pageshift/test.log 2>&1 ||
+		{ rc=1; tail -n 60 build-pageshift/test.log; }
+	tools/count-tests.sh build-pageshift/meson-logs/testlog.json page_shift=16
+	elapsed pageshift $t
+	return $rc
+}
+
+variant_tsan() {
+	local t=$SECONDS rc=0
+	CC=clang configure build-tsan -Db_sanitize=thread -Db_lundef=false ||
+		return 1
+	build build-tsan || return 1
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tools/tsan.supp" \
+		meson test -C build-tsan --suite concurrency --num-processes 1 \
+		--print-errorlogs >build-tsan/test.log 2>&1 ||
+		{ rc=1; tail -n 80 build-tsan/test.log; }
+	tools/count-tests.sh build-tsan/meson-logs/testlog.json tsan
+	elapsed tsan $t
+	return $rc
+}
+
+variants=("$@")
+[ ${#variants[@]} -eq 0 ] && variants=(sweeps asan pageshift tsan)
+for v in "${variants[@]}"; do
+	case $v in
+	sweeps|asan|pageshift|tsan) "variant_$v" || status=1 ;;
+	*) echo "unknown variant $v (sweeps asan pageshift tsan)" >&2; exit 2 ;;
+	esac
+done
+exit $status
