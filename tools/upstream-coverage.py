@@ -114,6 +114,8 @@ def main():
                     help='reset the counters and run the suites first')
     ap.add_argument('--suite', action='append',
                     help='suite to run (default: upstream and differential)')
+    ap.add_argument('--no-suite', action='append', dest='no_suite',
+                    help='suite to leave out (default: slow)')
     ap.add_argument('--out', help='directory for functions.txt, index.html and '
                                   'coverage.json (default BUILD/upstream-coverage)')
     opts = ap.parse_args()
@@ -138,7 +140,9 @@ def main():
         if not suites:
             sys.exit('upstream-coverage: none of the suites %s is registered in %s'
                      % (', '.join(wanted), build))
-        cmd = ['meson', 'test', '-C', build, '--no-suite', 'slow', '--num-processes', '2']
+        cmd = ['meson', 'test', '-C', build, '--num-processes', '2']
+        for s in opts.no_suite or ['slow']:
+            cmd += ['--no-suite', s]
         if os.environ.get('MESON_BUILD_ROOT'):
             # Run by ninja (the upstream-coverage target): ninja may not be
             # run again inside itself, so the build must be up to date.
