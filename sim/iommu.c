@@ -667,6 +667,7 @@ sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
 {
 	sim_phys_t ret;
 
+	sim_count(SIM_CNT_IOMMU_WALK, 1);
 	sim_iommu_lock();
 	ret = iova_to_phys(dom, iova);
 	sim_iommu_unlock();

@@ -154,20 +154,17 @@ void sim_kernel_bug(const char *file, int line, const char *what)
 void sim_klog_reset(void);
 
 /* ------------------------------------------------------------------------
- * Sleeping locks for the shim's struct mutex / rw_semaphore (sim/locking.c):
- * real pthread locks in caller-provided storage that is valid when zeroed,
- * so DEFINE_MUTEX() and kzalloc'd structs need no init call.
+ * Locks (sim/locking.c).  struct mutex is a real pthread mutex in
+ * caller-provided storage that is valid when zeroed, so DEFINE_MUTEX() and
+ * kzalloc'd structs need no init call; rw_semaphore and spinlock_t are
+ * atomics in their own headers and wait with sim_cpu_relax_yield().
  */
 #define SIM_MUTEX_WORDS		5	/* >= sizeof(pthread_mutex_t) / 8 */
-#define SIM_RWLOCK_WORDS	7	/* >= sizeof(pthread_rwlock_t) / 8 */
 void sim_mutex_lock(unsigned long *raw);
 int sim_mutex_trylock(unsigned long *raw);	/* 1 if taken */
 void sim_mutex_unlock(unsigned long *raw);
-void sim_rwlock_read(unsigned long *raw);
-void sim_rwlock_write(unsigned long *raw);
-int sim_rwlock_tryread(unsigned long *raw);
-int sim_rwlock_trywrite(unsigned long *raw);
-void sim_rwlock_unlock(unsigned long *raw);
+/* One wait step of a lock that is held: spin a while, then yield the CPU. */
+void sim_cpu_relax_yield(unsigned int *spins);
 /* A small number naming the calling thread (1, 2, ...), for lock owners. */
 unsigned long sim_thread_id(void);
 

@@ -162,6 +162,8 @@ unsigned long sim_vmap_outstanding(void);
  * huge pages, plus the page data written.
  */
 unsigned long long sim_mem_host_bytes(void);
+/* Of that, the allocator's own metadata (per pageblock, per zone). */
+unsigned long long sim_buddy_host_bytes(void);
 
 /*
  * The buddy allocator (sim/buddy.c).  Zones: DMA32 (below 4 GiB) and Normal;

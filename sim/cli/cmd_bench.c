@@ -70,7 +70,8 @@ static void bench_memory(struct json *j)
 	struct sim_config big = { .ram_bytes = 1ULL << 40, .seed = 1 };
 	const unsigned long nr_blocks = 4096;	/* 4096 x 1 MiB = 4 GiB */
 	struct sim_page **blocks = calloc(nr_blocks, sizeof(*blocks));
-	unsigned long long host0, host1, pages = 0;
+	unsigned long long host0, host1, meta0, meta1, pages = 0;
+	double per_page, per_pageblock;
 	double t0, start_ms;
 
 	json_begin_object(j, "memory");
@@ -81,22 +82,32 @@ static void bench_memory(struct json *j)
 		return;
 	}
 	host0 = sim_mem_host_bytes();
+	meta0 = sim_buddy_host_bytes();
 	for (unsigned long i = 0; i < nr_blocks; i++) {
 		blocks[i] = sim_buddy_alloc(8, 0);
 		if (blocks[i])
 			pages += 1UL << 8;
 	}
 	host1 = sim_mem_host_bytes();
+	meta1 = sim_buddy_host_bytes();
 	for (unsigned long i = 0; i < nr_blocks; i++)
 		if (blocks[i])
 			sim_buddy_free(blocks[i], 8);
 	sim_machine_destroy();
 	free(blocks);
+	/*
+	 * Per touched page: its struct page (and data, never written here).
+	 * The allocator's per-pageblock metadata (a byte or two per 2 MiB)
+	 * is reported apart: it is not a per-page cost.
+	 */
+	per_page = pages ? (double)((host1 - host0) - (meta1 - meta0)) / pages : -1;
+	per_pageblock = pages ? (double)(meta1 - meta0) /
+			(pages >> SIM_PAGEBLOCK_ORDER) : -1;
 	json_u64(j, "pages_touched", pages);
-	json_double(j, "host_bytes_per_touched_page",
-		    pages ? (double)(host1 - host0) / pages : -1);
+	json_double(j, "host_bytes_per_touched_page", per_page);
+	json_double(j, "allocator_bytes_per_pageblock", per_pageblock);
 	json_double(j, "target_bytes_per_page", 64);
-	json_bool(j, "met", pages && (double)(host1 - host0) / pages <= 64);
+	json_bool(j, "met", pages && per_page <= 64);
 
 	t0 = cli_now_ms();
 	if (sim_machine_init(&big)) {

@@ -20,9 +20,11 @@ static inline void spin_lock_init(spinlock_t *lock)
 
 static inline void spin_lock(spinlock_t *lock)
 {
+	unsigned int spins = 0;
+
 	while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
-			barrier();
+			sim_cpu_relax_yield(&spins);
 	lock->owner = sim_thread_id();
 }
 
