@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared helpers of the fuzzing harnesses (plain C, no kernel header):
+ * reading typed values from the fuzzer's input, and FUZZ_CHECK(), which
+ * reports a violated invariant and aborts so that every engine (libFuzzer,
+ * AFL++, the replay driver under `meson test`) records a crash.
+ *
+ * Reading past the end of the input yields zeros: every input decodes to
+ * some scenario, so the fuzzer never wastes runs on rejected inputs.
+ */
+#ifndef DMASIM_FUZZ_COMMON_H
+#define DMASIM_FUZZ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fuzz_input {
+	const uint8_t *p;
+	size_t left;
+};
+
+static inline struct fuzz_input fuzz_input(const uint8_t *data, size_t size)
+{
+	struct fuzz_input in = { data, size };
+
+	return in;
+}
+
+static inline int fuzz_empty(const struct fuzz_input *in)
+{
+	return in->left == 0;
+}
+
+static inline uint64_t fuzz_bytes(struct fuzz_input *in, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		v <<= 8;
+		if (in->left) {
+			v |= *in->p++;
+			in->left--;
+		}
+	}
+	return v;
+}
+
+static inline uint8_t fuzz_u8(struct fuzz_input *in)
+{
+	return (uint8_t)fuzz_bytes(in, 1);
+}
+
+static inline uint16_t fuzz_u16(struct fuzz_input *in)
+{
+	return (uint16_t)fuzz_bytes(in, 2);
+}
+
+static inline uint32_t fuzz_u32(struct fuzz_input *in)
+{
+	return (uint32_t)fuzz_bytes(in, 4);
+}
+
+static inline uint64_t fuzz_u64(struct fuzz_input *in)
+{
+	return fuzz_bytes(in, 8);
+}
+
+/* A value in [0, n) (n > 0), from one byte when n fits in one. */
+static inline unsigned int fuzz_below(struct fuzz_input *in, unsigned int n)
+{
+	return (n <= 256 ? fuzz_u8(in) : fuzz_u16(in)) % n;
+}
+
+/*
+ * DMASIM_FUZZ_VERBOSE=1 in the environment: FUZZ_LOG() prints each
+ * operation as it is decoded (to read what a saved crash does).
+ */
+static inline int fuzz_verbose(void)
+{
+	static int v = -1;
+
+	if (v < 0)
+		v = getenv("DMASIM_FUZZ_VERBOSE") != NULL;
+	return v;
+}
+
+#define FUZZ_LOG(...)							\
+	do {								\
+		if (fuzz_verbose()) {					\
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+		}							\
+	} while (0)
+
+/*
+ * Report and abort.  The message names the invariant; the engine saves the
+ * input that broke it.
+ */
+#define FUZZ_CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: invariant broken: %s\n  ", \
+				__FILE__, __LINE__, #cond);		\
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+			abort();					\
+		}							\
+	} while (0)
+
+#endif
