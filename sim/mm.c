@@ -36,6 +36,7 @@
 
 int sim_mm_legacy_addr_mask;
 unsigned long sim_zero_pfn = ~0UL;
+unsigned long sim_zero_page_cost;
 
 /*
  * One lock for every change to the sim's address spaces, page-table pool
@@ -189,6 +190,19 @@ static void zero_page_ensure(void)
 	if (sim_zero_pfn != ~0UL)
 		return;
 	zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
+	/*
+	 * Never physical address 0: iommu_iova_to_phys() returns 0 for "not
+	 * mapped", so a DMA-mapped page at 0 would look unmapped (VFIO
+	 * type1's unmap WARNs and skips it).  x86 keeps the first page out
+	 * of the allocator at boot; here the first page the allocator gives
+	 * is kept reserved, beside the zero page, when it is pfn 0.
+	 */
+	sim_zero_page_cost = zero ? 1 : 0;
+	if (zero && !sim_page_to_pfn(zero)) {
+		sim_page_set(zero, SIM_PG_RESERVED);
+		zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
+		sim_zero_page_cost += zero != NULL;
+	}
 	if (zero) {
 		sim_page_set(zero, SIM_PG_RESERVED);
 		sim_zero_pfn = sim_page_to_pfn(zero);
@@ -943,6 +957,7 @@ int sim_mm_init(const struct sim_config *cfg __attribute__((unused)))
 	sim_mm_legacy_addr_mask = 0;
 	pins_outstanding = 0;
 	sim_zero_pfn = ~0UL;
+	sim_zero_page_cost = 0;
 	sim_bars_reset();
 	return 0;
 }

@@ -119,7 +119,8 @@ static int check_nothing_left(struct sweep_run_state *st,
 			      const struct sweep_snapshot *a)
 {
 	/* The zero page is taken once per machine, with its first mm. */
-	long zero = a->zero_page_taken && !b->zero_page_taken;
+	long zero = a->zero_page_taken && !b->zero_page_taken ?
+		    (long)sim_zero_page_cost : 0;
 	int bad = 0;
 
 #define SWEEP_CHECK(field, expect, what)					\

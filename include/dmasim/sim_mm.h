@@ -216,6 +216,12 @@ int sim_page_is_zero(const struct sim_page *page);
  * sim_buddy_nr_allocated from then on); ~0UL before that.
  */
 extern unsigned long sim_zero_pfn;
+/*
+ * Buddy pages taking the zero page cost: 1, or 2 when the allocator's
+ * first page was pfn 0, which is then kept reserved too (physical address
+ * 0 never backs memory: iommu_iova_to_phys() returns 0 for "not mapped").
+ */
+extern unsigned long sim_zero_page_cost;
 
 /*
  * Pre-6.15 reporting: when set, follow_pfnmap_start() reports PAGE_MASK as
