@@ -35,6 +35,7 @@
  * fuzz_iommu_pgsize.c builds the pgsize mode alone (no mode byte): pure
  * arithmetic, the fast harness for the core's page-size choice.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <dmasim/kapi.h>
@@ -170,7 +171,7 @@ static void pgsize_map_or_unmap(struct fuzz_input *in, unsigned long long bitmap
 		int ret = kapi_iommu_map(dry_domain, iova, paddr, size,
 					 KAPI_IOMMU_READ | KAPI_IOMMU_WRITE);
 
-		FUZZ_CHECK(ret == (misaligned ? -22 : 0),
+		FUZZ_CHECK(ret == (misaligned ? -EINVAL : 0),
 			   "dry-run map of 0x%llx at 0x%llx -> 0x%llx returned %d",
 			   size, iova, paddr, ret);
 	}
@@ -551,7 +552,7 @@ static unsigned long long tables_map(struct fuzz_input *in,
 		ret = kapi_iommu_map(domain, iova, paddr, size, prot);
 		FUZZ_LOG("misaligned map 0x%llx+0x%llx -> 0x%llx: %d", iova,
 			 size, paddr, ret);
-		FUZZ_CHECK(ret == -22, "misaligned map returned %d", ret);
+		FUZZ_CHECK(ret == -EINVAL, "misaligned map returned %d", ret);
 		return iova;
 	}
 	n = ref_leaves(ds, iova, paddr, size, prot, want);
@@ -575,17 +576,17 @@ static unsigned long long tables_map(struct fuzz_input *in,
 		 * the core batches pages.  Either outcome is the kernel's;
 		 * a refusal must leave nothing behind (checked after).
 		 */
-		FUZZ_CHECK(ret == -22 || ret == (conflict ? -17 : 0),
+		FUZZ_CHECK(ret == -EINVAL || ret == (conflict ? -EEXIST : 0),
 			   "wrapping map: %d", ret);
 	else if (outside && conflict)
-		FUZZ_CHECK(ret == -22 || ret == -17,
+		FUZZ_CHECK(ret == -EINVAL || ret == -EEXIST,
 			   "map 0x%llx+0x%llx: %d, expected -EINVAL or -EEXIST",
 			   iova, size, ret);
 	else if (outside)
-		FUZZ_CHECK(ret == -22, "map 0x%llx+0x%llx past the aperture: %d",
+		FUZZ_CHECK(ret == -EINVAL, "map 0x%llx+0x%llx past the aperture: %d",
 			   iova, size, ret);
 	else if (conflict)
-		FUZZ_CHECK(ret == -17, "map 0x%llx+0x%llx over a leaf: %d",
+		FUZZ_CHECK(ret == -EEXIST, "map 0x%llx+0x%llx over a leaf: %d",
 			   iova, size, ret);
 	else
 		FUZZ_CHECK(ret == 0, "map 0x%llx+0x%llx -> 0x%llx: %d", iova,

@@ -28,6 +28,7 @@
  * a page-by-page walk, in one lookup per leaf.  At the end every VMA is
  * unmapped, the process exits, and no page, pin or kernel object is left.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <dmasim/kapi.h>
@@ -205,11 +206,11 @@ static void lookup(unsigned long addr)
 	ret = kapi_mm_follow_pfnmap(addr, &r);
 	cpu = kapi_mm_cpu_pfn(addr, &cpu_pfn, &level);
 	if (!m) {
-		FUZZ_CHECK(ret == -14, "no VMA at 0x%lx: %d", addr, ret);
+		FUZZ_CHECK(ret == -EFAULT, "no VMA at 0x%lx: %d", addr, ret);
 		return;
 	}
 	if (m->kind != KAPI_MM_PFNMAP || cpu) {
-		FUZZ_CHECK(ret == -22, "0x%lx (%s): %d", addr,
+		FUZZ_CHECK(ret == -EINVAL, "0x%lx (%s): %d", addr,
 			   cpu ? "not mapped" : "not a pfnmap", ret);
 		return;
 	}
@@ -241,8 +242,8 @@ static void lookup(unsigned long addr)
 		   last_pfn == r.pfn + n - 1 && last_level == level,
 		   "last page of the stride from 0x%lx", addr);
 	/* An address before the VMA, with the VMA given: -EINVAL. */
-	FUZZ_CHECK(kapi_mm_follow_pfnmap_vma(m->va, m->va - PAGE, &r) == -22 &&
-		   kapi_mm_follow_pfnmap_vma(m->va, m->va + m->len, &r) == -22,
+	FUZZ_CHECK(kapi_mm_follow_pfnmap_vma(m->va, m->va - PAGE, &r) == -EINVAL &&
+		   kapi_mm_follow_pfnmap_vma(m->va, m->va + m->len, &r) == -EINVAL,
 		   "range check of follow_pfnmap_start");
 }
 
@@ -287,7 +288,7 @@ static void walk(struct fuzz_input *in, const struct mapping *m)
 	mapped = reference_walk(addr, npages, &leaves, &ref_sum) == 0;
 	lookups = kapi_mm_pfnmap_walk(addr, npages, 1, &done, &sum);
 	if (!mapped) {
-		FUZZ_CHECK(lookups == -22, "walk over a hole: %ld", lookups);
+		FUZZ_CHECK(lookups == -EINVAL, "walk over a hole: %ld", lookups);
 		return;
 	}
 	FUZZ_CHECK(lookups == (long)leaves && done == npages && sum == ref_sum,
@@ -311,7 +312,7 @@ static void fault_in(struct fuzz_input *in, const struct mapping *m)
 		len = m->va + m->len - addr;
 	ret = kapi_mm_touch(addr, len, write);
 	if (write && !m->writable)
-		FUZZ_CHECK(ret == -14, "write fault on a read-only VMA: %d", ret);
+		FUZZ_CHECK(ret == -EFAULT, "write fault on a read-only VMA: %d", ret);
 	else
 		FUZZ_CHECK(ret == 0, "fault 0x%lx+0x%lx: %d", addr, len, ret);
 }
@@ -356,7 +357,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_CHECK(kapi_mm_munmap(m->va) == 0, "munmap");
 				m->live = 0;
 			} else if (m->live) {
-				FUZZ_CHECK(kapi_mm_munmap(m->va + PAGE) == -22,
+				FUZZ_CHECK(kapi_mm_munmap(m->va + PAGE) == -EINVAL,
 					   "munmap inside a VMA");
 			}
 			break;

@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_type1: VFIO type1 (core/drivers/vfio/vfio_iommu_type1.c, or a kernel
+ * tree's in upstream mode) driven by a sequence of up to 16 operations on
+ * one container, as a VMM would, through kapi_vfio.h and kapi_mm.h.
+ *
+ * The container holds a device behind a simulated IOMMU (format from the
+ * input) and, if the input says so, an emulated (mediated) device that
+ * pins through the backend.  Operations: create an anonymous, THP or
+ * pfnmap VMA (size, leaf level, alignment from the input); MAP_DMA of part
+ * of one (or past its end) at an iova near 0, 1 GiB, 4 GiB or the top of
+ * the 48-bit space; UNMAP_DMA of a range, of everything, or with a dirty
+ * bitmap; dirty tracking start/stop/get; external pin/unpin; munmap;
+ * close (and reopen).
+ *
+ * Invariants, after every operation:
+ * - right after a MAP_DMA succeeds: every page of the range translates in
+ *   the IOMMU to the pfn the CPU maps its vaddr to (checked at the first
+ *   and last page of every CPU leaf); later, sample pages keep their pfn
+ *   (the pins hold them even after munmap) and the pages beside each
+ *   mapping translate to nothing;
+ * - a refused MAP_DMA or UNMAP_DMA changes nothing (pins, locked_vm,
+ *   leaves); a MAP_DMA overlapping a mapped iova range is refused;
+ * - UNMAP_DMA follows v2's rule: refused if the range splits a mapping,
+ *   else removes exactly the mappings inside it and reports their size;
+ * - pins outstanding = RAM pages of live mappings (the zero page and MMIO
+ *   excluded) + pages pinned only by the emulated device; locked_vm = the
+ *   RAM pages of live mappings;
+ * - the dirty bitmap of a mapped range has exactly one bit per page set
+ *   (a device behind an IOMMU can write anywhere it maps);
+ * - external pins return the pfns the IOMMU maps; an unmap drops the
+ *   emulated device's pins in its range;
+ * - after close: no pin, no locked_vm, no IOMMU domain or device left; at
+ *   the end of the input, no kernel object either.
+ *
+ * The machine (256 MiB) is built once per process; each input runs in a
+ * new process (kapi_proc_create) that exits at the end.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_iommu.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#include "fuzz_common.h"
+
+#define PAGE		SIM_PAGE_SIZE
+#define PMD		SIM_PMD_SIZE
+#define PUD		SIM_PUD_SIZE
+#define MAX_OPS		16
+#define MAX_VMAS	6
+#define MAX_DMAS	16
+#define MAX_VPFNS	64
+#define NR_SAMPLES	3
+
+struct vma {
+	unsigned long va, len;
+	int kind;		/* KAPI_MM_* */
+	int live;
+};
+
+struct dma {
+	unsigned long long iova, size;
+	unsigned long ram_pages;		/* pinned and charged */
+	unsigned long long sample_iova[NR_SAMPLES];
+	unsigned long sample_pfn[NR_SAMPLES];
+};
+
+struct vpfn {
+	unsigned long long iova;
+	unsigned long refs;
+	int pinned;		/* a GUP pin (not the zero page) */
+};
+
+static struct {
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev, *emu;
+	enum sim_iommu_format_id fmt;
+	unsigned long long min_page;
+	int dirty_on;
+	struct vma vmas[MAX_VMAS];
+	unsigned int nr_vmas;
+	struct dma dmas[MAX_DMAS];
+	unsigned int nr_dmas;
+	struct vpfn vpfns[MAX_VPFNS];
+	unsigned int nr_vpfns;
+	unsigned long domains_at_start, devices_at_start;
+} s;
+
+static int booted;
+
+static void boot_once(void)
+{
+	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
+
+	if (booted)
+		return;
+	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
+	FUZZ_CHECK(kapi_boot() == 0, "boot");
+	booted = 1;
+}
+
+/* ---- the model ------------------------------------------------------- */
+
+static unsigned long model_pins(void)
+{
+	unsigned long n = 0;
+
+	for (unsigned int i = 0; i < s.nr_dmas; i++)
+		n += s.dmas[i].ram_pages;
+	for (unsigned int i = 0; i < s.nr_vpfns; i++)
+		n += s.vpfns[i].pinned;
+	return n;
+}
+
+static unsigned long model_locked_vm(void)
+{
+	unsigned long n = 0;
+
+	for (unsigned int i = 0; i < s.nr_dmas; i++)
+		n += s.dmas[i].ram_pages;
+	return n;
+}
+
+/* Pins the emulated device holds, by its own count (one per page per pin). */
+static unsigned long model_ext_pins(void)
+{
+	unsigned long n = 0;
+
+	for (unsigned int i = 0; i < s.nr_vpfns; i++)
+		n += s.vpfns[i].refs;
+	return n;
+}
+
+static int dma_covering(unsigned long long iova)
+{
+	for (unsigned int i = 0; i < s.nr_dmas; i++)
+		if (iova - s.dmas[i].iova < s.dmas[i].size)
+			return (int)i;
+	return -1;
+}
+
+static int dma_overlaps(unsigned long long iova, unsigned long long size)
+{
+	for (unsigned int i = 0; i < s.nr_dmas; i++)
+		if (iova - s.dmas[i].iova < s.dmas[i].size ||
+		    s.dmas[i].iova - iova < size)
+			return 1;
+	return 0;
+}
+
+/* The emulated device drops its pins in a range that goes away. */
+static void drop_vpfns_in(unsigned long long iova, unsigned long long size)
+{
+	for (unsigned int i = 0; i < s.nr_vpfns;) {
+		if (s.vpfns[i].iova - iova < size)
+			s.vpfns[i] = s.vpfns[--s.nr_vpfns];
+		else
+			i++;
+	}
+}
+
+static void remove_dma(unsigned int i)
+{
+	drop_vpfns_in(s.dmas[i].iova, s.dmas[i].size);
+	s.dmas[i] = s.dmas[--s.nr_dmas];
+}
+
+/* ---- invariants -------------------------------------------------------- */
+
+static int iommu_pfn(unsigned long long iova, unsigned long *pfn)
+{
+	return kapi_vfio_dev_iova_to_pfn(s.dev, iova, pfn);
+}
+
+static void check_invariants(const char *after)
+{
+	unsigned long pins = kapi_mm_pins_outstanding();
+	unsigned long locked = kapi_mm_locked_vm();
+
+	FUZZ_CHECK(pins == model_pins(), "after %s: %lu pins, model %lu",
+		   after, pins, model_pins());
+	FUZZ_CHECK(locked == model_locked_vm(),
+		   "after %s: locked_vm %lu, model %lu", after, locked,
+		   model_locked_vm());
+	if (!s.c)
+		return;
+	if (s.emu)
+		FUZZ_CHECK(kapi_vfio_dev_nr_pins(s.emu) == model_ext_pins(),
+			   "after %s: the emulated device holds %lu pins, model %lu",
+			   after, kapi_vfio_dev_nr_pins(s.emu), model_ext_pins());
+	for (unsigned int i = 0; i < s.nr_dmas; i++) {
+		const struct dma *d = &s.dmas[i];
+		unsigned long pfn;
+
+		for (int k = 0; k < NR_SAMPLES; k++)
+			FUZZ_CHECK(iommu_pfn(d->sample_iova[k], &pfn) == 0 &&
+				   pfn == d->sample_pfn[k],
+				   "after %s: iova 0x%llx moved or vanished",
+				   after, d->sample_iova[k]);
+		if (d->iova >= s.min_page && dma_covering(d->iova - s.min_page) < 0)
+			FUZZ_CHECK(iommu_pfn(d->iova - s.min_page, &pfn) == -ENOENT,
+				   "after %s: iova below a mapping is mapped", after);
+		if (d->iova + d->size && dma_covering(d->iova + d->size) < 0)
+			FUZZ_CHECK(iommu_pfn(d->iova + d->size, &pfn) == -ENOENT,
+				   "after %s: iova above a mapping is mapped", after);
+	}
+}
+
+/*
+ * Right after MAP_DMA: IOMMU pfn == CPU pfn at the first and last page of
+ * every CPU leaf of [va, +size); returns the RAM pages (zero page and MMIO
+ * excluded), which are what type1 pinned and charged.
+ */
+static unsigned long check_fresh_mapping(unsigned long long iova,
+					 unsigned long va,
+					 unsigned long long size)
+{
+	unsigned long ram = 0;
+	unsigned long long off = 0;
+
+	while (off < size) {
+		unsigned long cpu_pfn, io_pfn, last_cpu, last_io, n;
+		int level;
+
+		FUZZ_CHECK(kapi_mm_cpu_pfn(va + off, &cpu_pfn, &level) == 0,
+			   "vaddr 0x%llx of a fresh mapping not mapped",
+			   (unsigned long long)va + off);
+		n = level == KAPI_MM_LEAF_PUD ? PUD / PAGE :
+		    level == KAPI_MM_LEAF_PMD ? PMD / PAGE : 1;
+		n -= ((va + off) / PAGE) & (n - 1);
+		if (n > (size - off) / PAGE)
+			n = (size - off) / PAGE;
+		FUZZ_CHECK(iommu_pfn(iova + off, &io_pfn) == 0 && io_pfn == cpu_pfn,
+			   "iova 0x%llx: IOMMU pfn 0x%lx, CPU pfn 0x%lx",
+			   iova + off, io_pfn, cpu_pfn);
+		FUZZ_CHECK(kapi_mm_cpu_pfn(va + off + (n - 1) * PAGE, &last_cpu,
+					   &level) == 0 &&
+			   iommu_pfn(iova + off + (n - 1) * PAGE, &last_io) == 0 &&
+			   last_io == last_cpu,
+			   "iova 0x%llx: IOMMU and CPU differ at the leaf's end",
+			   iova + off);
+		if (sim_pfn_valid(cpu_pfn) && cpu_pfn != sim_zero_pfn)
+			ram += n;
+		off += n * PAGE;
+	}
+	return ram;
+}
+
+/* ---- operations ---------------------------------------------------------- */
+
+static void open_container(struct fuzz_input *in)
+{
+	static const enum sim_iommu_format_id formats[] = {
+		SIM_IOMMU_INTEL_SL, SIM_IOMMU_AMD_V1, SIM_IOMMU_AMD_V2,
+		SIM_IOMMU_ARM_LPAE_4K, SIM_IOMMU_INTEL_SL, SIM_IOMMU_AMD_V1,
+		SIM_IOMMU_ARM_LPAE_16K, SIM_IOMMU_ARM_LPAE_64K,
+	};
+	unsigned int how = fuzz_u8(in);
+
+	s.fmt = formats[how & 7];
+	s.min_page = 1ULL << sim_iommu_format(s.fmt)->granule_shift;
+	FUZZ_CHECK(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &s.c) == 0, "open");
+	FUZZ_CHECK(kapi_vfio_attach_iommu_dev(s.c, s.fmt, &s.dev) == 0,
+		   "attach");
+	s.emu = NULL;
+	if (how & 8)
+		FUZZ_CHECK(kapi_vfio_attach_emulated_dev(s.c, &s.emu) == 0,
+			   "emulated device");
+	s.dirty_on = 0;
+	FUZZ_LOG("open: %s%s", sim_iommu_format(s.fmt)->name,
+		 s.emu ? " + emulated" : "");
+}
+
+static void close_container(void)
+{
+	kapi_vfio_close(s.c);
+	s.c = NULL;
+	s.dev = s.emu = NULL;
+	s.nr_dmas = 0;
+	s.nr_vpfns = 0;
+	FUZZ_CHECK(kapi_vfio_nr_open() == 0, "a container left open");
+	FUZZ_CHECK(sim_iommu_nr_domains() == s.domains_at_start &&
+		   kapi_iommu_nr_devices() == s.devices_at_start,
+		   "%lu domains, %lu devices after close",
+		   sim_iommu_nr_domains(), kapi_iommu_nr_devices());
+	FUZZ_LOG("close");
+}
+
+static void op_mmap(struct fuzz_input *in, int kind)
+{
+	struct vma *v = &s.vmas[s.nr_vmas];
+	unsigned int flags = fuzz_u8(in);
+	unsigned long pages = fuzz_u16(in) % 1024 + 1;
+	struct kapi_mm_map m = { 0 };
+	int ret;
+
+	if (s.nr_vmas == MAX_VMAS)
+		return;
+	m.kind = kind;
+	m.writable = !(flags & 1) || kind == KAPI_MM_THP;
+	m.populate = (flags >> 1) & 1;
+	m.align = PUD;
+	m.misalign = ((flags >> 2) & 3) * PMD + ((flags >> 4) & 1) * PAGE;
+	if (kind == KAPI_MM_THP) {
+		m.len = ((flags >> 5) % 4 + 1) * PMD + (pages % 8) * PAGE;
+	} else if (kind == KAPI_MM_PFNMAP) {
+		unsigned long bar_mis = (fuzz_u8(in) % 4) * PMD;
+
+		m.max_leaf = KAPI_MM_LEAF_PTE + (flags >> 5) % 3;
+		m.len = (flags & 0x80) && m.max_leaf == KAPI_MM_LEAF_PUD &&
+			!((bar_mis ^ m.misalign) & (PMD - 1)) ?
+			PUD + pages * PAGE : pages * PAGE;
+		m.pfn = sim_bar_create(m.len, PUD, bar_mis, 0);
+		FUZZ_CHECK(m.pfn, "BAR");
+	} else {
+		m.len = pages * PAGE;
+	}
+	ret = kapi_mm_mmap(&m, &v->va);
+	FUZZ_CHECK(ret == 0, "mmap: %d", ret);
+	v->len = m.len;
+	v->kind = kind;
+	v->live = 1;
+	s.nr_vmas++;
+	FUZZ_LOG("mmap kind %d: 0x%lx+0x%lx", kind, v->va, v->len);
+}
+
+static unsigned long long pick_iova(struct fuzz_input *in, unsigned long va)
+{
+	static const unsigned long long anchors[] = {
+		0, 1ULL << 30, 4ULL << 30, (1ULL << 47) - (2ULL << 20),
+		(1ULL << 48) - (4ULL << 20), 0,
+	};
+	unsigned int how = fuzz_u8(in);
+	short off = (short)fuzz_u16(in);
+
+	if (how & 1)	/* aligned like vaddr, so superpages fit */
+		return ((unsigned long long)(how >> 1) << 30) + (va & (PUD - 1));
+	return anchors[(how >> 1) % 6] + (long long)off * (long long)PAGE;
+}
+
+static void op_map_dma(struct fuzz_input *in)
+{
+	const struct vma *v;
+	unsigned int how = fuzz_u8(in);
+	unsigned long off, va, pins, locked;
+	unsigned long long iova, size, leaves;
+	unsigned int flags;
+	long ret;
+
+	if (!s.nr_vmas || s.nr_dmas == MAX_DMAS)
+		return;
+	v = &s.vmas[how % s.nr_vmas];
+	off = (fuzz_u16(in) % (v->len / PAGE)) * PAGE;
+	size = (fuzz_u16(in) % 2048 + 1) * PAGE;
+	if (!(how & 0x80) && size > v->len - off)
+		size = v->len - off;	/* mostly inside the VMA */
+	va = v->va + off;
+	iova = pick_iova(in, va);
+	flags = (how >> 4) & 3 ? KAPI_VFIO_DMA_MAP_RW : KAPI_VFIO_DMA_MAP_FLAG_READ;
+	if ((how & 0x40) && (how & 0x20))
+		flags = 0;
+
+	pins = kapi_mm_pins_outstanding();
+	locked = kapi_mm_locked_vm();
+	leaves = kapi_vfio_dev_nr_leaves(s.dev);
+	ret = kapi_vfio_map_dma(s.c, va, iova, size, flags);
+	FUZZ_LOG("map_dma va 0x%lx iova 0x%llx size 0x%llx flags %u: %ld", va,
+		 iova, size, flags, ret);
+	if (ret) {
+		FUZZ_CHECK(kapi_mm_pins_outstanding() == pins &&
+			   kapi_mm_locked_vm() == locked &&
+			   kapi_vfio_dev_nr_leaves(s.dev) == leaves,
+			   "a refused MAP_DMA (%ld) left pins %lu->%lu, locked %lu->%lu, leaves %llu->%llu",
+			   ret, pins, kapi_mm_pins_outstanding(), locked,
+			   kapi_mm_locked_vm(), leaves,
+			   kapi_vfio_dev_nr_leaves(s.dev));
+		return;
+	}
+	FUZZ_CHECK(!dma_overlaps(iova, size),
+		   "MAP_DMA at 0x%llx+0x%llx over a mapped range succeeded",
+		   iova, size);
+	FUZZ_CHECK(flags, "MAP_DMA without READ or WRITE succeeded");
+	{
+		struct dma *d = &s.dmas[s.nr_dmas++];
+		unsigned long long pages = size / PAGE;
+
+		d->iova = iova;
+		d->size = size;
+		d->ram_pages = check_fresh_mapping(iova, va, size);
+		for (int k = 0; k < NR_SAMPLES; k++) {
+			d->sample_iova[k] = iova + (pages - 1) * k / 2 * PAGE;
+			FUZZ_CHECK(iommu_pfn(d->sample_iova[k], &d->sample_pfn[k]) == 0,
+				   "sample");
+		}
+	}
+}
+
+/* The v2 unmap rule on the model: -1 if refused, else bytes unmapped. */
+static long long model_unmap(unsigned long long iova, unsigned long long size,
+			     int all)
+{
+	unsigned long long total = 0;
+	int i;
+
+	if (all) {
+		if (iova || size)
+			return -1;
+		for (unsigned int k = 0; k < s.nr_dmas; k++)
+			total += s.dmas[k].size;
+		return (long long)total;
+	}
+	if (!size || ((iova | size) & (s.min_page - 1)) ||
+	    iova + (size - 1) < iova)
+		return -1;
+	i = dma_covering(iova);
+	if (i >= 0 && s.dmas[i].iova != iova)
+		return -1;
+	i = dma_covering(iova + size - 1);
+	if (i >= 0 && s.dmas[i].iova + s.dmas[i].size != iova + size)
+		return -1;
+	for (unsigned int k = 0; k < s.nr_dmas; k++)
+		if (s.dmas[k].iova - iova < size)
+			total += s.dmas[k].size;
+	return (long long)total;
+}
+
+static void apply_unmap(unsigned long long iova, unsigned long long size,
+			int all)
+{
+	for (unsigned int k = 0; k < s.nr_dmas;) {
+		if (all || s.dmas[k].iova - iova < size)
+			remove_dma(k);
+		else
+			k++;
+	}
+}
+
+static void op_unmap_dma(struct fuzz_input *in, int kind)
+{
+	unsigned int how = fuzz_u8(in);
+	unsigned long long iova, size, unmapped = 0, bitmap[64];
+	int all = kind == 1;
+	long long want;
+	long ret;
+
+	if (s.nr_dmas && !(how & 1)) {
+		const struct dma *d = &s.dmas[(how >> 1) % s.nr_dmas];
+
+		/* The whole mapping, or a page more or less at either end. */
+		iova = d->iova + ((how >> 4) & 1 ? s.min_page : 0);
+		size = d->size + ((how >> 5) & 1 ? s.min_page : 0) -
+		       ((how >> 6) & 1 ? s.min_page : 0);
+	} else {
+		iova = pick_iova(in, 0);
+		size = (fuzz_u16(in) % 4096) * PAGE;
+	}
+	if (all)
+		iova = size = (how & 0x80) ? PAGE : 0;
+	want = model_unmap(iova, size, all);
+	memset(bitmap, 0, sizeof(bitmap));
+	if (kind == 2)
+		ret = kapi_vfio_unmap_dma_dirty(s.c, iova, size, PAGE, bitmap,
+						sizeof(bitmap), &unmapped);
+	else
+		ret = kapi_vfio_unmap_dma(s.c, iova, size,
+					  all ? KAPI_VFIO_DMA_UNMAP_FLAG_ALL : 0,
+					  &unmapped);
+	FUZZ_LOG("unmap_dma%s 0x%llx+0x%llx: %ld, 0x%llx (model %lld)",
+		 all ? " all" : kind == 2 ? " dirty" : "", iova, size, ret,
+		 unmapped, want);
+	if (want < 0) {
+		FUZZ_CHECK(ret < 0, "UNMAP_DMA 0x%llx+0x%llx splitting a mapping: %ld",
+			   iova, size, ret);
+		return;
+	}
+	if (kind == 2 && ret) {
+		/* Bitmap rules (tracking off, bitmap too small): refused whole. */
+		return;
+	}
+	FUZZ_CHECK(ret == 0 && unmapped == (unsigned long long)want,
+		   "UNMAP_DMA 0x%llx+0x%llx: %ld, 0x%llx unmapped, model 0x%llx",
+		   iova, size, ret, unmapped, want);
+	if (kind == 2) {
+		unsigned long long bits = 0;
+
+		for (unsigned int k = 0; k < 64; k++)
+			bits += __builtin_popcountll(bitmap[k]);
+		FUZZ_CHECK(bits == unmapped / PAGE,
+			   "dirty unmap of 0x%llx: %llu bits", unmapped, bits);
+	}
+	apply_unmap(iova, size, all);
+}
+
+static void op_dirty(struct fuzz_input *in)
+{
+	unsigned int how = fuzz_u8(in);
+	unsigned long long bitmap[64], bits = 0;
+	long ret;
+
+	switch (how & 3) {
+	case 0:
+		ret = kapi_vfio_dirty_start(s.c);
+		FUZZ_CHECK(ret == 0, "dirty start: %ld", ret);
+		s.dirty_on = 1;
+		return;
+	case 1:
+		ret = kapi_vfio_dirty_stop(s.c);
+		FUZZ_CHECK(ret == 0, "dirty stop: %ld", ret);
+		s.dirty_on = 0;
+		return;
+	default:
+		break;
+	}
+	if (!s.nr_dmas)
+		return;
+	{
+		const struct dma *d = &s.dmas[(how >> 2) % s.nr_dmas];
+
+		memset(bitmap, 0, sizeof(bitmap));
+		ret = kapi_vfio_dirty_get(s.c, d->iova, d->size, PAGE, bitmap,
+					  sizeof(bitmap));
+		FUZZ_LOG("dirty get 0x%llx+0x%llx: %ld", d->iova, d->size, ret);
+		if (!s.dirty_on) {
+			FUZZ_CHECK(ret == -EINVAL, "dirty get while off: %ld",
+				   ret);
+			return;
+		}
+		if (ret)
+			return;	/* e.g. a bitmap too small for the range */
+		for (unsigned int k = 0; k < 64; k++)
+			bits += __builtin_popcountll(bitmap[k]);
+		FUZZ_CHECK(bits == d->size / PAGE,
+			   "dirty bitmap of 0x%llx+0x%llx: %llu bits", d->iova,
+			   d->size, bits);
+	}
+}
+
+static void op_pin(struct fuzz_input *in)
+{
+	unsigned int how = fuzz_u8(in);
+	unsigned long pfns[8];
+	unsigned long long iova;
+	int npage = how % 8 + 1, ret;
+
+	if (!s.emu || !s.nr_dmas)
+		return;
+	{
+		const struct dma *d = &s.dmas[(how >> 3) % s.nr_dmas];
+
+		iova = d->iova + (fuzz_u16(in) % (d->size / PAGE)) * PAGE;
+	}
+	if (how & 0x80) {
+		/* Unpin what was pinned at iova, if anything. */
+		for (unsigned int i = 0; i < s.nr_vpfns; i++) {
+			if (s.vpfns[i].iova != iova)
+				continue;
+			kapi_vfio_unpin_pages(s.c, s.emu, iova, 1);
+			if (!--s.vpfns[i].refs)
+				s.vpfns[i] = s.vpfns[--s.nr_vpfns];
+			FUZZ_LOG("unpin 0x%llx", iova);
+			return;
+		}
+		return;
+	}
+	if (s.nr_vpfns + (unsigned int)npage > MAX_VPFNS)
+		return;
+	ret = kapi_vfio_pin_pages(s.c, s.emu, iova, npage, KAPI_VFIO_DMA_MAP_RW,
+				  pfns);
+	FUZZ_LOG("pin 0x%llx x%d: %d", iova, npage, ret);
+	if (ret < 0)
+		return;
+	FUZZ_CHECK(ret == npage, "pin_pages returned %d of %d", ret, npage);
+	for (int k = 0; k < npage; k++) {
+		unsigned long long a = iova + (unsigned long long)k * PAGE;
+		unsigned long io_pfn;
+		unsigned int i;
+
+		FUZZ_CHECK(dma_covering(a) >= 0, "pinned 0x%llx outside every mapping", a);
+		FUZZ_CHECK(iommu_pfn(a, &io_pfn) == 0 && io_pfn == pfns[k],
+			   "external pin of 0x%llx: pfn 0x%lx, IOMMU 0x%lx", a,
+			   pfns[k], io_pfn);
+		for (i = 0; i < s.nr_vpfns && s.vpfns[i].iova != a; i++)
+			;
+		if (i == s.nr_vpfns) {
+			s.vpfns[s.nr_vpfns++] = (struct vpfn){
+				a, 0, pfns[k] != sim_zero_pfn };
+		}
+		s.vpfns[i].refs++;
+	}
+}
+
+static void op_munmap(struct fuzz_input *in)
+{
+	struct vma *v;
+
+	if (!s.nr_vmas)
+		return;
+	v = &s.vmas[fuzz_u8(in) % s.nr_vmas];
+	if (!v->live)
+		return;
+	FUZZ_CHECK(kapi_mm_munmap(v->va) == 0, "munmap");
+	v->live = 0;
+	FUZZ_LOG("munmap 0x%lx", v->va);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_input in = fuzz_input(data, size);
+	unsigned long long kmallocs;
+	struct kapi_proc *proc;
+	unsigned int limits;
+
+	boot_once();
+	memset(&s, 0, sizeof(s));
+	kmallocs = sim_kmalloc_outstanding();
+	s.domains_at_start = sim_iommu_nr_domains();
+	s.devices_at_start = kapi_iommu_nr_devices();
+	proc = kapi_proc_create();
+	FUZZ_CHECK(proc, "process");
+	limits = fuzz_u8(&in);
+	/* RLIMIT_MEMLOCK: 8 MiB (default), 64 KiB, or none at all. */
+	if (limits & 1)
+		kapi_mm_set_rlimit_memlock(64 << 10);
+	else if (limits & 2)
+		kapi_mm_set_rlimit_memlock(~0ULL);
+	open_container(&in);
+
+	for (unsigned int i = 0; i < MAX_OPS && !fuzz_empty(&in); i++) {
+		unsigned int op = fuzz_u8(&in) % 14;
+		const char *names[] = {
+			"mmap anon", "mmap thp", "mmap pfnmap", "map", "map",
+			"map", "unmap", "unmap all", "unmap dirty", "dirty",
+			"pin", "pin", "munmap", "close",
+		};
+
+		if (!s.c && op != 13) {
+			open_container(&in);
+			continue;
+		}
+		switch (op) {
+		case 0: op_mmap(&in, KAPI_MM_ANON); break;
+		case 1: op_mmap(&in, KAPI_MM_THP); break;
+		case 2: op_mmap(&in, KAPI_MM_PFNMAP); break;
+		case 3: case 4: case 5: op_map_dma(&in); break;
+		case 6: op_unmap_dma(&in, 0); break;
+		case 7: op_unmap_dma(&in, 1); break;
+		case 8: op_unmap_dma(&in, 2); break;
+		case 9: op_dirty(&in); break;
+		case 10: case 11: op_pin(&in); break;
+		case 12: op_munmap(&in); break;
+		default:
+			if (s.c)
+				close_container();
+			break;
+		}
+		check_invariants(names[op]);
+	}
+
+	if (s.c)
+		close_container();
+	check_invariants("the last close");
+	for (unsigned int i = 0; i < s.nr_vmas; i++)
+		if (s.vmas[i].live)
+			FUZZ_CHECK(kapi_mm_munmap(s.vmas[i].va) == 0, "munmap");
+	kapi_proc_destroy(proc);
+	sim_bars_reset();
+	FUZZ_CHECK(kapi_mm_pins_outstanding() == 0, "pins after exit");
+	FUZZ_CHECK(sim_kmalloc_outstanding() == kmallocs,
+		   "%llu kernel objects after exit, %llu before",
+		   sim_kmalloc_outstanding(), kmallocs);
+	return 0;
+}
