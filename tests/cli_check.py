@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The dmasim CLI as a user runs it: `dmasim heap` prints the fields the
+issue promises, with the exact layouts of a fresh machine, and rejects bad
+options with exit status 2.  Usage: cli_check.py PATH/TO/dmasim"""
+import json
+import subprocess
+import sys
+
+DMASIM = sys.argv[1]
+failures = 0
+
+
+def run(*args):
+    return subprocess.run([DMASIM, *args], capture_output=True, text=True, timeout=120)
+
+
+def check(cond, what):
+    global failures
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures += 1
+
+
+def heap(*args):
+    p = run("heap", "--ram", "4G", "--json", *args)
+    check(p.returncode == 0, f"dmasim heap {' '.join(args)} exits 0 ({p.stderr.strip()})")
+    return json.loads(p.stdout) if p.returncode == 0 else {}
+
+
+# A 1 GiB buffer on a fresh machine: 512 order-9 chunks, every window a superpage.
+d = heap("--size", "1G", "--orders", "9,8,4,0", "--iommu", "intel-sl")
+for key in ("chunks", "sg_entries", "windows_2m", "iommu_leaves", "counts", "sim_us", "wall_ms"):
+    check(key in d, f"heap JSON has {key}")
+check(d.get("chunks") == {"9": 512}, "orders 9,8,4,0: 512 order-9 chunks")
+check(d.get("windows_2m") == {"total": 512, "mappable": 512}, "all 512 windows mappable")
+check(set(d.get("sim_us", {})) >= {"alloc", "map", "unmap", "free"}, "sim_us per phase")
+check(d.get("leaked") is False, "everything returned after release")
+
+# Mainline's orders: 1024 order-8 chunks.
+d = heap("--size", "1G", "--orders", "8,4,0")
+check(d.get("chunks") == {"8": 1024}, "orders 8,4,0: 1024 order-8 chunks")
+
+# Mixed length: 1 MiB + 64 KiB + 4 KiB is one chunk of each of 8, 4, 0.
+d = heap("--size", str((1 << 20) + (64 << 10) + 4096), "--orders", "8,4,0")
+check(d.get("chunks") == {"8": 1, "4": 1, "0": 1}, "1M+64K+4K: one chunk each of orders 8,4,0")
+
+# Every IOMMU format maps and unmaps a 64 MiB buffer and gives everything back.
+for fmt in ("intel-sl", "amd-v1", "amd-v2", "arm-lpae-4k", "arm-lpae-16k", "arm-lpae-64k"):
+    d = heap("--size", "64M", "--iommu", fmt)
+    check(d.get("leaked") is False and d.get("iommu_leaves"), f"{fmt}: leaves, nothing left behind")
+
+# An order list the module refuses: the kernel's -EINVAL, reported, exit 1.
+p = run("heap", "--ram", "1G", "--size", "4M", "--orders", "4,8,0", "--json")
+check(p.returncode == 1 and json.loads(p.stdout).get("error") == -22,
+      "orders 4,8,0 (not descending): -EINVAL")
+
+# Bad options: usage and exit status 2.
+for bad in (["heap", "--size", "0"], ["heap", "--iommu", "nosuch"], ["heap", "--frag", "2"],
+            ["heap", "--bogus"], ["nosuchcommand"]):
+    p = run(*bad)
+    check(p.returncode == 2, f"dmasim {' '.join(bad)} exits 2")
+
+sys.exit(1 if failures else 0)
