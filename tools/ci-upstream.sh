@@ -14,7 +14,8 @@
 #     shim drift report (tools/shim-drift.py, kept in build-upstream/);
 #  3. build, and
 #     run every suite that runs kernel code against 'upstream' (suite
-#     'upstream') plus 'differential', slow sweeps left out.
+#     'upstream') plus 'differential'; 'slow' left out, and 'sweep' for
+#     trees before 6.15 (see below).
 #
 # Usage: tools/ci-upstream.sh [KERNEL_SRC]
 #   KERNEL_SRC   a tree to use instead of the extracted 6.12 one (mainline)
@@ -84,7 +85,15 @@ if [ ${#suites[@]} -eq 0 ]; then
 	echo "ci-upstream: no kernel test suites are registered yet (tests/meson.build kernel_tests)"
 	exit $status
 fi
-meson test -C "$builddir" "${suites[@]}" --no-suite slow --num-processes 2 \
+# Before v6.15 type1 looks up every page of a pfnmap, so a fail-nth sweep
+# (one run per fallible call) over the sweeps' 1 GiB BAR is quadratic.
+skip=(--no-suite slow)
+read -r kv kp < <(sed -nE 's/^(VERSION|PATCHLEVEL) *= *([0-9]+)$/\2/p' "$ksrc/Makefile" | head -n 2 | paste -sd' ')
+if [ "${kv:-0}" -lt 6 ] || { [ "${kv:-0}" -eq 6 ] && [ "${kp:-0}" -lt 15 ]; }; then
+	echo "ci-upstream: Linux $kv.$kp: leaving out suite 'sweep' (no pfnmap stride before 6.15: quadratic)"
+	skip+=(--no-suite sweep)
+fi
+meson test -C "$builddir" "${suites[@]}" "${skip[@]}" --num-processes 2 \
 	--print-errorlogs >"$builddir/test.log" 2>&1 || status=1
 grep -E '^(Ok|Fail|Timeout|Skipped):' "$builddir/test.log"
 [ $status -eq 0 ] || tail -n 60 "$builddir/test.log"
