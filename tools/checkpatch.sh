@@ -34,7 +34,8 @@ if [ ! -f "$dir/scripts/checkpatch.pl" ]; then
 	tmp=$(mktemp -d "$cache/.extract.XXXXXX")
 	tar -xf "$tarball" -C "$tmp" --strip-components=1 --wildcards \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
-		'*/scripts/const_structs.checkpatch'
+		'*/scripts/const_structs.checkpatch' ||
+		{ rm -rf "$tmp"; unavailable "cannot extract checkpatch.pl from $tarball"; }
 	mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"	# lost a race: fine
 fi
 
