@@ -119,23 +119,41 @@ static void close_everything(const void *param)
  */
 static const int heap_errnos[] = { -ENOMEM, -EFAULT, -EMFILE, 0 };
 
+/* The default suite: one IOMMU format and dma-direct. */
 static const struct heap_case cases[] = {
 	{ "heap_alloc_map/intel-sl", SIM_IOMMU_INTEL_SL, BUFFER_LEN },
 	{ "heap_alloc_map/dma-direct", KAPI_DEV_NO_IOMMU, BUFFER_LEN },
 };
 
+/*
+ * --slow (suite 'slow'): the other 4K-granule formats (16K and 64K granules
+ * belong with 16K and 64K kernel pages), and a 64 MiB buffer.
+ */
+static const struct heap_case slow_cases[] = {
+	{ "heap_alloc_map/amd-v1", SIM_IOMMU_AMD_V1, BUFFER_LEN },
+	{ "heap_alloc_map/amd-v2", SIM_IOMMU_AMD_V2, BUFFER_LEN },
+	{ "heap_alloc_map/arm-lpae-4k", SIM_IOMMU_ARM_LPAE_4K, BUFFER_LEN },
+	{ "heap_alloc_map_64m/intel-sl", SIM_IOMMU_INTEL_SL, 64 * MiB + 5 * 64 * KiB },
+};
+
+static int slow;
+
 /* Every failure from heap open to close leaves nothing behind. */
 static void test_heap_round_trip_unwinds(void **state)
 {
+	const struct heap_case *list = slow ? slow_cases : cases;
+	size_t n = slow ? sizeof(slow_cases) / sizeof(slow_cases[0]) :
+			  sizeof(cases) / sizeof(cases[0]);
 	int failed = 0;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
+		const struct heap_case *c = &list[i];
 		const struct sweep_scenario s = {
-			.name = cases[i].name,
+			.name = c->name,
 			.setup = nothing_open,
 			.run = alloc_attach_map_vmap_release,
 			.teardown = close_everything,
-			.param = &cases[i],
+			.param = c,
 			.errnos = heap_errnos,
 			/* 6.12's dma_buf_vmap() WARNs when the heap's vmap fails. */
 			.expected_warning = "kernel_shim/dma_buf.c:",
@@ -148,14 +166,17 @@ static void test_heap_round_trip_unwinds(void **state)
 	assert_int_equal(failed, 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_heap_round_trip_unwinds),
 	};
-	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+	int ret;
 
-	if (sweep_write_reached_beside_exe())
+	slow = argc > 1 && !strcmp(argv[1], "--slow");
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	/* The reach test reads what the default sweep reaches. */
+	if (!slow && sweep_write_reached_beside_exe())
 		ret = 1;
 	return ret;
 }
