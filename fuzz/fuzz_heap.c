@@ -106,7 +106,7 @@ static void choose_orders(struct fuzz_input *in)
 		return;
 	}
 	if (how & 0x8000) {
-		/* Any descending set of orders 0..10 (0: none is invalid). */
+		/* Any descending set of orders 0..10. */
 		unsigned int mask = how & 0x7ff;
 
 		for (int o = 10; o >= 0; o--)
@@ -114,10 +114,15 @@ static void choose_orders(struct fuzz_input *in)
 				snprintf(list + strlen(list),
 					 sizeof(list) - strlen(list), "%s%d",
 					 *list ? "," : "", o);
-		orders_ok = mask != 0;
+		if (!mask) {
+			/* An empty list is refused and changes nothing. */
+			FUZZ_CHECK(kapi_param_set("system_heap.orders", "") == -EINVAL,
+				   "empty orders list accepted");
+			mask = 1u << 9 | 1u << 8 | 1u << 4 | 1u << 0;
+			strcpy(list, "9,8,4,0");
+		}
+		orders_ok = 1;
 		order_mask = mask;
-		if (!mask)
-			strcpy(list, "");
 	} else {
 		unsigned int p = how % 8;
 
@@ -131,8 +136,8 @@ static void choose_orders(struct fuzz_input *in)
 		}
 	}
 	/* The parameter takes any list; the heap checks it on allocation. */
-	if (kapi_param_set("system_heap.orders", list))
-		orders_ok = 0;
+	FUZZ_CHECK(kapi_param_set("system_heap.orders", list) == 0,
+		   "orders \"%s\" not taken", list);
 	FUZZ_LOG("orders \"%s\"%s", list, orders_ok ? "" : " (invalid)");
 }
 
