@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Fuzz smoke for CI: build every harness for libFuzzer (clang, ASan+UBSan,
+# -Dfuzzing=true, in build-fuzz/), then run each for an equal share of
+# DMASIM_FUZZ_SECONDS (default 20) from a copy of its seed corpus.  Prints
+# one line per harness (runs, exec/s, coverage, peak RSS) and fails on any
+# crash, leak, timeout or RSS over 512 MiB; the input that broke it is kept
+# in fuzz/out/ci-<harness>-*.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+total=${DMASIM_FUZZ_SECONDS:-20}
+build=build-fuzz
+if [ ! -f "$build/build.ninja" ]; then
+	CC=clang meson setup "$build" -Dfuzzing=true >/dev/null
+fi
+ninja -C "$build" -j"${DMASIM_JOBS:-2}" >/dev/null
+mapfile -t bins < <(find "$build/fuzz" -maxdepth 1 -type f -name 'fuzz_*' \
+	! -name '*_replay' -perm -u+x | sort)
+[ ${#bins[@]} -gt 0 ] || { echo "ci-fuzz: no harness built" >&2; exit 1; }
+per=$((total / ${#bins[@]}))
+[ "$per" -ge 1 ] || per=1
+mkdir -p fuzz/out
+status=0
+for bin in "${bins[@]}"; do
+	name=$(basename "$bin")
+	target=${name#fuzz_}
+	target=${target%_upstream}
+	opts=fuzz/fuzz_$target.options
+	[ -f "$opts" ] || opts=fuzz/fuzz_${target%_pgsize}.options
+	args=(-max_total_time="$per" -print_final_stats=1 -rss_limit_mb=512
+	      -timeout=10 -artifact_prefix="fuzz/out/ci-$name-")
+	maxlen=$(sed -n 's/^max_len *= *//p' "$opts" 2>/dev/null || true)
+	dict=$(sed -n 's/^dict *= *//p' "$opts" 2>/dev/null || true)
+	[ -n "$maxlen" ] && args+=(-max_len="$maxlen")
+	[ -n "$dict" ] && args+=(-dict="fuzz/$dict")
+	work=$(mktemp -d)
+	cp fuzz/corpus/"$target"/* "$work"/
+	if "$bin" "${args[@]}" "$work" >"$work.log" 2>&1; then
+		result=ok
+	else
+		result=FAILED
+		status=1
+	fi
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
+	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work.log")
+	rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work.log")
+	cov=$(grep -o 'cov: [0-9]*' "$work.log" | tail -n 1 || true)
+	printf 'ci-fuzz: %-22s %s  %ss  %s runs  %s exec/s  %s  rss %s MiB\n' \
+		"$name" "$result" "$per" "${runs:-?}" "${eps:-?}" "${cov:-cov: ?}" \
+		"${rss:-?}"
+	[ "$result" = ok ] || grep -E 'invariant|ERROR|SUMMARY|^  ' "$work.log" | head -n 20
+	rm -rf "$work" "$work.log"
+done
+exit $status
