@@ -5,7 +5,8 @@
 # is missing.
 #   build and tests     meson ninja-build gcc pkg-config libcmocka-dev
 #                       libfiu-dev fiu-utils python3
-#   CI                  valgrind, gcovr/lcov (coverage), clang (fuzzing)
+#   CI                  valgrind, gcovr/lcov (coverage), clang (fuzzing),
+#                       libclang-rt-14-dev (libFuzzer), afl++ (AFL++ builds)
 #   kbuild check        make gcc-12 libelf1 zlib1g (tools/kbuild-check.sh
 #                       fetches the 6.12 headers itself with apt-get download)
 #   style check         linux-source-6.12 (checkpatch.pl), perl
@@ -14,7 +15,8 @@
 set -euo pipefail
 pkgs=(meson ninja-build gcc clang pkg-config libcmocka-dev libfiu-dev fiu-utils
       valgrind gcovr lcov python3 xz-utils ca-certificates
-      make gcc-12 libelf1 zlib1g linux-source-6.12 perl python3-clang-14)
+      make gcc-12 libelf1 zlib1g linux-source-6.12 perl python3-clang-14
+      libclang-rt-14-dev afl++)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
