@@ -308,10 +308,10 @@ static void step_alloc(struct fuzz_input *in)
 		len -= ((how >> 3) & 1) ? PAGE : 0;
 		break;
 	case 2:	/* any length, not a page multiple */
-		len = fuzz_u32(in) % (8u << 20);
+		len = fuzz_u32(in) % (4u << 20);
 		break;
-	default:	/* large: up to 64 MiB */
-		len = ((unsigned long long)fuzz_u8(in) + 1) << 18;
+	default:	/* large: up to 16 MiB (zeroing costs per byte) */
+		len = ((unsigned long long)fuzz_u8(in) + 1) << 16;
 		break;
 	}
 	if (how & 0x10)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Fuzzing throughput, as JSON on stdout: every libFuzzer harness (build-fuzz/,
+# clang, ASan+UBSan, one process, one core) for DMASIM_BENCH_SECONDS
+# (default 10) from a copy of its seed corpus, with its .options max_len.
+# fuzz_iommu_pgsize is also measured with one operation per input
+# (max_len 34), the cost of one page-size choice end to end.  The 1-minute
+# load average is recorded: on a shared machine exec/s scale with it.
+#   tools/fuzz-bench.sh > fuzz-bench.json
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${DMASIM_BENCH_SECONDS:-10}
+build=build-fuzz
+if [ ! -f "$build/build.ninja" ]; then
+	CC=clang meson setup "$build" -Dfuzzing=true >/dev/null
+fi
+ninja -C "$build" -j"${DMASIM_JOBS:-2}" >/dev/null
+
+measure() {	# name bin target max_len
+	local name=$1 bin=$2 target=$3 maxlen=$4 work log
+	work=$(mktemp -d)
+	log=$work.log
+	cp fuzz/corpus/"$target"/* "$work"/
+	taskset -c 0 "$bin" -max_total_time="$secs" -print_final_stats=1 \
+		-max_len="$maxlen" -rss_limit_mb=512 \
+		-artifact_prefix="fuzz/out/bench-$name-" "$work" >"$log" 2>&1 || true
+	printf '    {"harness": "%s", "seconds": %s, "max_len": %s, "runs": %s, "exec_per_sec": %s, "peak_rss_mb": %s, "coverage": %s, "corpus_files": %s}' \
+		"$name" "$secs" "$maxlen" \
+		"$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")" \
+		"$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")" \
+		"$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")" \
+		"$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)" \
+		"$(find "$work" -type f | wc -l)"
+	rm -rf "$work" "$log"
+}
+
+mkdir -p fuzz/out
+first=1
+printf '{\n  "load_average_1m": %s,\n  "harnesses": [\n' "$(cut -d' ' -f1 /proc/loadavg)"
+for bin in $(find "$build/fuzz" -maxdepth 1 -type f -name 'fuzz_*' \
+		! -name '*_replay' -perm -u+x | sort); do
+	name=$(basename "$bin")
+	target=${name#fuzz_}
+	target=${target%_upstream}
+	maxlen=$(sed -n 's/^max_len *= *//p' "fuzz/fuzz_$target.options")
+	[ $first = 1 ] || printf ',\n'
+	first=0
+	measure "$name" "$bin" "$target" "$maxlen"
+	if [ "$target" = iommu_pgsize ]; then
+		printf ',\n'
+		measure "${name}_1op" "$bin" "$target" 34
+	fi
+done
+printf '\n  ]\n}\n'
