@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Coverage gate for core/ (the kernel code under test): a -Db_coverage=true
+# build (build-cov/), every suite but 'slow' and the script checks, then
+# gcovr over core/ only.  Prints line and branch coverage per file and in
+# total, and fails when the total falls under the floors:
+#
+#   DMASIM_COV_LINE_MIN    (default below)  % of reachable lines
+#   DMASIM_COV_BRANCH_MIN  (default below)  % of branches
+#
+# The project's target is 100% of reachable lines and 90% of branches; a
+# line that cannot run in the simulator is excluded where it stands, with
+# its reason (GCOVR_EXCL_LINE / GCOVR_EXCL_START..STOP and a comment),
+# never a whole file.  Until core/ reaches the target, the defaults are the
+# figures core/ has reached (a ratchet: coverage may rise, not fall), and
+# the gate says how far from the target it is; raise them as tests land.
+# Measured 2026-11-29 (main at the fuzzing merge): lines 82.7%, branches
+# 65.1% (1944/2352 lines, 980/1505 branches).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+line_min=${DMASIM_COV_LINE_MIN:-82}
+branch_min=${DMASIM_COV_BRANCH_MIN:-65}
+build=build-cov
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" -Db_coverage=true >/dev/null
+fi
+ninja -C "$build" -j"${DMASIM_JOBS:-2}" >/dev/null
+find "$build" -name '*.gcda' -delete
+meson test -C "$build" --no-suite slow --no-suite kbuild --no-suite style \
+	--no-suite docs --num-processes "${DMASIM_JOBS:-2}" >"$build/coverage-tests.log" 2>&1 ||
+	{ tail -n 30 "$build/coverage-tests.log"; echo "coverage-gate: tests failed" >&2; exit 1; }
+gcovr --root . --object-directory "$build" --filter 'core/' \
+	--exclude-unreachable-branches --exclude-throw-branches \
+	--json-summary "$build/coverage-core.json" --txt "$build/coverage-core.txt" >/dev/null
+cat "$build/coverage-core.txt"
+python3 - "$build/coverage-core.json" "$line_min" "$branch_min" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+line_min, branch_min = float(sys.argv[2]), float(sys.argv[3])
+line, branch = s["line_percent"], s["branch_percent"]
+print(f"coverage-gate: core/ lines {line:.1f}% ({s['line_covered']}/{s['line_total']}), "
+      f"branches {branch:.1f}% ({s['branch_covered']}/{s['branch_total']})")
+print(f"coverage-gate: floors {line_min:.1f}% / {branch_min:.1f}%; "
+      f"target 100% / 90%: {'met' if line >= 100 and branch >= 90 else 'not met yet'}")
+for f in sorted(s["files"], key=lambda f: f["filename"]):
+    print(f"  {f['filename']}: lines {f['line_percent']:.1f}% "
+          f"({f['line_total'] - f['line_covered']} uncovered), "
+          f"branches {f['branch_percent']:.1f}%")
+sys.exit(0 if line >= line_min and branch >= branch_min else 1)
+PY
