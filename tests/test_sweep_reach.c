@@ -10,7 +10,7 @@
  * reads their files, and runs an executable itself when its file is
  * missing or older than the executable (the sweep was not run since the
  * last build, e.g. `meson test sweep_reach_core` alone).  The union must be
- * every point.
+ * every point the implementation under test can call.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,10 +26,31 @@
 
 #include <cmocka.h>
 
+#include <dmasim/impl.h>
 #include <dmasim/sim.h>
 
 static int nr_exes;
 static char **exes;
+
+/*
+ * Points the implementation under test has no caller for.  Linux 6.12's
+ * type1 allocates its dirty bitmaps with kvzalloc() (the vmalloc/kmalloc
+ * points), not bitmap_zalloc(); the project's core uses bitmap_zalloc().
+ */
+static const char *const no_caller_in_impl[] = {
+#if DMASIM_IMPL_IS_UPSTREAM
+	"shim/bitmap/alloc",
+#endif
+	NULL
+};
+
+static int has_no_caller_in_impl(const char *name)
+{
+	for (int i = 0; no_caller_in_impl[i]; i++)
+		if (!strcmp(no_caller_in_impl[i], name))
+			return 1;
+	return 0;
+}
 
 static int reached_file_is_current(const char *exe, const char *reached)
 {
@@ -93,20 +114,30 @@ static void read_reached(const char *exe, int *reached)
 /* Every point is failed by some sweep. */
 static void test_every_fault_point_is_reached_by_a_sweep(void **state)
 {
-	int reached[SIM_NR_FAULT_POINTS] = { 0 }, missing = 0;
+	int reached[SIM_NR_FAULT_POINTS] = { 0 }, missing = 0, no_caller = 0;
 
 	assert_true(nr_exes > 0);
 	for (int i = 0; i < nr_exes; i++)
 		read_reached(exes[i], reached);
 	for (int fp = 0; fp < SIM_NR_FAULT_POINTS; fp++) {
+		if (has_no_caller_in_impl(sim_fault_name(fp))) {
+			if (reached[fp]) {
+				print_message("fault point %s is reached: drop it from no_caller_in_impl[]\n",
+					      sim_fault_name(fp));
+				missing++;
+			}
+			no_caller++;
+			continue;
+		}
 		if (!reached[fp]) {
 			print_message("fault point %s is reached by no sweep\n",
 				      sim_fault_name(fp));
 			missing++;
 		}
 	}
-	print_message("%d fault points, %d reached by sweeps\n",
-		      SIM_NR_FAULT_POINTS, SIM_NR_FAULT_POINTS - missing);
+	print_message("%d fault points, %d reached by sweeps, %d not called by this implementation\n",
+		      SIM_NR_FAULT_POINTS,
+		      SIM_NR_FAULT_POINTS - missing - no_caller, no_caller);
 	assert_int_equal(missing, 0);
 }
 
