@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Coverage of a kernel tree's own files under dmasim's suites (upstream mode).
 
-    meson setup build-cov -Db_coverage=true -Dkernel_src=$(realpath ~/linux)
-    ninja -C build-cov upstream-coverage
+    meson setup build-upcov -Db_coverage=true -Dkernel_src=$(realpath ~/linux)
+    ninja -C build-upcov upstream-coverage
 
 runs, in that build, every suite that runs kernel code against 'upstream'
 (and 'differential'; 'slow' left out), then prints line and branch coverage
 of the tree's files per function (from gcov's JSON, so every figure is
 gcov's own), and writes an HTML report with annotated sources
 (gcovr --html-details) and a JSON one (gcovr --json) under
-build-cov/upstream-coverage/.  See docs/upstream.md.
+build-upcov/upstream-coverage/.  See docs/upstream.md.
 
     tools/upstream-coverage.py BUILD SRC... [--kernel-src DIR] [--run-tests]
                                [--suite S]... [--out DIR]
