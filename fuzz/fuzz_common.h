@@ -83,8 +83,11 @@ static inline int fuzz_verbose(void)
 {
 	static int v = -1;
 
-	if (v < 0)
-		v = getenv("DMASIM_FUZZ_VERBOSE") != NULL;
+	if (v < 0) {
+		const char *e = getenv("DMASIM_FUZZ_VERBOSE");
+
+		v = e && *e && *e != '0';
+	}
 	return v;
 }
 

@@ -53,7 +53,8 @@ static int run_file(const char *path)
 		return -1;
 	}
 	fclose(f);
-	if (getenv("DMASIM_FUZZ_VERBOSE"))
+	if (getenv("DMASIM_FUZZ_VERBOSE") && *getenv("DMASIM_FUZZ_VERBOSE") &&
+	    *getenv("DMASIM_FUZZ_VERBOSE") != '0')
 		fprintf(stderr, "replay: %s (%ld bytes)\n", path, len);
 	LLVMFuzzerTestOneInput(buf, (size_t)len);
 	free(buf);
