@@ -171,7 +171,11 @@ static void print_format_tables(struct format_grid g[NR_STATES])
 				       r->sim_ns[HEAP_MAP] / 1e3, r->sim_ns[HEAP_UNMAP] / 1e3,
 				       r->total.c[SIM_CNT_ZONE_LOCK]);
 			}
-	printf("\n");
+	printf("\n   A format whose smallest IOMMU page is larger than the CPU page (arm-lpae-16k\n"
+	       "   and -64k under 4 KiB pages) cannot map a 4 KiB chunk that is not aligned to\n"
+	       "   its granule: dma-iommu pads the segment to the granule but iommu_map()\n"
+	       "   refuses the unaligned physical address, -EINVAL, as the kernel does.  Those\n"
+	       "   formats belong with 16/64 KiB-page kernels (meson -Dpage_shift=14/16).\n\n");
 }
 
 /* Figures of one fragmentation level over the seeds. */
