@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * <linux/mm_inline.h>: only num_pages_contiguous() (mainline, used by
- * vfio type1 to batch physically contiguous pinned pages).
+ * vfio type1 to batch physically contiguous pinned pages; the kernel
+ * declares it in <linux/mm.h>, which includes this file).
  * (a) Definition that must match the kernel: the number of leading entries
  *     of pages[] that are consecutive struct pages, i.e. consecutive pfns
  *     (at least 1; nr_pages must be at least 1).  The kernel also stops at

@@ -10,8 +10,11 @@
  * Simplified: only the container part of the ABI (extensions, the type1
  * IOMMU ioctls and their capability chain) is here; the group, device,
  * region, IRQ, migration and iommufd ioctls are left out because nothing
- * dmasim runs handles them.  VFIO_TYPE1_NESTING_IOMMU keeps its number
- * although mainline type1 no longer accepts it.
+ * dmasim runs handles them.  Extension 6 is spelled both ways: 6.12's
+ * VFIO_TYPE1_NESTING_IOMMU and, from the kernel that dropped nesting
+ * (linux-next type1 opens it as a plain v2 container),
+ * __VFIO_RESERVED_TYPE1_NESTING_IOMMU; a superset, so either tree's type1
+ * compiles.
  * No stubs and no test doubles.
  */
 #ifndef _DMASIM_UAPI_LINUX_VFIO_H
@@ -29,6 +32,7 @@
 #define VFIO_DMA_CC_IOMMU		4	/* DMA is cache coherent */
 #define VFIO_EEH			5
 #define VFIO_TYPE1_NESTING_IOMMU	6
+#define __VFIO_RESERVED_TYPE1_NESTING_IOMMU	6	/* implies v2 */
 #define VFIO_SPAPR_TCE_v2_IOMMU		7
 #define VFIO_NOIOMMU_IOMMU		8
 #define VFIO_UNMAP_ALL			9	/* VFIO_DMA_UNMAP_FLAG_ALL works */
