@@ -45,6 +45,13 @@
 #define DMA_ATTR_ALLOC_SINGLE_PAGES	(1UL << 7)
 #define DMA_ATTR_NO_WARN		(1UL << 8)
 #define DMA_ATTR_PRIVILEGED		(1UL << 9)
+/*
+ * Mainline's system heap passes DMA_ATTR_CC_SHARED when mapping its
+ * "system_cc_shared" heap's buffers.  The simulated machine has no memory
+ * encryption (cc_platform_has() is false), so that heap is never
+ * registered and the bit reaches no mapping; the mapping code ignores it.
+ */
+#define DMA_ATTR_CC_SHARED		(1UL << 13)
 
 #define DMA_MAPPING_ERROR		(~(dma_addr_t)0)
 

@@ -65,10 +65,21 @@ static inline void *kvcalloc(size_t n, size_t size, gfp_t flags)
 	return kvmalloc_array(n, size, flags | __GFP_ZERO);
 }
 
-#define kmalloc_obj(VAR, FLAGS)		kmalloc(sizeof(VAR), FLAGS)
-#define kzalloc_obj(VAR, FLAGS)		kzalloc(sizeof(VAR), FLAGS)
-#define kmalloc_objs(VAR, N, FLAGS)	kmalloc_array(N, sizeof(VAR), FLAGS)
-#define kzalloc_objs(VAR, N, FLAGS)	kcalloc(N, sizeof(VAR), FLAGS)
+/*
+ * Mainline's typed allocators: the gfp argument is optional and defaults
+ * to GFP_KERNEL (linux-next's system heap calls kzalloc_obj(*buffer)).
+ */
+#define __shim_first_gfp(FLAGS, ...)	FLAGS
+#define __shim_default_gfp(...) \
+	__shim_first_gfp(__VA_ARGS__ __VA_OPT__(,) GFP_KERNEL)
+#define kmalloc_obj(VAR, ...) \
+	kmalloc(sizeof(VAR), __shim_default_gfp(__VA_ARGS__))
+#define kzalloc_obj(VAR, ...) \
+	kzalloc(sizeof(VAR), __shim_default_gfp(__VA_ARGS__))
+#define kmalloc_objs(VAR, N, ...) \
+	kmalloc_array(N, sizeof(VAR), __shim_default_gfp(__VA_ARGS__))
+#define kzalloc_objs(VAR, N, ...) \
+	kcalloc(N, sizeof(VAR), __shim_default_gfp(__VA_ARGS__))
 
 struct kmem_cache;
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
