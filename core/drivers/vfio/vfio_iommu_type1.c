@@ -296,6 +296,29 @@ static int vfio_dma_bitmap_alloc_all(struct vfio_iommu *iommu, size_t pgsize)
 	return 0;
 }
 
+/*
+ * The smallest page size changed while dirty tracking is on (a domain came
+ * or went): the bitmaps count pages of the old size, and filling them in
+ * the new one would run past their end.  Size them in the new pages and
+ * report every page dirty, since nothing recorded in the old size carries
+ * over.  Without memory for that, tracking stops: the next GET_BITMAP
+ * fails and userspace starts it again.
+ */
+static void vfio_dma_bitmap_resize_all(struct vfio_iommu *iommu,
+				       unsigned long old_pgsize_bitmap)
+{
+	if (!iommu->dirty_page_tracking ||
+	    __ffs(old_pgsize_bitmap) == __ffs(iommu->pgsize_bitmap))
+		return;
+	vfio_dma_bitmap_free_all(iommu);
+	if (vfio_dma_bitmap_alloc_all(iommu,
+				      (size_t)1 << __ffs(iommu->pgsize_bitmap))) {
+		iommu->dirty_page_tracking = false;
+		return;
+	}
+	vfio_iommu_populate_bitmap_full(iommu);
+}
+
 /* ---- externally pinned pages (struct vfio_pfn by iova) ---- */
 
 static struct vfio_pfn *vfio_find_vpfn(struct vfio_dma *dma, dma_addr_t iova)
@@ -2061,6 +2084,7 @@ static int vfio_iommu_type1_attach_group(void *iommu_data,
 	struct vfio_iommu_group *group = NULL;
 	struct vfio_domain *domain = NULL;
 	LIST_HEAD(group_resv_regions);
+	unsigned long old_pgsize_bitmap;
 	phys_addr_t msi_base = 0;
 	LIST_HEAD(iova_copy);
 	bool sw_msi;
@@ -2151,7 +2175,9 @@ static int vfio_iommu_type1_attach_group(void *iommu_data,
 			goto out_detach;
 		}
 		list_add(&domain->next, &iommu->domain_list);
+		old_pgsize_bitmap = iommu->pgsize_bitmap;
 		vfio_update_pgsize_bitmap(iommu);
+		vfio_dma_bitmap_resize_all(iommu, old_pgsize_bitmap);
 	}
 
 	vfio_iommu_iova_insert_copy(iommu, &iova_copy);
@@ -2309,6 +2335,8 @@ static void vfio_iommu_drop_domain(struct vfio_iommu *iommu,
 				   struct vfio_domain *domain,
 				   struct list_head *iova_copy)
 {
+	unsigned long old_pgsize_bitmap;
+
 	if (list_is_singular(&iommu->domain_list)) {
 		if (!list_empty(&iommu->emulated_iommu_groups)) {
 			vfio_iommu_unmap_unpin_reaccount(iommu);
@@ -2317,11 +2345,13 @@ static void vfio_iommu_drop_domain(struct vfio_iommu *iommu,
 			vfio_iommu_unmap_unpin_all(iommu);
 		}
 	}
+	old_pgsize_bitmap = iommu->pgsize_bitmap;
 	list_del(&domain->next);
 	iommu_domain_free(domain->domain);
 	kfree(domain);
 	vfio_iommu_aper_expand(iommu, iova_copy);
 	vfio_update_pgsize_bitmap(iommu);
+	vfio_dma_bitmap_resize_all(iommu, old_pgsize_bitmap);
 }
 
 static void vfio_iommu_type1_detach_group(void *iommu_data,
