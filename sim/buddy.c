@@ -552,6 +552,45 @@ static void free_pcp(struct zone *z, struct sim_page *page, unsigned int order)
 /* ------------------------------------------------------------------------
  * Allocation and free
  */
+static void prep_new_page_meta(struct sim_page *page, unsigned int order,
+			       unsigned int sim_gfp, int mt)
+{
+	unsigned long i, nr = 1UL << order;
+
+	page->flags &= (1UL << SIM_PG_TOUCHED);
+	page->private = 0;
+	page->compound_head = 0;
+	page->compound_order = 0;
+	page->zone = (unsigned char)zone_index(pfn_zone(sim_page_to_pfn(page)));
+	page->migratetype = (unsigned char)mt;
+	page->pcp_order = 0;
+	page->refcount = 1;
+	page->pincount = 0;
+	page->mapcount = 0;
+	page->owner = 0;
+	page->lru.next = page->lru.prev = NULL;
+	if ((sim_gfp & SIM_GFP_COMP) && order) {
+		page->flags |= 1UL << SIM_PG_HEAD;
+		page->compound_order = (unsigned char)order;
+		for (i = 1; i < nr; i++) {
+			page[i].flags |= 1UL << SIM_PG_TAIL;
+			page[i].compound_head = (unsigned long)page | 1;
+		}
+	}
+}
+
+/* Outside the lock: clearing data is the slow part, and the page is ours. */
+static void prep_new_page_data(struct sim_page *page, unsigned int order,
+			       unsigned int sim_gfp)
+{
+	unsigned long nr = 1UL << order;
+
+	if (sim_gfp & SIM_GFP_ZERO) {
+		sim_mem_clear_data(page, nr);
+		sim_count(SIM_CNT_PAGE_ZEROED, nr);
+	}
+}
+
 static struct sim_page *zone_alloc(struct zone *z, unsigned int order, int mt)
 {
 	struct sim_page *page;
@@ -574,42 +613,19 @@ static struct sim_page *alloc_from_zones(unsigned int order, int mt,
 	pthread_mutex_lock(&mem_lock);
 	for (; i >= 0 && !page; i--)
 		page = zone_alloc(&zones[i], order, mt);
-	if (page)
+	if (page) {
 		allocated_pages += 1UL << order;
+		/*
+		 * The page's metadata is written under the lock: a free of its
+		 * buddy, on another thread, reads the head's flags to decide
+		 * whether to merge.
+		 */
+		prep_new_page_meta(page, order, sim_gfp, mt);
+	}
 	pthread_mutex_unlock(&mem_lock);
 	return page;
 }
 
-static void prep_new_page(struct sim_page *page, unsigned int order,
-			  unsigned int sim_gfp, int mt)
-{
-	unsigned long i, nr = 1UL << order;
-
-	page->flags &= (1UL << SIM_PG_TOUCHED);
-	page->private = 0;
-	page->compound_head = 0;
-	page->compound_order = 0;
-	page->zone = (unsigned char)zone_index(pfn_zone(sim_page_to_pfn(page)));
-	page->migratetype = (unsigned char)mt;
-	page->pcp_order = 0;
-	page->refcount = 1;
-	page->pincount = 0;
-	page->mapcount = 0;
-	page->owner = 0;
-	page->lru.next = page->lru.prev = NULL;
-	if (sim_gfp & SIM_GFP_ZERO) {
-		sim_mem_clear_data(page, nr);
-		sim_count(SIM_CNT_PAGE_ZEROED, nr);
-	}
-	if ((sim_gfp & SIM_GFP_COMP) && order) {
-		page->flags |= 1UL << SIM_PG_HEAD;
-		page->compound_order = (unsigned char)order;
-		for (i = 1; i < nr; i++) {
-			page[i].flags |= 1UL << SIM_PG_TAIL;
-			page[i].compound_head = (unsigned long)page | 1;
-		}
-	}
-}
 
 /* Attempts and failures per order, for "how often does order N fail?" */
 static unsigned long long order_attempts[SIM_NR_ORDERS];
@@ -640,7 +656,7 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
 		return NULL;
 	}
-	order_attempts[order]++;
+	__atomic_fetch_add(&order_attempts[order], 1, __ATOMIC_RELAXED);
 	page = alloc_from_zones(order, mt, sim_gfp);
 	if (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
 		sim_buddy_drain_pcp();
@@ -658,11 +674,11 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 			break;
 	}
 	if (!page) {
-		order_failures[order]++;
+		__atomic_fetch_add(&order_failures[order], 1, __ATOMIC_RELAXED);
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
 		return NULL;
 	}
-	prep_new_page(page, order, sim_gfp, mt);
+	prep_new_page_data(page, order, sim_gfp);
 	return page;
 }
 
