@@ -708,16 +708,15 @@ EXPORT_SYMBOL_GPL(iommu_detach_group);
 /* Attaching a single device is only allowed if it is alone in its group. */
 int iommu_attach_device(struct iommu_domain *domain, struct device *dev)
 {
-	struct iommu_group *group = dev->iommu_group;
+	struct iommu_group *group;
 	int ret;
 
+	group = dev->iommu_group;
 	if (!group)
 		return -ENODEV;
 	mutex_lock(&group->mutex);
-	if (!list_is_singular(&group->devices))
-		ret = -EINVAL;
-	else
-		ret = iommu_group_attach_locked(domain, group);
+	ret = list_is_singular(&group->devices) ?
+	      iommu_group_attach_locked(domain, group) : -EINVAL;
 	mutex_unlock(&group->mutex);
 	return ret;
 }

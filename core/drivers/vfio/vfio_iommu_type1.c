@@ -105,16 +105,16 @@ struct vfio_batch {
 };
 
 struct vfio_iommu_group {
-	struct list_head	next;
 	struct iommu_group	*iommu_group;
 	bool			pinned_page_dirty_scope;
+	struct list_head	next;	/* in a domain's group_list */
 };
 
 /* A usable IOVA range [start, end], both inclusive. */
 struct vfio_iova {
-	struct list_head	list;
 	dma_addr_t		start;
 	dma_addr_t		end;
+	struct list_head	list;
 };
 
 /* A page pinned through the external (emulated IOMMU) interface. */
@@ -993,14 +993,13 @@ static size_t unmap_unpin_slow(struct vfio_domain *domain,
 			       size_t len, phys_addr_t phys, long *unlocked)
 {
 	size_t unmapped = iommu_unmap(domain->domain, iova, len);
+	unsigned long npage = unmapped >> PAGE_SHIFT;
 
-	if (unmapped) {
-		*unlocked += vfio_unpin_pages_remote(dma, iova,
-						     phys >> PAGE_SHIFT,
-						     unmapped >> PAGE_SHIFT,
-						     false);
-		cond_resched();
-	}
+	if (!unmapped)
+		return 0;
+	*unlocked += vfio_unpin_pages_remote(dma, iova, PHYS_PFN(phys), npage,
+					     false);
+	cond_resched();
 	return unmapped;
 }
 
@@ -1200,20 +1199,19 @@ static int verify_bitmap_size(u64 npages, u64 bitmap_size)
 static void vfio_notify_dma_unmap(struct vfio_iommu *iommu,
 				  struct vfio_dma *dma)
 {
+	u64 start = dma->iova, len = dma->size;
 	struct vfio_device *vdev;
 
-	if (list_empty(&iommu->device_list))
-		return;
-
-	/* Hand over from the container lock to the device-list lock. */
-	mutex_lock(&iommu->device_list_lock);
-	mutex_unlock(&iommu->lock);
-
-	list_for_each_entry(vdev, &iommu->device_list, iommu_entry)
-		vdev->ops->dma_unmap(vdev, dma->iova, dma->size);
-
-	mutex_unlock(&iommu->device_list_lock);
-	mutex_lock(&iommu->lock);
+	if (!list_empty(&iommu->device_list)) {
+		/* Hand over from the container lock to the device-list lock. */
+		mutex_lock(&iommu->device_list_lock);
+		mutex_unlock(&iommu->lock);
+		list_for_each_entry(vdev, &iommu->device_list, iommu_entry)
+			vdev->ops->dma_unmap(vdev, start, len);
+		/* And back, in the same order the ioctl path takes them. */
+		mutex_unlock(&iommu->device_list_lock);
+		mutex_lock(&iommu->lock);
+	}
 }
 
 /*
@@ -1574,13 +1572,15 @@ static int vfio_dma_do_map(struct vfio_iommu *iommu,
 	else
 		dma->size = size;	/* emulated devices pin on demand */
 
-	if (ret || !iommu->dirty_page_tracking)
-		goto out_unlock;
 	/* Tracking already runs: the new DMA needs its bitmap too. */
-	ret = vfio_dma_bitmap_alloc(dma, pgsize);
-	if (ret)
-		vfio_remove_dma(iommu, dma);
+	if (!ret && iommu->dirty_page_tracking) {
+		int err = vfio_dma_bitmap_alloc(dma, pgsize);
 
+		if (err) {
+			vfio_remove_dma(iommu, dma);
+			ret = err;
+		}
+	}
 out_unlock:
 	mutex_unlock(&iommu->lock);
 	return ret;
@@ -1783,18 +1783,20 @@ static struct vfio_iommu_group *
 vfio_iommu_find_iommu_group(struct vfio_iommu *iommu,
 			    struct iommu_group *iommu_group)
 {
-	struct vfio_iommu_group *g;
+	struct vfio_iommu_group *found = NULL, *g;
 	struct vfio_domain *domain;
 
-	list_for_each_entry(domain, &iommu->domain_list, next) {
-		g = find_iommu_group(domain, iommu_group);
-		if (g)
-			return g;
-	}
-	list_for_each_entry(g, &iommu->emulated_iommu_groups, next)
+	/* Emulated groups first: they are few and never in a domain. */
+	list_for_each_entry(g, &iommu->emulated_iommu_groups, next) {
 		if (g->iommu_group == iommu_group)
 			return g;
-	return NULL;
+	}
+	list_for_each_entry(domain, &iommu->domain_list, next) {
+		found = find_iommu_group(domain, iommu_group);
+		if (found)
+			break;
+	}
+	return found;
 }
 
 /*
@@ -2393,13 +2395,13 @@ static void vfio_iommu_type1_detach_group(void *iommu_data,
 		vfio_iommu_iova_insert_copy(iommu, &iova_copy);
 
 scope:
-	/* Without that group, the rest may all report what they dirty. */
-	if (was_unscoped) {
-		iommu->num_non_pinned_groups--;
-		/* Report everything it could have dirtied until now. */
-		if (iommu->dirty_page_tracking)
-			vfio_iommu_populate_bitmap_full(iommu);
-	}
+	/*
+	 * Without that group, the rest may all report what they dirty; report
+	 * everything it could have dirtied until now.
+	 */
+	iommu->num_non_pinned_groups -= was_unscoped;
+	if (was_unscoped && iommu->dirty_page_tracking)
+		vfio_iommu_populate_bitmap_full(iommu);
 	mutex_unlock(&iommu->lock);
 }
 
