@@ -59,14 +59,6 @@ static int bar_usage(FILE *out)
 	return out == stderr ? 2 : 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 unsigned long long bar_leaf_bytes(int leaf)
 {
 	switch (leaf) {
@@ -201,10 +193,10 @@ int bar_run(const struct bar_opts *o, struct bar_result *r)
 	map_size = o->size - o->offset;
 
 	sim_counters_snapshot(&t0);
-	t = now_ms();
+	t = cli_now_ms();
 	ret = kapi_vfio_map_dma(c, va + o->offset, o->offset, map_size,
 				KAPI_VFIO_DMA_MAP_RW);
-	r->map_ms = now_ms() - t;
+	r->map_ms = cli_now_ms() - t;
 	sim_counters_snapshot(&t1);
 	if (ret) {
 		fprintf(stderr, "dmasim bar: VFIO_IOMMU_MAP_DMA: %s\n",
@@ -214,9 +206,9 @@ int bar_run(const struct bar_opts *o, struct bar_result *r)
 	}
 	count_leaves(dev, r);
 
-	t = now_ms();
+	t = cli_now_ms();
 	ret = kapi_vfio_unmap_dma(c, o->offset, map_size, 0, &r->unmapped);
-	r->unmap_ms = now_ms() - t;
+	r->unmap_ms = cli_now_ms() - t;
 	sim_counters_snapshot(&t2);
 	kapi_vfio_close(c);
 	sim_mm_set_legacy_addr_mask(0);
@@ -246,15 +238,6 @@ void bar_opts_defaults(struct bar_opts *o)
 	};
 }
 
-static const char *size_label(unsigned int shift, char *buf, size_t len)
-{
-	static const char units[] = "KMGTPE";
-	unsigned int u = shift / 10 - 1;
-
-	snprintf(buf, len, "%llu%c", 1ULL << (shift % 10), units[u]);
-	return buf;
-}
-
 static void print_json(const struct bar_opts *o, const struct bar_result *r)
 {
 	char label[16];
@@ -274,7 +257,7 @@ static void print_json(const struct bar_opts *o, const struct bar_result *r)
 		if (!r->leaves_by_shift[s])
 			continue;
 		printf("%s\"%s\": %llu", first ? "" : ", ",
-		       size_label(s, label, sizeof(label)), r->leaves_by_shift[s]);
+		       cli_size_name(1ULL << s, label, sizeof(label)), r->leaves_by_shift[s]);
 		first = 0;
 	}
 	printf("}, \"counts\": {");
@@ -305,7 +288,7 @@ static void print_table(const struct bar_opts *o, const struct bar_result *r)
 	for (unsigned int s = SIM_PAGE_SHIFT; s < 64; s++)
 		if (r->leaves_by_shift[s])
 			printf("  iommu_leaves %-11s %llu\n",
-			       size_label(s, label, sizeof(label)),
+			       cli_size_name(1ULL << s, label, sizeof(label)),
 			       r->leaves_by_shift[s]);
 	printf("  %-24s %12s %12s\n", "", "map", "unmap");
 	printf("  %-24s %12.3f %12.3f\n", "sim_us (modelled)",
