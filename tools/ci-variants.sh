@@ -4,7 +4,8 @@
 # The build variants CI runs beside the plain build (.ci/run calls this
 # once, after tools/test.sh):
 #   sweeps     the fail-nth sweep totals of the plain build's last test run
-#              (build/meson-logs/testlog.json): scenarios, points, runs, leaks
+#              (build/meson-logs/testlog.json, tools/sweep-totals.py):
+#              scenarios, points, runs, leaks, bad inputs tried
 #   asan       clang, AddressSanitizer + UndefinedBehaviorSanitizer, leaks
 #              detected, any UB fatal: every suite, 'slow' included
 #   pageshift  PAGE_SHIFT 16 (64 KiB pages, gcc): every suite but 'slow',
@@ -39,25 +40,7 @@ build() {
 variant_sweeps() {
 	local log=build/meson-logs/testlog.json
 	[ -f "$log" ] || { echo "no $log: run tools/test.sh first"; return 1; }
-	python3 - "$log" <<'EOF'
-import json, re, sys
-
-line = re.compile(r"^(\S+): (\d+) points, (\d+) runs, (\d+) leaks$", re.M)
-scenarios = points = runs = leaks = 0
-with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
-    for entry in log:
-        t = json.loads(entry)
-        # The driver's self-test leaks on purpose.
-        if t.get("name", "").endswith("/ sweep_driver"):
-            continue
-        for m in line.finditer(t.get("stdout") or ""):
-            scenarios += 1
-            points += int(m.group(2))
-            runs += int(m.group(3))
-            leaks += int(m.group(4))
-print(f"sweeps: {scenarios} scenarios, {points} points, {runs} runs, {leaks} leaks")
-sys.exit(1 if leaks or not scenarios else 0)
-EOF
+	python3 tools/sweep-totals.py "$log"
 }
 
 variant_asan() {
