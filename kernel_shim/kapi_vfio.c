@@ -555,6 +555,12 @@ int kapi_vfio_pin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 	return ret;
 }
 
+int kapi_vfio_dma_rw(struct kapi_vfio *c, unsigned long long iova, void *buf,
+		     unsigned long len, int write)
+{
+	return c->ops->dma_rw(c->data, iova, buf, len, write);
+}
+
 void kapi_vfio_unpin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 			   unsigned long long iova, int npage)
 {

@@ -205,6 +205,16 @@ int kapi_vfio_pin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 /* unpin_pages for [iova, +npage pages). */
 void kapi_vfio_unpin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 			   unsigned long long iova, int npage);
+/*
+ * The backend's dma_rw (what vfio_dma_rw() calls for an emulated device):
+ * copy len bytes between buf and the user memory DMA-mapped at iova;
+ * write: into that memory.  0 or a negative errno.  Simplified: the
+ * simulated process's memory is not the test's, so only calls the backend
+ * refuses before copying (no DMA at iova, a protection it lacks) are
+ * meaningful; a copy that would reach the memory is the caller's bug.
+ */
+int kapi_vfio_dma_rw(struct kapi_vfio *c, unsigned long long iova, void *buf,
+		     unsigned long len, int write);
 /* Pins the emulated device holds now (by its own count). */
 unsigned long kapi_vfio_dev_nr_pins(struct kapi_vfio_dev *dev);
 /* dma_unmap callbacks the emulated device has received. */
