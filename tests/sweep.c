@@ -24,22 +24,6 @@
 #define SWEEP_RUN_FACTOR	4
 #define SWEEP_RUN_SLACK		64
 
-/* What must come back to its value once a run is torn down. */
-struct sweep_snapshot {
-	unsigned long long kmalloc;
-	unsigned long buddy_allocated;
-	unsigned long buddy_free;
-	unsigned long pins;
-	unsigned long domains;
-	unsigned long devices;
-	unsigned long long leaves_dropped;
-	unsigned long vmaps;
-	unsigned long long warnings;
-	unsigned long fds;
-	unsigned long files;
-	int zero_page_taken;
-};
-
 struct sweep_run_state {
 	const struct sweep_scenario *sc;
 	unsigned long long injected_at_start[SIM_NR_FAULT_POINTS];
@@ -53,7 +37,7 @@ struct sweep_run_state {
 static struct sweep_run_state *cur;
 static struct sweep_totals totals;
 
-static void take_snapshot(struct sweep_snapshot *s)
+void sweep_snapshot_take(struct sweep_snapshot *s)
 {
 	s->kmalloc = sim_kmalloc_outstanding();
 	s->buddy_allocated = sim_buddy_nr_allocated();
@@ -113,32 +97,35 @@ unsigned long long sweep_run_failures_at(enum sim_fault_point fp)
 	return sim_fault_injected[fp] - cur->injected_at_start[fp];
 }
 
-/* Compare after against before; report every difference; 1 if any. */
-static int check_nothing_left(struct sweep_run_state *st,
-			      const struct sweep_snapshot *b,
-			      const struct sweep_snapshot *a,
-			      unsigned long expected_kmalloc)
+int sweep_snapshot_diff(const struct sweep_snapshot *b,
+			const struct sweep_snapshot *a,
+			unsigned long expected_kmalloc, int warning_ok,
+			void (*say)(void *ctx, const char *msg), void *ctx)
 {
 	/* The zero page is taken once per machine, with its first mm. */
 	long zero = a->zero_page_taken && !b->zero_page_taken ?
 		    (long)sim_zero_page_cost : 0;
+	long long kmalloc = (long long)(a->kmalloc - b->kmalloc);
+	char msg[160];
 	int bad = 0;
 
 #define SWEEP_CHECK(field, expect, what)					\
 	do {								\
 		long long d = (long long)(a->field - b->field) - (expect); \
 		if (d) {						\
-			report(st, "%+lld %s left after teardown", d, what); \
+			snprintf(msg, sizeof(msg), "%+lld %s left", d, what); \
+			say(ctx, msg);					\
 			bad = 1;					\
 		}							\
 	} while (0)
-	if (!expected_kmalloc)
+	if (!expected_kmalloc) {
 		SWEEP_CHECK(kmalloc, 0, "kmalloc'd objects");
-	else if (a->kmalloc - b->kmalloc < expected_kmalloc) {
+	} else if (kmalloc < (long long)expected_kmalloc) {
 		/* The tree no longer has the bug impl.h says it has. */
-		report(st, "the known upstream leak did not happen (%lld kmalloc'd objects fewer)%s",
-		       (long long)(expected_kmalloc - (a->kmalloc - b->kmalloc)),
-		       "");
+		snprintf(msg, sizeof(msg),
+			 "the known upstream leak did not happen (%lld kmalloc'd objects fewer)",
+			 (long long)expected_kmalloc - kmalloc);
+		say(ctx, msg);
 		bad = 1;
 	} else {
 		SWEEP_CHECK(kmalloc, (long long)expected_kmalloc,
@@ -153,10 +140,27 @@ static int check_nothing_left(struct sweep_run_state *st,
 	SWEEP_CHECK(vmaps, 0, "vmaps");
 	SWEEP_CHECK(fds, 0, "open file descriptors");
 	SWEEP_CHECK(files, 0, "files");
-	if (a->warnings != b->warnings && !warning_expected(st->sc))
+	if (a->warnings != b->warnings && !warning_ok)
 		SWEEP_CHECK(warnings, 0, "kernel WARNs");
 #undef SWEEP_CHECK
 	return bad;
+}
+
+static void report_after_teardown(void *ctx, const char *msg)
+{
+	/* "%.0lld" prints nothing for the unused number. */
+	report(ctx, "%.0lld%s after teardown", 0, msg);
+}
+
+/* Compare after against before; report every difference; 1 if any. */
+static int check_nothing_left(struct sweep_run_state *st,
+			      const struct sweep_snapshot *b,
+			      const struct sweep_snapshot *a,
+			      unsigned long expected_kmalloc)
+{
+	return sweep_snapshot_diff(b, a, expected_kmalloc,
+				   warning_expected(st->sc),
+				   report_after_teardown, st);
 }
 
 static int errno_expected(const struct sweep_scenario *sc, int ret)
@@ -203,7 +207,7 @@ static unsigned long long run_once(struct sweep_run_state *st,
 		st->res->setup_failed = 1;
 		return 0;
 	}
-	take_snapshot(&before);
+	sweep_snapshot_take(&before);
 	if (sc->setup && sc->setup(sc->param)) {
 		printf("%s: setup failed\n", sc->name);
 		st->res->setup_failed = 1;
@@ -223,7 +227,7 @@ static unsigned long long run_once(struct sweep_run_state *st,
 	if (sc->expected_kmalloc_leak)
 		expected = sc->expected_kmalloc_leak(sc->param);
 	cur = NULL;
-	take_snapshot(&after);
+	sweep_snapshot_take(&after);
 	sim_machine_destroy();
 	if (!check)
 		return calls;

@@ -97,4 +97,13 @@
 #define DMASIM_IMPL_GET_INFO_CAPS_LEAK DMASIM_IMPL_IS_UPSTREAM
 #define DMASIM_IMPL_GET_INFO_CAPS_LEAK_ALLOC 3
 
+/*
+ * VFIO type1 accepts the nesting container type (VFIO_TYPE1_NESTING_IOMMU,
+ * 6: a v2 container) and reports the extension (35890f85573c "vfio: Remove
+ * VFIO_TYPE1_NESTING_IOMMU", merged for v6.13: nesting moved to iommufd).
+ * From 6.13 on, VFIO_SET_IOMMU of type 6 is -EINVAL and
+ * VFIO_CHECK_EXTENSION(6) is 0.
+ */
+#define DMASIM_IMPL_TYPE1_NESTING_TYPE (!DMASIM_IMPL_AT_LEAST(6, 13, 0))
+
 #endif
