@@ -302,6 +302,9 @@ void cdev_init(struct cdev *cdev, const struct file_operations *fops)
 
 int cdev_add(struct cdev *p, dev_t dev, unsigned int count)
 {
+	/* The kernel's kobj_map() allocates the range's probe records. */
+	if (sim_should_fail(SIM_FP_KMALLOC))
+		return -ENOMEM;
 	p->dev = dev;
 	p->count = count;
 	mutex_lock(&chrdev_lock);
@@ -372,6 +375,9 @@ struct device *device_create(const struct class *cls, struct device *parent,
 	umode_t mode = 0;
 	va_list args;
 
+	/* As device_create_groups_vargs(): no class, no device. */
+	if (IS_ERR_OR_NULL(cls))
+		return ERR_PTR(-ENODEV);
 	va_start(args, fmt);
 	vsnprintf(name, sizeof(name), fmt, args);
 	va_end(args);

@@ -6,7 +6,9 @@
  * (c) Test double: cdev_add() records the (dev, count) range in the shim's
  *     table (kernel_shim/fs.c), from which an open of a device node finds
  *     the cdev and calls its ->open, as chrdev_open() does.  There is no
- *     kobject.
+ *     kobject.  cdev_add() fails with -ENOMEM when the fault point
+ *     "shim/slab/kmalloc" fires, as the kernel's does when kobj_map()
+ *     cannot allocate its probe records.
  */
 #ifndef _DMASIM_LINUX_CDEV_H
 #define _DMASIM_LINUX_CDEV_H

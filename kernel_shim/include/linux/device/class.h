@@ -10,7 +10,9 @@
  *     allocates a struct device named from fmt and records (class, devt,
  *     node name) in the shim's device-node table, the node name being what
  *     class->devnode returns (as devtmpfs would create it) or else the
- *     device name.  <shim/fs.h> opens a node by that name.  No sysfs, no
+ *     device name.  <shim/fs.h> opens a node by that name.  As the
+ *     kernel's, device_create() with no class (NULL or an error pointer,
+ *     e.g. a driver whose class_create() failed) is -ENODEV.  No sysfs, no
  *     uevents.
  */
 #ifndef _DMASIM_LINUX_DEVICE_CLASS_H
