@@ -9,6 +9,7 @@
 #include <linux/dma-buf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/dma-buf.h>
@@ -359,4 +360,23 @@ void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf, struct iosys_map *map)
 	dma_resv_lock(dmabuf->resv, NULL);
 	dma_buf_vunmap(dmabuf, map);
 	dma_resv_unlock(dmabuf->resv);
+}
+
+int dma_buf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma,
+		 unsigned long pgoff)
+{
+	unsigned long pages;
+
+	if (WARN_ON(!dmabuf || !vma))
+		return -EINVAL;
+	if (!dmabuf->ops->mmap)
+		return -EINVAL;
+	pages = vma_pages(vma);
+	if (pgoff + pages < pgoff)
+		return -EOVERFLOW;
+	if (pgoff + pages > dmabuf->size >> PAGE_SHIFT)
+		return -EINVAL;
+	/* No vm_file in the shim's VMA: the mapping holds no reference. */
+	vma->vm_pgoff = pgoff;
+	return dmabuf->ops->mmap(dmabuf, vma);
 }

@@ -263,6 +263,9 @@ int remap_pfn_range(struct vm_area_struct *vma, unsigned long addr,
 	if (addr < vma->vm_start || end > vma->vm_end || end <= addr ||
 	    (addr & ~PAGE_MASK))
 		return -EINVAL;
+	/* The kernel's allocates its page tables with alloc_pages(). */
+	if (sim_should_fail(SIM_FP_ALLOC_PAGES))
+		return -ENOMEM;
 	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	ret = sim_mm_remap_pfn_range(mm->dmasim_mm, addr, pfn, end - addr,
 				     SIM_PT_PTE,

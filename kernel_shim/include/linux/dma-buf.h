@@ -16,8 +16,11 @@
  *     vmap is reference counted in the core (vmapping_counter) as in the
  *     kernel; DMA_BUF_IOCTL_SYNC on the fd calls begin/end_cpu_access.
  * Simplified: no fences, polling, sysfs stats, debugfs list, dynamic
- *     (move_notify) importers or peer-to-peer checks; dma_buf_mmap() is not
- *     provided (no simulated user mapping of dma-bufs yet).
+ *     (move_notify) importers or peer-to-peer checks.  dma_buf_mmap()
+ *     checks the VMA against the buffer as the kernel's (-EOVERFLOW,
+ *     -EINVAL) and calls ops->mmap, but the shim's VMA has no vm_file:
+ *     the mapping holds no reference on the buffer, so a caller unmaps it
+ *     before the last reference goes.
  * (c) Test double: "shim/dma-buf/export" fails dma_buf_export() with
  *     -ENOMEM before anything is allocated.
  */
@@ -146,5 +149,7 @@ int dma_buf_vmap(struct dma_buf *dmabuf, struct iosys_map *map);
 void dma_buf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map);
 int dma_buf_vmap_unlocked(struct dma_buf *dmabuf, struct iosys_map *map);
 void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf, struct iosys_map *map);
+int dma_buf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma,
+		 unsigned long pgoff);
 
 #endif

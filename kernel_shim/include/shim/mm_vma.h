@@ -27,7 +27,11 @@
  *     (get_user_pages*), which the code under test does not call.
  * (c) Test doubles: the fault points "shim/mm/pin_user_pages_remote"
  *     (-ENOMEM before anything is pinned) and "shim/mm/fixup_user_fault"
- *     (-EFAULT); kapi_mm.h hooks that make the Nth GUP call return a short
+ *     (-EFAULT); "shim/mm/alloc_pages" fails remap_pfn_range() with
+ *     -ENOMEM and nothing mapped (the kernel's allocates the page tables
+ *     it needs from the page allocator; the shim asks the point once per
+ *     call, whether or not a table is missing); kapi_mm.h hooks that make
+ *     the Nth GUP call return a short
  *     count, 0 or an errno, and make fixup_user_fault() report
  *     *unlocked = true (having dropped and re-taken the mmap lock).
  *     Every pin and unpin is counted (SIM_CNT_GUP_CALL, _GUP_PAGE,
