@@ -52,6 +52,12 @@ void kapi_task_set_fatal_signal(int pending)
 
 static int boot_result;
 static bool booted;
+static unsigned long long boot_failed_init_objects;
+
+unsigned long long kapi_boot_failed_init_objects(void)
+{
+	return boot_failed_init_objects;
+}
 
 int kapi_boot(void)
 {
@@ -63,12 +69,16 @@ int kapi_boot(void)
 	booted = true;
 	for (level = 0; level <= 7; level++) {
 		for (call = __start_dmasim_initcall; call < __stop_dmasim_initcall; call++) {
+			unsigned long long objects;
 			int ret;
 
 			if (call->level != level || !call->init)
 				continue;
+			objects = sim_kmalloc_outstanding();
 			ret = call->init();
 			if (ret) {
+				boot_failed_init_objects +=
+					sim_kmalloc_outstanding() - objects;
 				pr_err("initcall %s returned %d\n", call->name, ret);
 				if (!boot_result)
 					boot_result = ret;

@@ -19,6 +19,11 @@
  * after boot: kernel modules keep no pages across scenarios.
  */
 int kapi_boot(void);
+/*
+ * Kernel objects (sim_kmalloc_outstanding()) that initcalls which failed
+ * kept: a failing init must give back what it allocated, so 0.
+ */
+unsigned long long kapi_boot_failed_init_objects(void);
 /* Run the module_exit functions (in reverse order). */
 void kapi_shutdown(void);
 
