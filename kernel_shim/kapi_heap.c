@@ -8,16 +8,21 @@
 #include <linux/build_bug.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/fdtable.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
 #include <uapi/linux/dma-buf.h>
 #include <uapi/linux/dma-heap.h>
 
 #include <dmasim/kapi_heap.h>
+#include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 #include <shim/fs.h>
 #include <linux/iommu.h>
@@ -381,6 +386,83 @@ int kapi_dmabuf_sync(int buf_fd, unsigned long long flags)
 	struct dma_buf_sync sync = { .flags = flags };
 
 	return kapi_ioctl(buf_fd, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+int kapi_dmabuf_mmap(int buf_fd, unsigned long long pgoff, unsigned long len,
+		     int writable, unsigned long *addr)
+{
+	struct kapi_mm_map m = {
+		.len = len, .kind = KAPI_MM_IO, .writable = writable,
+	};
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	if (!mm)
+		return -EINVAL;
+	dmabuf = dma_buf_get(buf_fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	ret = kapi_mm_mmap(&m, addr);
+	if (ret)
+		goto out;
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, *addr);
+	ret = dma_buf_mmap(dmabuf, vma, pgoff);
+	mmap_write_unlock(mm);
+	if (ret)
+		kapi_mm_munmap(*addr);
+out:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * Test heaps.
+ */
+static struct dma_buf *kapi_test_heap_allocate(struct dma_heap *heap,
+						unsigned long len, u32 fd_flags,
+						u64 heap_flags)
+{
+	struct kapi_heap_request *req = dma_heap_get_drvdata(heap);
+
+	req->calls++;
+	req->len = len;
+	req->fd_flags = fd_flags;
+	req->heap_flags = heap_flags;
+	strscpy(req->name, dma_heap_get_name(heap), sizeof(req->name));
+	return ERR_PTR(req->ret);
+}
+
+static const struct dma_heap_ops kapi_test_heap_ops = {
+	.allocate = kapi_test_heap_allocate,
+};
+static const struct dma_heap_ops kapi_test_heap_no_allocate;
+
+int kapi_heap_add(const char *name, enum kapi_heap_ops ops,
+		  struct kapi_heap_request *req)
+{
+	struct dma_heap_export_info exp_info = { .priv = req };
+	struct dma_heap *heap;
+	char *dup = NULL;
+
+	if (name) {
+		/* The heap keeps the pointer: a copy that lives as long. */
+		dup = kstrdup(name, GFP_KERNEL);
+		if (!dup)
+			return -ENOMEM;
+	}
+	exp_info.name = dup;
+	exp_info.ops = ops == KAPI_HEAP_OPS ? &kapi_test_heap_ops :
+		       ops == KAPI_HEAP_OPS_NO_ALLOCATE ?
+		       &kapi_test_heap_no_allocate : NULL;
+	heap = dma_heap_add(&exp_info);
+	if (IS_ERR(heap)) {
+		kfree(dup);
+		return PTR_ERR(heap);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------------

@@ -151,6 +151,44 @@ int kapi_dmabuf_end_cpu_access(int buf_fd, int dir);
 /* DMA_BUF_IOCTL_SYNC with flags (KAPI_DMA_BUF_SYNC_*). */
 int kapi_dmabuf_sync(int buf_fd, unsigned long long flags);
 
+/*
+ * mmap() of a dma-buf into the current process (kapi_mm.h), as a driver
+ * forwarding its mmap does: a shared VM_IO VMA of len bytes (writable or
+ * not) at a free address, then dma_buf_mmap(dmabuf, vma, pgoff).  0 and
+ * *addr, or -errno with the VMA unmapped again.  Unmap with
+ * kapi_mm_munmap() before the buffer's last reference goes (the shim's VMA
+ * holds none).
+ */
+int kapi_dmabuf_mmap(int buf_fd, unsigned long long pgoff, unsigned long len,
+		     int writable, unsigned long *addr);
+
+/* ------------------------------------------------------------------------
+ * Registering heaps: dma_heap_add() of test heaps, for the heap core.
+ */
+enum kapi_heap_ops {
+	KAPI_HEAP_OPS,			/* an allocate op (below) */
+	KAPI_HEAP_OPS_NONE,		/* exp_info.ops NULL */
+	KAPI_HEAP_OPS_NO_ALLOCATE,	/* ops without allocate */
+};
+/* What a test heap's allocate op was asked, and what it answers. */
+struct kapi_heap_request {
+	int ret;			/* set by the caller: the -errno to fail with */
+	unsigned int calls;
+	unsigned long long len;
+	unsigned int fd_flags;
+	unsigned long long heap_flags;
+	char name[32];			/* dma_heap_get_name() of the heap asked */
+};
+/*
+ * dma_heap_add() of a heap called name (NULL: none) with the given ops
+ * and *req as its driver data: its allocate op finds req through
+ * dma_heap_get_drvdata(), records the request there and fails with
+ * req->ret.  0 or dma_heap_add()'s -errno; nothing is kept on error.  A
+ * heap added stays for the life of the process (6.12 cannot remove heaps).
+ */
+int kapi_heap_add(const char *name, enum kapi_heap_ops ops,
+		  struct kapi_heap_request *req);
+
 /* ------------------------------------------------------------------------
  * The heap's block layout, as an importer sees it: the buffer attached to
  * a dma-direct device and mapped, one scatterlist entry per block.
