@@ -49,10 +49,9 @@ MODULE_PARM_DESC(orders,
 struct system_heap_buffer {
 	struct sg_table sg_table;	/* one entry per block */
 	unsigned long len;
-	struct mutex lock;		/* attachments, vmap_cnt, vaddr */
+	struct mutex lock;		/* attachments, vaddr */
 	struct list_head attachments;
-	void *vaddr;
-	int vmap_cnt;
+	void *vaddr;			/* the kernel mapping while vmapped */
 	struct dma_heap *heap;
 };
 
@@ -63,12 +62,15 @@ struct system_heap_attachment {
 	bool mapped;
 };
 
+/*
+ * The array parameter always holds 1 to ARRAY_SIZE(orders) values (the
+ * parameter code refuses an empty or a longer list): only their order and
+ * range are left to check.
+ */
 static bool system_heap_orders_valid(void)
 {
 	unsigned int i;
 
-	if (num_orders == 0 || num_orders > ARRAY_SIZE(orders))
-		return false;
 	for (i = 0; i < num_orders; i++) {
 		if (orders[i] > MAX_PAGE_ORDER)
 			return false;
@@ -164,7 +166,7 @@ static int system_heap_begin_cpu_access(struct dma_buf *dmabuf,
 	struct system_heap_attachment *a;
 
 	mutex_lock(&buf->lock);
-	if (buf->vmap_cnt)
+	if (buf->vaddr)
 		invalidate_kernel_vmap_range(buf->vaddr, buf->len);
 	list_for_each_entry(a, &buf->attachments, list)
 		if (a->mapped)
@@ -181,7 +183,7 @@ static int system_heap_end_cpu_access(struct dma_buf *dmabuf,
 	struct system_heap_attachment *a;
 
 	mutex_lock(&buf->lock);
-	if (buf->vmap_cnt)
+	if (buf->vaddr)
 		flush_kernel_vmap_range(buf->vaddr, buf->len);
 	list_for_each_entry(a, &buf->attachments, list)
 		if (a->mapped)
@@ -237,52 +239,43 @@ static void *system_heap_do_vmap(struct system_heap_buffer *buf)
 	pages = vmalloc(array_size(npages, sizeof(*pages)));
 	if (!pages)
 		return ERR_PTR(-ENOMEM);
-	for_each_sgtable_page(&buf->sg_table, &piter, 0) {
-		if (WARN_ON(n >= npages))
-			break;
+	/* The blocks add up to buf->len exactly: n never passes npages. */
+	for_each_sgtable_page(&buf->sg_table, &piter, 0)
 		pages[n++] = sg_page_iter_page(&piter);
-	}
 	vaddr = vmap(pages, n, VM_MAP, PAGE_KERNEL);
 	vfree(pages);
 	return vaddr ? vaddr : ERR_PTR(-ENOMEM);
 }
 
-/* The first vmap builds the mapping, later ones share it. */
+/*
+ * The dma-buf core counts its vmap users (dma_buf_vmap()'s
+ * vmapping_counter) and calls ->vmap for the first one and ->vunmap after
+ * the last one only, so the heap holds one mapping and no count of its own.
+ */
 static int system_heap_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct system_heap_buffer *buf = dmabuf->priv;
-	void *vaddr;
-	int ret = 0;
+	void *vaddr = system_heap_do_vmap(buf);
 
+	if (IS_ERR(vaddr))
+		return PTR_ERR(vaddr);
 	mutex_lock(&buf->lock);
-	if (!buf->vmap_cnt) {
-		vaddr = system_heap_do_vmap(buf);
-		if (IS_ERR(vaddr)) {
-			ret = PTR_ERR(vaddr);
-			goto out;
-		}
-		buf->vaddr = vaddr;
-	}
-	buf->vmap_cnt++;
-	iosys_map_set_vaddr(map, buf->vaddr);
-out:
+	buf->vaddr = vaddr;
 	mutex_unlock(&buf->lock);
-	return ret;
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
 }
 
-/* The last vunmap tears the mapping down. */
 static void system_heap_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct system_heap_buffer *buf = dmabuf->priv;
-
-	void *vaddr = NULL;
+	void *vaddr;
 
 	mutex_lock(&buf->lock);
-	if (--buf->vmap_cnt == 0)
-		swap(vaddr, buf->vaddr);
+	vaddr = buf->vaddr;
+	buf->vaddr = NULL;
 	mutex_unlock(&buf->lock);
-	if (vaddr)
-		vunmap(vaddr);
+	vunmap(vaddr);
 	iosys_map_clear(map);
 }
 
