@@ -34,6 +34,7 @@
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_heap.h>
 #include <dmasim/kapi_iommu.h>
+#include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
 #define KiB (1ULL << 10)
@@ -83,6 +84,15 @@ static int teardown_machine(void **state)
 	kapi_task_set_fatal_signal(0);
 	sim_machine_destroy();
 	return 0;
+}
+
+/* libfiu external callback: fail only the nth call from when it is set. */
+static unsigned long long calls_before_failure;
+
+static int fail_nth_call(const char *name, int *failnum, void **failinfo,
+			 unsigned int *flags)
+{
+	return calls_before_failure-- == 0;
 }
 
 /* The project's heap takes an orders list; the kernel tree's has fixed orders. */
@@ -485,6 +495,174 @@ static void test_vmap_aliases_the_blocks(void **state)
 	assert_everything_given_back();
 }
 
+/*
+ * A failed vmap (the page array or the mapping cannot be allocated) is
+ * -ENOMEM and keeps nothing; the next vmap works, its users share it, and
+ * CPU access brackets work with an attachment that is not mapped.
+ */
+static void test_failed_vmap_leaves_nothing_and_the_next_works(void **state)
+{
+	static const char *const points[] = {
+		"shim/vmalloc/vmalloc", "shim/vmalloc/vmap",
+	};
+	struct kapi_attach *attach;
+	unsigned long long vmaps;
+	struct kapi_dev *dev;
+	void *vaddr, *again;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	fd = allocate(1 * MiB + 4 * KiB);
+	assert_true(fd >= 0);
+	vmaps = sim_vmap_outstanding();
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		sim_faults_arm(1);
+		assert_int_equal(fiu_enable(points[i], 1, NULL, 0), 0);
+		assert_int_equal(kapi_dmabuf_vmap(fd, &vaddr), -ENOMEM);
+		fiu_disable(points[i]);
+		sim_faults_arm(0);
+		assert_int_equal(sim_vmap_outstanding(), vmaps);
+	}
+	assert_int_equal(kapi_dmabuf_vmap(fd, &vaddr), 0);
+	assert_int_equal(kapi_dmabuf_vmap(fd, &again), 0);
+	assert_ptr_equal(again, vaddr);
+	/* CPU access brackets with the buffer vmapped and attached unmapped. */
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_FROM_DEVICE), 0);
+	assert_int_equal(kapi_dmabuf_end_cpu_access(fd, KAPI_DMA_TO_DEVICE), 0);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_dmabuf_vunmap(fd, again), 0);
+	assert_int_equal(kapi_dmabuf_vunmap(fd, vaddr), 0);
+	assert_int_equal(sim_vmap_outstanding(), vmaps);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
+/* ------------------------------------------------------------------------
+ * mmap.
+ */
+
+/* The pfn of page i of a buffer, from its scatterlist (any block layout). */
+static unsigned long buffer_pfn(struct kapi_attach *attach, unsigned long i)
+{
+	for (unsigned int e = 0; e < kapi_attach_nr_entries(attach); e++) {
+		struct kapi_sg_entry sg;
+		unsigned long pages;
+
+		assert_int_equal(kapi_attach_sg_entry(attach, e, &sg), 0);
+		pages = sg.length >> 12;
+		if (i < pages)
+			return sg.pfn + i;
+		i -= pages;
+	}
+	fail_msg("page %lu is past the buffer", i);
+	return 0;
+}
+
+/*
+ * A window of pages [pgoff, pgoff + pages) of the buffer mapped into a
+ * process maps each page of the VMA to the buffer's page at that offset,
+ * whichever block holds it; windows past the end are refused.
+ *
+ *   buffer (785 pages)  [ block ][ block ] ... [4K]
+ *   window              .....[pgoff ........ pgoff + pages)
+ *   VMA                      [addr ......... addr + pages * 4K)
+ */
+static void test_mmap_windows_map_the_buffer_pages(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned long long pgoff;
+		unsigned long pages;
+		int err;
+	} cases[] = {
+		{ "whole buffer",			0,	785,	0 },
+		{ "from inside the first block",	3,	100,	0 },
+		{ "past whole blocks",			768 + 3, 14,	0 },
+		{ "two pages of the first block",	0,	2,	0 },
+		{ "the last page",			784,	1,	0 },
+		{ "across blocks to the end",		500,	285,	0 },
+		{ "one page past the end",		0,	786,	-EINVAL },
+		{ "starting at the end",		785,	1,	-EINVAL },
+		{ "offset wraps",			~0ULL,	2,	-EOVERFLOW },
+	};
+	struct kapi_attach *attach;
+	struct kapi_proc *proc;
+	struct kapi_dev *dev;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	fd = allocate(3 * MiB + 68 * KiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_true(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL) > 0);
+	proc = kapi_proc_create();
+	assert_non_null(proc);
+	/* The shared zero page, made with the first process, stays. */
+	base.buddy_free -= sim_zero_page_cost;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long addr = 0, pfn;
+		int ret, level;
+
+		ret = kapi_dmabuf_mmap(fd, cases[i].pgoff, cases[i].pages << 12,
+				       1, &addr);
+		if (ret != cases[i].err)
+			fail_msg("%s: got %d, want %d", cases[i].what, ret,
+				 cases[i].err);
+		if (ret)
+			continue;
+		for (unsigned long p = 0; p < cases[i].pages; p++) {
+			assert_int_equal(kapi_mm_cpu_pfn(addr + (p << 12), &pfn,
+							 &level), 0);
+			assert_int_equal(pfn, buffer_pfn(attach, cases[i].pgoff + p));
+		}
+		assert_int_equal(kapi_mm_munmap(addr), 0);
+	}
+	kapi_proc_destroy(proc);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
+/*
+ * remap_pfn_range() failing (no page table) for the first block or a later
+ * one: mmap is -ENOMEM and, once the VMA is gone, nothing is mapped.
+ */
+static void test_failed_mmap_unwinds(void **state)
+{
+	struct kapi_proc *proc;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	fd = allocate(3 * MiB + 68 * KiB);
+	assert_true(fd >= 0);
+	proc = kapi_proc_create();
+	assert_non_null(proc);
+	/* The shared zero page, made with the first process, stays. */
+	base.buddy_free -= sim_zero_page_cost;
+	for (unsigned long long nth = 0; nth < 3; nth++) {
+		unsigned long addr = 0, pfn;
+		int level;
+
+		calls_before_failure = nth;
+		sim_faults_arm(1);
+		assert_int_equal(fiu_enable_external("shim/mm/alloc_pages", 1,
+						     NULL, 0, fail_nth_call), 0);
+		assert_int_equal(kapi_dmabuf_mmap(fd, 0, (3 * MiB + 68 * KiB), 1,
+						  &addr), -ENOMEM);
+		fiu_disable("shim/mm/alloc_pages");
+		sim_faults_arm(0);
+		assert_int_equal(kapi_mm_cpu_pfn(addr, &pfn, &level), -ENOENT);
+	}
+	kapi_proc_destroy(proc);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
 /* ------------------------------------------------------------------------
  * Bad input and failures: the kernel's errno, and nothing left behind.
  */
@@ -652,15 +830,6 @@ static void test_invalid_orders_are_rejected(void **state)
  * Fault injection: every fallible call, failed in turn.
  */
 
-/* libfiu external callback: fail only the nth call from when it is set. */
-static unsigned long long calls_before_failure;
-
-static int fail_nth_call(const char *name, int *failnum, void **failinfo,
-			 unsigned int *flags)
-{
-	return calls_before_failure-- == 0;
-}
-
 /*
  * The whole importer round trip: allocate, put a device behind intel-sl,
  * attach, map, vmap and write, then undo it all.  On the first error it
@@ -757,6 +926,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_release_frees_every_page_when_segments_merged, teardown_machine),
 		cmocka_unit_test_teardown(test_direct_mapping_is_one_segment_per_block, teardown_machine),
 		cmocka_unit_test_teardown(test_vmap_aliases_the_blocks, teardown_machine),
+		cmocka_unit_test_teardown(test_failed_vmap_leaves_nothing_and_the_next_works, teardown_machine),
+		cmocka_unit_test_teardown(test_mmap_windows_map_the_buffer_pages, teardown_machine),
+		cmocka_unit_test_teardown(test_failed_mmap_unwinds, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_alloc_requests_leave_nothing, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_map_leaves_no_iova_and_no_leaf, teardown_machine),
 		cmocka_unit_test_teardown(test_alloc_ioctl_size_handling, teardown_machine),

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The DMA-BUF heap core (dma-heap.c) on its own: the DMA_HEAP_IOCTL_ALLOC
+ * ioctl's argument handling and request checks, and heap registration
+ * (dma_heap_add()) with its errors.  Run once per implementation (the
+ * project's core and, in upstream mode, the kernel tree's dma-heap.c).
+ *
+ * Besides the system heap, the tests register test heaps through
+ * kapi_heap_add(): a heap whose allocate op records what the core asked it
+ * for (length, flags, its own name) in a struct of the test and fails with
+ * the errno the test chose, so the core's part of a request is seen alone.
+ *
+ *   /dev/dma_heap/system         the system heap (booted)
+ *   /dev/dma_heap/kapi-probe     a test heap, registered by the first test
+ *   /dev/dma_heap/kapi-minor-N   test heaps filling the minors (last test)
+ *
+ * Heaps cannot be removed (6.12 has no dma_heap_remove()): a heap added
+ * stays for the rest of the process, so "nothing left behind" is checked
+ * around each failed registration, not against the machine's start.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <fiu.h>
+#include <fiu-control.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_heap.h>
+#include <dmasim/sim.h>
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+
+/* _IOC(dir, 'H', nr, size) as <uapi/asm-generic/ioctl.h> encodes it. */
+#define HEAP_IOC(dir, nr, size) \
+	(((unsigned int)(dir) << 30) | ((unsigned int)(size) << 16) | \
+	 ('H' << 8) | (nr))
+#define IOC_NONE	0u
+#define IOC_WRITE	1u	/* userspace writes: the kernel copies in */
+#define IOC_READ	2u	/* the kernel copies out */
+#define ALLOC_SIZE	((unsigned int)sizeof(struct kapi_dma_heap_allocation_data))
+
+struct baseline {
+	unsigned long long kmalloc;
+	unsigned long buddy_free;
+	unsigned int fds;
+	unsigned long files;
+};
+
+static struct baseline base;
+static int system_fd = -1;
+static int probe_fd = -1;
+static struct kapi_heap_request probe = { .ret = -EIO };
+
+static void take_baseline(void)
+{
+	base.kmalloc = sim_kmalloc_outstanding();
+	base.buddy_free = sim_buddy_nr_free();
+	base.fds = kapi_nr_open_fds();
+	base.files = kapi_nr_files();
+}
+
+static void assert_everything_given_back(void)
+{
+	assert_int_equal(sim_kmalloc_outstanding(), base.kmalloc);
+	assert_int_equal(sim_buddy_nr_free(), base.buddy_free);
+	assert_int_equal(kapi_nr_open_fds(), base.fds);
+	assert_int_equal(kapi_nr_files(), base.files);
+}
+
+/* A fresh machine with the system heap and the probe heap open. */
+static int setup_machine(void **state)
+{
+	struct sim_config cfg = { .ram_bytes = 1 * GiB, .nr_cpus = 1, .seed = 1 };
+
+	if (sim_machine_init(&cfg))
+		return -1;
+	system_fd = kapi_heap_open("system");
+	probe_fd = kapi_heap_open("kapi-probe");
+	if (probe_fd == -ENOENT) {
+		if (kapi_heap_add("kapi-probe", KAPI_HEAP_OPS, &probe))
+			return -1;
+		probe_fd = kapi_heap_open("kapi-probe");
+	}
+	if (system_fd < 0 || probe_fd < 0)
+		return -1;
+	memset(&probe, 0, sizeof(probe));
+	probe.ret = -EIO;
+	take_baseline();
+	return 0;
+}
+
+static int teardown_machine(void **state)
+{
+	kapi_close(system_fd);
+	kapi_close(probe_fd);
+	system_fd = probe_fd = -1;
+	sim_machine_destroy();
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The ioctl.
+ */
+
+/* The core hands the heap the page-aligned length and the caller's flags. */
+static void test_heap_gets_the_page_aligned_request(void **state)
+{
+	static const struct {
+		unsigned long long len;
+		unsigned int fd_flags;
+		unsigned long long want_len;
+	} cases[] = {
+		{ 1,			KAPI_O_RDWR,			4 * KiB },
+		{ 4 * KiB,		KAPI_O_RDONLY,			4 * KiB },
+		{ 5000,			KAPI_O_RDWR | KAPI_O_CLOEXEC,	8 * KiB },
+		{ 1 * GiB + 1,		KAPI_O_WRONLY,			1 * GiB + 4 * KiB },
+		{ 64ULL * GiB,		KAPI_O_CLOEXEC,			64ULL * GiB },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned int calls = probe.calls;
+
+		assert_int_equal(kapi_heap_alloc(probe_fd, cases[i].len,
+						 cases[i].fd_flags, 0), -EIO);
+		assert_int_equal(probe.calls, calls + 1);
+		assert_int_equal(probe.len, cases[i].want_len);
+		assert_int_equal(probe.fd_flags, cases[i].fd_flags);
+		assert_int_equal(probe.heap_flags, 0);
+		assert_string_equal(probe.name, "kapi-probe");
+		assert_everything_given_back();
+	}
+}
+
+/* A request the core refuses never reaches the heap. */
+static void test_refused_requests_never_reach_the_heap(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned long long len;
+		unsigned int fd;
+		unsigned int fd_flags;
+		unsigned long long heap_flags;
+	} cases[] = {
+		{ "fd set on input",		4 * KiB, 3, KAPI_O_RDWR, 0 },
+		{ "O_APPEND",			4 * KiB, 0, 02000, 0 },
+		{ "O_NONBLOCK",			4 * KiB, 0, 04000, 0 },
+		{ "heap flag 0",		4 * KiB, 0, KAPI_O_RDWR, 1 },
+		{ "heap flag 40",		4 * KiB, 0, KAPI_O_RDWR, 1ULL << 40 },
+		{ "zero length",		0, 0, KAPI_O_RDWR, 0 },
+		{ "length that aligns to 0",	~0ULL - 100, 0, KAPI_O_RDWR, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kapi_dma_heap_allocation_data req = {
+			.len = cases[i].len,
+			.fd = cases[i].fd,
+			.fd_flags = cases[i].fd_flags,
+			.heap_flags = cases[i].heap_flags,
+		};
+		long ret = kapi_ioctl(probe_fd, KAPI_DMA_HEAP_IOCTL_ALLOC, &req);
+
+		if (ret != -EINVAL)
+			fail_msg("%s: got %ld, want -EINVAL", cases[i].what, ret);
+		assert_int_equal(probe.calls, 0);
+		assert_everything_given_back();
+	}
+}
+
+/*
+ * Only the directions both the caller's command and DMA_HEAP_IOCTL_ALLOC
+ * declare are copied, and the type is not checked:
+ *
+ *   _IOWR('H', 0, 24)   in and out: allocates, fd returned
+ *   _IOWR('X', 0, 24)   another type, same number: the same
+ *   _IOW('H', 0, 24)    in only: allocates, the fd is installed but the
+ *                       caller is not told its number
+ *   _IOR('H', 0, 24)    out only: the request reads as zeroes, len 0: -EINVAL
+ *   _IO('H', 0)         nothing copied: -EINVAL
+ */
+static void test_alloc_ioctl_copies_only_the_declared_directions(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned int cmd;
+		long ret;
+		int fd_returned;
+		int fd_installed;
+	} cases[] = {
+		{ "_IOWR",		KAPI_DMA_HEAP_IOCTL_ALLOC, 0, 1, 1 },
+		{ "_IOWR type X",	(KAPI_DMA_HEAP_IOCTL_ALLOC & ~0xff00u) | ('X' << 8),
+		  0, 1, 1 },
+		{ "_IOW",		HEAP_IOC(IOC_WRITE, 0, ALLOC_SIZE), 0, 0, 1 },
+		{ "_IOR",		HEAP_IOC(IOC_READ, 0, ALLOC_SIZE), -EINVAL, 0, 0 },
+		{ "_IO",		HEAP_IOC(IOC_NONE, 0, 0), -EINVAL, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kapi_dma_heap_allocation_data req = {
+			.len = 64 * KiB, .fd_flags = KAPI_O_RDWR,
+		};
+		/* The lowest free descriptor is the one a success takes. */
+		int next_fd = kapi_heap_open("system");
+		long ret;
+
+		assert_true(next_fd >= 0);
+		assert_int_equal(kapi_close(next_fd), 0);
+		ret = kapi_ioctl(system_fd, cases[i].cmd, &req);
+		if (ret != cases[i].ret)
+			fail_msg("%s: got %ld, want %ld", cases[i].what, ret,
+				 cases[i].ret);
+		assert_int_equal(req.fd, cases[i].fd_returned ? next_fd : 0);
+		assert_int_equal(kapi_nr_open_fds(), base.fds + cases[i].fd_installed);
+		if (cases[i].fd_installed)
+			assert_int_equal(kapi_close(next_fd), 0);
+		assert_everything_given_back();
+	}
+}
+
+/* libfiu external callback: fail only the nth call from when it is set. */
+static unsigned long long calls_before_failure;
+
+static int fail_nth_call(const char *name, int *failnum, void **failinfo,
+			 unsigned int *flags)
+{
+	return calls_before_failure-- == 0;
+}
+
+/* Fail the nth call of one fault point during fn(arg); was one failed? */
+static int with_nth_call_failing(const char *point, unsigned long long nth,
+				 long (*fn)(void *), void *arg, long *ret)
+{
+	int fp = sim_fault_lookup(point);
+	unsigned long long before;
+
+	assert_true(fp >= 0);
+	before = sim_fault_calls[fp];
+	calls_before_failure = nth;
+	sim_faults_arm(1);
+	assert_int_equal(fiu_enable_external(point, 1, NULL, 0, fail_nth_call), 0);
+	*ret = fn(arg);
+	fiu_disable(point);
+	sim_faults_arm(0);
+	return sim_fault_calls[fp] - before > nth;
+}
+
+struct big_request {
+	struct kapi_dma_heap_allocation_data req;
+	unsigned char tail[300];
+};
+
+static long alloc_with_big_argument(void *arg)
+{
+	struct big_request *big = arg;
+
+	memset(big, 0, sizeof(*big));
+	big->req.len = 64 * KiB;
+	big->req.fd_flags = KAPI_O_RDWR;
+	memset(big->tail, 0xff, sizeof(big->tail));
+	return kapi_ioctl(probe_fd, HEAP_IOC(IOC_READ | IOC_WRITE, 0,
+					     sizeof(*big)), big);
+}
+
+/*
+ * An argument larger than the core stages on its stack is copied into a
+ * kmalloc'ed buffer: when that allocation fails the ioctl is -ENOMEM and
+ * the heap is not asked; when the copy in fails it is -EFAULT and the
+ * buffer is freed; otherwise the heap gets the request.
+ */
+static void test_large_ioctl_argument_failures_unwind(void **state)
+{
+	struct big_request big;
+	long ret;
+
+	assert_true(with_nth_call_failing("shim/slab/kmalloc", 0,
+					  alloc_with_big_argument, &big, &ret));
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(probe.calls, 0);
+	assert_everything_given_back();
+
+	assert_true(with_nth_call_failing("shim/uaccess/copy_from_user", 0,
+					  alloc_with_big_argument, &big, &ret));
+	assert_int_equal(ret, -EFAULT);
+	assert_int_equal(probe.calls, 0);
+	assert_everything_given_back();
+
+	assert_int_equal(alloc_with_big_argument(&big), -EIO);
+	assert_int_equal(probe.calls, 1);
+	assert_int_equal(probe.len, 64 * KiB);
+	assert_everything_given_back();
+}
+
+/* ------------------------------------------------------------------------
+ * Registration.
+ */
+
+/* Export info the core refuses: the errno, and no node, object or minor. */
+static void test_bad_export_info_is_refused(void **state)
+{
+	static const struct {
+		const char *what;
+		const char *name;
+		enum kapi_heap_ops ops;
+	} cases[] = {
+		{ "no name",		NULL,		KAPI_HEAP_OPS },
+		{ "empty name",		"",		KAPI_HEAP_OPS },
+		{ "no ops",		"kapi-bad",	KAPI_HEAP_OPS_NONE },
+		{ "no allocate op",	"kapi-bad",	KAPI_HEAP_OPS_NO_ALLOCATE },
+		{ "the system heap's name", "system",	KAPI_HEAP_OPS },
+		{ "the probe heap's name", "kapi-probe", KAPI_HEAP_OPS },
+	};
+	struct kapi_heap_request req = { .ret = -EIO };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret = kapi_heap_add(cases[i].name, cases[i].ops, &req);
+
+		if (ret != -EINVAL)
+			fail_msg("%s: got %d, want -EINVAL", cases[i].what, ret);
+		assert_everything_given_back();
+	}
+	assert_int_equal(kapi_heap_open("kapi-bad"), -ENOENT);
+	/* The names already taken still reach their own heaps. */
+	assert_int_equal(kapi_heap_alloc(probe_fd, 4 * KiB, KAPI_O_RDWR, 0), -EIO);
+	assert_int_equal(probe.calls, 1);
+	assert_int_equal(req.calls, 0);
+}
+
+static long add_nth_heap(void *arg)
+{
+	return kapi_heap_add("kapi-nth", KAPI_HEAP_OPS, arg);
+}
+
+/*
+ * Fail each allocation dma_heap_add() makes in turn (the heap, its minor's
+ * slot, the char device, the device, its name and node) until a run makes
+ * none fail: every failure is -ENOMEM and leaves no object, no node and no
+ * minor behind; the run that succeeds gives a working heap.
+ */
+static void test_every_allocation_failure_in_heap_add_unwinds(void **state)
+{
+	static struct kapi_heap_request req = { .ret = -ENOSPC };
+	unsigned long long nth;
+	long ret;
+
+	for (nth = 0; with_nth_call_failing("shim/slab/kmalloc", nth,
+					    add_nth_heap, &req, &ret); nth++) {
+		assert_int_equal(ret, -ENOMEM);
+		assert_everything_given_back();
+		assert_int_equal(kapi_heap_open("kapi-nth"), -ENOENT);
+	}
+	/* The heap, its minor, char device and node were each allocated. */
+	assert_true(nth >= 4);
+	assert_int_equal(ret, 0);
+	ret = kapi_heap_open("kapi-nth");
+	assert_true(ret >= 0);
+	assert_int_equal(kapi_heap_alloc((int)ret, 4 * KiB, KAPI_O_RDWR, 0),
+			 -ENOSPC);
+	assert_string_equal(req.name, "kapi-nth");
+	assert_int_equal(kapi_close((int)ret), 0);
+}
+
+/*
+ * There are 128 minors: heaps are added until one is refused with -EBUSY,
+ * which leaves nothing behind; every heap added before opens and answers.
+ */
+static void test_heap_minors_run_out(void **state)
+{
+	static struct kapi_heap_request req = { .ret = -ENOSPC };
+	char name[32];
+	int added, ret = 0;
+
+	for (added = 0; added <= 128; added++) {
+		unsigned long long before = sim_kmalloc_outstanding();
+
+		snprintf(name, sizeof(name), "kapi-minor-%d", added);
+		ret = kapi_heap_add(name, KAPI_HEAP_OPS, &req);
+		if (ret) {
+			assert_int_equal(sim_kmalloc_outstanding(), before);
+			break;
+		}
+	}
+	assert_int_equal(ret, -EBUSY);
+	assert_int_equal(kapi_heap_open(name), -ENOENT);
+	/* system, kapi-probe and kapi-nth hold three of the 128. */
+	assert_int_equal(added, 128 - 3);
+	for (int i = 0; i < added; i += 31) {
+		int fd;
+
+		snprintf(name, sizeof(name), "kapi-minor-%d", i);
+		fd = kapi_heap_open(name);
+		assert_true(fd >= 0);
+		assert_int_equal(kapi_heap_alloc(fd, 4 * KiB, KAPI_O_RDWR, 0),
+				 -ENOSPC);
+		assert_string_equal(req.name, name);
+		assert_int_equal(kapi_close(fd), 0);
+	}
+	/* The system heap still allocates. */
+	ret = kapi_heap_alloc(system_fd, 4 * KiB, KAPI_O_RDWR, 0);
+	assert_true(ret >= 0);
+	assert_int_equal(kapi_close(ret), 0);
+}
+
+static int boot_kernel(void **state)
+{
+	return kapi_boot();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_heap_gets_the_page_aligned_request, setup_machine, teardown_machine),
+		cmocka_unit_test_setup_teardown(test_refused_requests_never_reach_the_heap, setup_machine, teardown_machine),
+		cmocka_unit_test_setup_teardown(test_alloc_ioctl_copies_only_the_declared_directions, setup_machine, teardown_machine),
+		cmocka_unit_test_setup_teardown(test_large_ioctl_argument_failures_unwind, setup_machine, teardown_machine),
+		cmocka_unit_test_setup_teardown(test_bad_export_info_is_refused, setup_machine, teardown_machine),
+		cmocka_unit_test_setup_teardown(test_every_allocation_failure_in_heap_add_unwinds, setup_machine, teardown_machine),
+		/* Last: it leaves no minor free. */
+		cmocka_unit_test_setup_teardown(test_heap_minors_run_out, setup_machine, teardown_machine),
+	};
+
+	return cmocka_run_group_tests_name("heap_core_" DMASIM_IMPL, tests,
+					   boot_kernel, NULL);
+}
