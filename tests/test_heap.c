@@ -724,6 +724,60 @@ static void test_failed_alloc_requests_leave_nothing(void **state)
 	}
 }
 
+/* libfiu external callback: let calls_before_failure calls through, fail the rest. */
+static int fail_from_nth_call(const char *name, int *failnum, void **failinfo,
+			      unsigned int *flags)
+{
+	if (!calls_before_failure)
+		return 1;
+	calls_before_failure--;
+	return 0;
+}
+
+/*
+ * Pages run out in the middle of a buffer, after its first k blocks (of
+ * every order the heap uses: 2 MiB, 1 MiB, 64 KiB, 4 KiB) were taken: the
+ * allocation is -ENOMEM and every block taken goes back.  There are as many
+ * such failures as the buffer has blocks.
+ *
+ *   buffer   [ 2M ][ 1M ][64K][4K]      (core; 6.12: [1M][1M][1M][64K][4K])
+ *   k = 0     x                         nothing taken
+ *   k = 1     ok    x                   the 2M block given back
+ *   ...
+ */
+static void test_pages_running_out_mid_buffer_give_back_every_block(void **state)
+{
+	static const unsigned long long lens[] = {
+		3 * MiB + 68 * KiB, 2 * MiB + 4 * KiB, 68 * KiB, 12 * KiB,
+	};
+
+	given_a_fresh_machine(2 * GiB);
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		struct kapi_heap_layout layout;
+		unsigned long long k;
+		int fd;
+
+		for (k = 0;; k++) {
+			calls_before_failure = k;
+			sim_faults_arm(1);
+			assert_int_equal(fiu_enable_external("shim/mm/alloc_pages", 1,
+							     NULL, 0,
+							     fail_from_nth_call), 0);
+			fd = allocate(lens[i]);
+			fiu_disable("shim/mm/alloc_pages");
+			sim_faults_arm(0);
+			if (fd >= 0)
+				break;
+			assert_int_equal(fd, -ENOMEM);
+			assert_everything_given_back();
+		}
+		heap_layout_of(fd, &layout);
+		assert_int_equal(k, layout.nr_chunks);
+		assert_int_equal(kapi_close(fd), 0);
+		assert_everything_given_back();
+	}
+}
+
 /* A mapping that fails leaves no IOVA, no leaf and an unmapped attachment. */
 static void test_failed_map_leaves_no_iova_and_no_leaf(void **state)
 {
@@ -930,6 +984,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_mmap_windows_map_the_buffer_pages, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_mmap_unwinds, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_alloc_requests_leave_nothing, teardown_machine),
+		cmocka_unit_test_teardown(test_pages_running_out_mid_buffer_give_back_every_block, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_map_leaves_no_iova_and_no_leaf, teardown_machine),
 		cmocka_unit_test_teardown(test_alloc_ioctl_size_handling, teardown_machine),
 		cmocka_unit_test_teardown(test_invalid_orders_are_rejected, teardown_machine),
