@@ -27,6 +27,17 @@
  *   scatterlist names;
  * - at the end, everything is given back: free pages, kernel objects, fds,
  *   files, vmaps, and every importer's IOMMU domain is empty.
+ *
+ * Differential trace (DMASIM_FUZZ_VERBOSE=1, tools/fuzz-differential.sh):
+ * every step logs what it returned (errnos, fds, bytes), and what depends
+ * on the buffers' block layout on lines starting "~ ": the chunks by
+ * order, the DMA segment count, the IOMMU leaves by size and the free page
+ * count while buffers are held.  The free page count at the end is not
+ * marked: it must be the start's in every implementation.  The order set
+ * is logged as "orders LIST".  DMASIM_FUZZ_HEAP_ORDERS=LIST makes the
+ * project's heap use LIST whatever the input says (the input's bytes are
+ * still consumed), so its trace can be compared with a kernel tree's,
+ * whose orders are fixed (8,4,0; DMASIM_IMPL_HEAP_ORDERS_PARAM false).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -90,8 +101,24 @@ static void boot_once(void)
 
 /* ---- the order set ------------------------------------------------------ */
 
+/* The orders of a kernel tree's heap (DMASIM_IMPL_HEAP_ORDERS_PARAM false). */
+#define KERNEL_HEAP_ORDERS	"8,4,0"
+
+static unsigned int order_mask_of(const char *list)
+{
+	unsigned int mask = 0;
+
+	for (const char *c = list; *c;) {
+		mask |= 1u << strtoul(c, (char **)&c, 10);
+		if (*c == ',')
+			c++;
+	}
+	return mask;
+}
+
 static void choose_orders(struct fuzz_input *in)
 {
+	const char *forced = getenv("DMASIM_FUZZ_HEAP_ORDERS");
 	static const char *const presets[] = {
 		"9,8,4,0", "8,4,0", "9,0", "10,9,4,0", "4,0", "0", "9,4",
 		"4,8,0",	/* not descending: every allocation -EINVAL */
@@ -102,7 +129,17 @@ static void choose_orders(struct fuzz_input *in)
 	if (!DMASIM_IMPL_HEAP_ORDERS_PARAM) {
 		/* A kernel tree's heap: its fixed {8, 4, 0}. */
 		orders_ok = 1;
-		order_mask = 1u << 8 | 1u << 4 | 1u << 0;
+		order_mask = order_mask_of(KERNEL_HEAP_ORDERS);
+		FUZZ_LOG("orders " KERNEL_HEAP_ORDERS);
+		return;
+	}
+	if (forced && *forced) {
+		/* For a differential run: the input's choice is ignored. */
+		FUZZ_CHECK(kapi_param_set("system_heap.orders", forced) == 0,
+			   "DMASIM_FUZZ_HEAP_ORDERS=\"%s\" not taken", forced);
+		orders_ok = 1;
+		order_mask = order_mask_of(forced);
+		FUZZ_LOG("orders %s", forced);
 		return;
 	}
 	if (how & 0x8000) {
@@ -128,17 +165,12 @@ static void choose_orders(struct fuzz_input *in)
 
 		strcpy(list, presets[p]);
 		orders_ok = p != 7;
-		order_mask = 0;
-		for (const char *c = list; *c;) {
-			order_mask |= 1u << strtoul(c, (char **)&c, 10);
-			if (*c == ',')
-				c++;
-		}
+		order_mask = order_mask_of(list);
 	}
 	/* The parameter takes any list; the heap checks it on allocation. */
 	FUZZ_CHECK(kapi_param_set("system_heap.orders", list) == 0,
 		   "orders \"%s\" not taken", list);
-	FUZZ_LOG("orders \"%s\"%s", list, orders_ok ? "" : " (invalid)");
+	FUZZ_LOG("orders %s%s", list, orders_ok ? "" : " (invalid)");
 }
 
 /* ---- ageing by the input ------------------------------------------------ */
@@ -284,6 +316,46 @@ static void check_domains(void)
 	}
 }
 
+/* ---- the differential trace -------------------------------------------- */
+
+/* "~ chunks o8=2 o0=1": a buffer's blocks by order, largest first. */
+static void log_layout(const struct kapi_heap_layout *l)
+{
+	char line[256] = "";
+	int n = 0;
+
+	if (!fuzz_verbose())
+		return;
+	for (int o = SIM_MAX_ORDER; o >= 0; o--)
+		if (l->chunks_by_order[o])
+			n += snprintf(line + n, sizeof(line) - n, " o%d=%lu", o,
+				      l->chunks_by_order[o]);
+	FUZZ_LOG("~ chunks%s, %lu pages free", line, sim_buddy_nr_free());
+}
+
+/* "~ leaves 4K=3 2M=1": the IOMMU leaves mapping an attachment, by size. */
+static void log_mapping(const struct attach *at, int nents)
+{
+	static const char *const unit[] = { "", "K", "M", "G", "T", "P", "E" };
+	struct kapi_iommu_cover cover;
+	char line[512] = "";
+	int n = 0;
+
+	if (!fuzz_verbose())
+		return;
+	FUZZ_LOG("~ %d segments, %lu pages free", nents, sim_buddy_nr_free());
+	if (kapi_attach_iommu_cover(at->a, &cover))
+		return;		/* dma-direct: no IOMMU */
+	for (int shift = 0; shift < 64; shift++)
+		if (cover.leaves_by_shift[shift])
+			n += snprintf(line + n, sizeof(line) - n, " %llu%s=%llu",
+				      1ULL << (shift % 10), unit[shift / 10],
+				      cover.leaves_by_shift[shift]);
+	FUZZ_LOG("~ leaves%s; %llu of %llu 2M windows in one leaf", line,
+		 cover.windows_2m_superpage, cover.windows_2m);
+	FUZZ_LOG("iova range 0x%llx bytes", cover.iova_size);
+}
+
 /* ---- steps ------------------------------------------------------------------ */
 
 static void step_alloc(struct fuzz_input *in)
@@ -346,6 +418,7 @@ static void step_alloc(struct fuzz_input *in)
 		for (unsigned int o = 0; o <= SIM_MAX_ORDER; o++)
 			FUZZ_CHECK(!l.chunks_by_order[o] || (order_mask & (1u << o)),
 				   "%lu chunks of order %u", l.chunks_by_order[o], o);
+		log_layout(&l);
 	}
 	nr_bufs++;
 }
@@ -383,7 +456,8 @@ static void step_map(struct fuzz_input *in)
 		return;
 	}
 	nents = kapi_dmabuf_map(at->a, (how >> 4) % 3);
-	FUZZ_LOG("map attach %ld dev %d: %d", (long)(at - atts), at->dev, nents);
+	FUZZ_LOG("map attach %ld dev %d: %s", (long)(at - atts), at->dev,
+		 nents > 0 ? "mapped" : strerror(-nents));
 	if (at->mapped) {
 		FUZZ_CHECK(nents == -EBUSY, "second map of one attachment: %d",
 			   nents);
@@ -394,6 +468,7 @@ static void step_map(struct fuzz_input *in)
 	at->mapped = 1;
 	check_blocks(at);
 	check_mapping(at, nents);
+	log_mapping(at, nents);
 }
 
 static void step_detach(struct fuzz_input *in)
@@ -546,6 +621,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	release_aged();
 	sim_buddy_drain_pcp();
+	FUZZ_LOG("end: %lu pages free", sim_buddy_nr_free());
 	FUZZ_CHECK(sim_buddy_nr_free() == free_pages,
 		   "%lu free pages at the end, %lu at the start",
 		   sim_buddy_nr_free(), free_pages);
