@@ -4,7 +4,9 @@
  * user pointer is a plain pointer); each copy asks its fault point first
  * ("shim/uaccess/copy_from_user", "shim/uaccess/copy_to_user") and a failed
  * copy reports every byte uncopied, as a fault on the first byte would.
- * A NULL user pointer faults too.
+ * A NULL user pointer faults too.  A pointer into a VMA of the calling
+ * task's simulated address space is copied through its page tables
+ * instead, faulting pages in (kernel_shim/uaccess.c).
  * access_ok() is the kernel's range check against the x86-64 user address
  * limit (47 bits less a page), so a range that wraps or reaches the
  * kernel half is refused, as on the real machine.
@@ -18,11 +20,24 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+/*
+ * Copy n bytes between kbuf and uaddr when uaddr lies in a VMA of
+ * current's simulated address space: the bytes left uncopied.  -1 when it
+ * does not (the pointer is the test's own memory).
+ */
+long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
+			  bool to_user);
+
 static inline unsigned long __must_check
 copy_from_user(void *to, const void __user *from, unsigned long n)
 {
+	long left;
+
 	if (sim_should_fail(SIM_FP_COPY_FROM_USER) || (!from && n))
 		return n;
+	left = dmasim_copy_user_sim(to, (unsigned long)from, n, false);
+	if (left >= 0)
+		return left;
 	memcpy(to, (const void __force *)from, n);
 	return 0;
 }
@@ -30,8 +45,13 @@ copy_from_user(void *to, const void __user *from, unsigned long n)
 static inline unsigned long __must_check
 copy_to_user(void __user *to, const void *from, unsigned long n)
 {
+	long left;
+
 	if (sim_should_fail(SIM_FP_COPY_TO_USER) || (!to && n))
 		return n;
+	left = dmasim_copy_user_sim((void *)from, (unsigned long)to, n, true);
+	if (left >= 0)
+		return left;
 	memcpy((void __force *)to, from, n);
 	return 0;
 }
