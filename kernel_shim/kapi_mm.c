@@ -29,18 +29,18 @@ static struct task_struct *proc_task(const struct kapi_proc *p)
 	return (struct task_struct *)p;
 }
 
-struct kapi_proc *kapi_proc_create(void)
+/* A new, empty address space owned by t; NULL without memory. */
+static struct mm_struct *proc_mm_create(struct task_struct *t)
 {
-	struct task_struct *t = sim_kmalloc(sizeof(*t), 1);
-	struct signal_struct *sig = sim_kmalloc(sizeof(*sig), 1);
 	struct mm_struct *mm = sim_kmalloc(sizeof(*mm), 1);
-	int i;
 
-	if (!t || !sig || !mm)
-		goto fail;
+	if (!mm)
+		return NULL;
 	mm->dmasim_mm = sim_mm_create(mm);
-	if (!mm->dmasim_mm)
-		goto fail;
+	if (!mm->dmasim_mm) {
+		sim_kfree(mm);
+		return NULL;
+	}
 	mm->pgd = (pgd_t *)sim_mm_pgd(mm->dmasim_mm);
 	atomic_set(&mm->mm_users, 1);
 	atomic_set(&mm->mm_count, 1);
@@ -48,6 +48,21 @@ struct kapi_proc *kapi_proc_create(void)
 	init_rwsem(&mm->mmap_lock);
 	spin_lock_init(&mm->page_table_lock);
 	mm->owner = t;
+	return mm;
+}
+
+struct kapi_proc *kapi_proc_create(void)
+{
+	struct task_struct *t = sim_kmalloc(sizeof(*t), 1);
+	struct signal_struct *sig = sim_kmalloc(sizeof(*sig), 1);
+	struct mm_struct *mm = NULL;
+	int i;
+
+	if (!t || !sig)
+		goto fail;
+	mm = proc_mm_create(t);
+	if (!mm)
+		goto fail;
 
 	for (i = 0; i < RLIM_NLIMITS; i++) {
 		sig->rlim[i].rlim_cur = RLIM_INFINITY;
@@ -89,6 +104,20 @@ void kapi_proc_destroy(struct kapi_proc *p)
 	if (current == t)
 		dmasim_set_current(NULL);
 	put_task_struct(t);
+}
+
+int kapi_proc_exec(struct kapi_proc *p)
+{
+	struct task_struct *t = proc_task(p);
+	struct mm_struct *old = t->mm, *mm = proc_mm_create(t);
+
+	if (!mm)
+		return -ENOMEM;
+	/* exec_mmap(): the task switches, then lets the old mm go. */
+	t->mm = mm;
+	if (old)
+		mmput(old);
+	return 0;
 }
 
 void kapi_proc_set_current(struct kapi_proc *p)

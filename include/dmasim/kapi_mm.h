@@ -25,6 +25,12 @@ struct kapi_proc *kapi_proc_create(void);
  * calling thread's current, current becomes the boot task.
  */
 void kapi_proc_destroy(struct kapi_proc *p);
+/*
+ * execve() in p: the same task (pid, rlimits, capabilities) gets a new,
+ * empty address space, and drops the old one (torn down if nothing else
+ * holds it: mmget).  0 or -ENOMEM.
+ */
+int kapi_proc_exec(struct kapi_proc *p);
 /* Run the calling thread as p (NULL: the boot task, which has no mm). */
 void kapi_proc_set_current(struct kapi_proc *p);
 struct kapi_proc *kapi_proc_current(void);
