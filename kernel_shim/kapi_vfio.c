@@ -44,6 +44,10 @@ struct kapi_vfio_dev {
 	struct kapi_vfio_pin *pins;
 	unsigned long nr_pins, cap_pins;
 	unsigned long nr_dma_unmaps;
+	/* IOMMU-backed, and also pins through the container (registered). */
+	bool pinning;
+	/* dma_unmap callbacks still to answer by pinning again (a race). */
+	unsigned long repins_on_dma_unmap;
 };
 
 static unsigned long kapi_vfio_open_count;
@@ -142,6 +146,8 @@ static void kapi_vfio_forget_pin(struct kapi_vfio_dev *dev,
 	*pin = dev->pins[--dev->nr_pins];
 }
 
+static void kapi_vfio_race_a_pin(struct kapi_vfio_dev *dev, u64 iova);
+
 /*
  * The emulated device's answer to "this range goes away": unpin every page
  * it holds there, as a mediated driver must.
@@ -166,6 +172,7 @@ static void kapi_vfio_emulated_dma_unmap(struct vfio_device *vdev, u64 iova,
 		/* The slot now holds another pin (or none): look again. */
 		kapi_vfio_forget_pin(dev, pin);
 	}
+	kapi_vfio_race_a_pin(dev, iova);
 }
 
 static const struct vfio_device_ops kapi_vfio_emulated_ops = {
@@ -210,19 +217,19 @@ int kapi_vfio_attach_emulated_dev(struct kapi_vfio *c,
 void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 {
 	list_del(&dev->next);
-	if (dev->emulated) {
-		/* A departing mediated driver drops its pins first. */
+	if (dev->emulated || dev->pinning) {
+		/* A departing pinning driver drops its pins first. */
 		while (dev->nr_pins) {
 			c->ops->unpin_pages(c->data, dev->pins[0].iova, 1);
 			kapi_vfio_forget_pin(dev, &dev->pins[0]);
 		}
 		c->ops->unregister_device(c->data, &dev->vdev);
-		c->ops->detach_group(c->data, dev->group);
-		iommu_group_put(dev->group);
-	} else {
-		c->ops->detach_group(c->data, dev->group);
-		sim_iommu_device_destroy(dev->idev);
 	}
+	c->ops->detach_group(c->data, dev->group);
+	if (dev->emulated)
+		iommu_group_put(dev->group);
+	else
+		sim_iommu_device_destroy(dev->idev);
 	kfree(dev->pins);
 	kfree(dev);
 }
@@ -588,4 +595,41 @@ unsigned long kapi_vfio_dev_nr_pins(struct kapi_vfio_dev *dev)
 unsigned long kapi_vfio_dev_nr_dma_unmaps(struct kapi_vfio_dev *dev)
 {
 	return dev->nr_dma_unmaps;
+}
+
+/* ---- live update races, pinning IOMMU devices ---- */
+
+int kapi_vfio_dev_register_pinning(struct kapi_vfio *c,
+				   struct kapi_vfio_dev *dev)
+{
+	if (dev->emulated || dev->pinning)
+		return -EINVAL;
+	dev->pinning = true;
+	dev->vdev.ops = &kapi_vfio_emulated_ops;
+	dev->vdev.iommu_group = dev->group;
+	INIT_LIST_HEAD(&dev->vdev.iommu_entry);
+	c->ops->register_device(c->data, &dev->vdev);
+	return 0;
+}
+
+void kapi_vfio_dev_race_pins_with_dma_unmap(struct kapi_vfio_dev *dev,
+					    unsigned long n)
+{
+	dev->repins_on_dma_unmap = n;
+}
+
+/*
+ * Another thread of the driver pins the first page of a range just after
+ * the device unpinned it, between type1 dropping its lock to notify and
+ * taking it again.
+ */
+static void kapi_vfio_race_a_pin(struct kapi_vfio_dev *dev, u64 iova)
+{
+	unsigned long pfn;
+
+	if (!dev->repins_on_dma_unmap)
+		return;
+	dev->repins_on_dma_unmap--;
+	kapi_vfio_pin_pages(dev->container, dev, iova, 1,
+			    VFIO_DMA_MAP_FLAG_READ, &pfn);
 }

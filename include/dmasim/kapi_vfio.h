@@ -208,10 +208,11 @@ void kapi_vfio_unpin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 /*
  * The backend's dma_rw (what vfio_dma_rw() calls for an emulated device):
  * copy len bytes between buf and the user memory DMA-mapped at iova;
- * write: into that memory.  0 or a negative errno.  Simplified: the
- * simulated process's memory is not the test's, so only calls the backend
- * refuses before copying (no DMA at iova, a protection it lacks) are
- * meaningful; a copy that would reach the memory is the caller's bug.
+ * write: into that memory.  0 or a negative errno.  The copy reaches the
+ * simulated process's memory through its page tables (the uaccess shim),
+ * as the calling thread's current task: the mapping's owner, another
+ * process, or a kernel thread (kapi_proc_set_current(NULL): no mm, so the
+ * backend borrows the owner's).
  */
 int kapi_vfio_dma_rw(struct kapi_vfio *c, unsigned long long iova, void *buf,
 		     unsigned long len, int write);
@@ -219,6 +220,25 @@ int kapi_vfio_dma_rw(struct kapi_vfio *c, unsigned long long iova, void *buf,
 unsigned long kapi_vfio_dev_nr_pins(struct kapi_vfio_dev *dev);
 /* dma_unmap callbacks the emulated device has received. */
 unsigned long kapi_vfio_dev_nr_dma_unmaps(struct kapi_vfio_dev *dev);
+
+/* ---- live update races, pinning IOMMU devices ---- */
+
+/*
+ * An IOMMU-backed device whose driver also pins pages through the
+ * container (vfio_pin_pages(), as an emulated device does): registered
+ * with the backend, told of unmaps, its pins dropped at detach.  0, or
+ * -EINVAL for an emulated or already registered device.
+ */
+int kapi_vfio_dev_register_pinning(struct kapi_vfio *c,
+				   struct kapi_vfio_dev *dev);
+/*
+ * The next n dma_unmap callbacks the device gets are raced by another of
+ * its driver's threads: after the device unpinned the range, that thread
+ * pins the range's first page again (read only) before type1 takes its
+ * lock back, so type1 must notify again.
+ */
+void kapi_vfio_dev_race_pins_with_dma_unmap(struct kapi_vfio_dev *dev,
+					    unsigned long n);
 
 /* ---- red-black tree and bitmap shims, for their own tests ---- */
 
