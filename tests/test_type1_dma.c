@@ -1,0 +1,1431 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VFIO type1's DMA half (core/drivers/vfio/vfio_iommu_type1.c, or a kernel
+ * tree's in upstream mode), beyond the VMM's everyday MAP/UNMAP that
+ * tests/test_type1.c covers:
+ *  - device reads and writes through the backend (vfio_dma_rw(), as an
+ *    emulated device's driver uses it), from the owner, from a kernel
+ *    thread borrowing the owner's mm, from anyone else, across DMAs;
+ *  - live update (VFIO_UPDATE_VADDR): vaddrs invalidated, then given
+ *    back, by the same process, another one, or the same one after exec,
+ *    with locked_vm moving between address spaces;
+ *  - the external pin interface's refusals and races;
+ *  - dirty bitmaps of bad sizes, failing copies, and their limits;
+ *  - the error paths of pinning and mapping that only a fault point, a
+ *    module parameter or an exited owner reaches.
+ *
+ * After every error the kernel's errno is asserted and so is the state:
+ * nothing pinned, mapped or charged beyond what the scenario still holds,
+ * and at the end of each test nothing at all (no kernel object, no WARN
+ * the test did not expect).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <fiu.h>
+#include <fiu-control.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_iommu.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_mm_page.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#define PAGE	SIM_PAGE_SIZE
+#define PMD	SIM_PMD_SIZE
+#define MiB	(1ULL << 20)
+#define GiB	(1ULL << 30)
+#define TiB	(1ULL << 40)
+#define RW	KAPI_VFIO_DMA_MAP_RW
+#define RD	KAPI_VFIO_DMA_MAP_FLAG_READ
+#define WR	KAPI_VFIO_DMA_MAP_FLAG_WRITE
+#define VADDR_MAP	KAPI_VFIO_DMA_MAP_FLAG_VADDR
+#define VADDR_UNMAP	KAPI_VFIO_DMA_UNMAP_FLAG_VADDR
+#define UNMAP_ALL	KAPI_VFIO_DMA_UNMAP_FLAG_ALL
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+/* What a range that wraps past 2^64 - 1 gets. */
+#define WRAP_ERRNO (DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES ? -EOVERFLOW : -EINVAL)
+
+/* What a scenario starts from, to prove it leaves nothing behind. */
+static struct {
+	unsigned long pins;
+	unsigned long long kmallocs;
+	unsigned long domains;
+	unsigned long devices;
+	unsigned long long warnings;
+} at_start;
+
+static int setup_machine(void **state)
+{
+	struct sim_config cfg = { .ram_bytes = 4ULL << 30 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_int_equal(kapi_boot(), 0);
+	sim_klog_reset();
+	at_start.kmallocs = sim_kmalloc_outstanding();
+	assert_non_null(kapi_proc_create());
+	kapi_mm_hooks_reset();
+	at_start.pins = kapi_mm_pins_outstanding();
+	at_start.warnings = sim_kernel_warnings();
+	at_start.domains = sim_iommu_nr_domains();
+	at_start.devices = kapi_iommu_nr_devices();
+	return 0;
+}
+
+/* Mid-scenario, containers closed: nothing pinned, charged or attached. */
+static void assert_nothing_left_behind(void)
+{
+	assert_int_equal(kapi_vfio_nr_open(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
+	assert_int_equal(kapi_iommu_nr_devices(), at_start.devices);
+	assert_int_equal(sim_kernel_warnings(), at_start.warnings);
+}
+
+static int teardown_machine(void **state)
+{
+	assert_nothing_left_behind();
+	kapi_task_set_fatal_signal(0);
+	kapi_proc_destroy(kapi_proc_current());
+	kapi_proc_set_current(NULL);
+	/* With every process gone, every kernel heap object is accounted for. */
+	assert_int_equal(sim_kmalloc_outstanding(), at_start.kmallocs);
+	kapi_mm_hooks_reset();
+	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
+					"0"), 0);
+	sim_machine_destroy();
+	return 0;
+}
+
+/* ---- helpers that read like sentences ---- */
+
+static struct kapi_vfio *open_container(unsigned long type)
+{
+	struct kapi_vfio *c;
+
+	assert_int_equal(kapi_vfio_open(type, &c), 0);
+	return c;
+}
+
+static struct kapi_vfio *open_v2_container(void)
+{
+	return open_container(KAPI_VFIO_TYPE1v2_IOMMU);
+}
+
+static struct kapi_vfio_dev *attach_intel_device(struct kapi_vfio *c)
+{
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 0);
+	return dev;
+}
+
+static struct kapi_vfio_dev *attach_emulated_device(struct kapi_vfio *c)
+{
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &dev), 0);
+	return dev;
+}
+
+static unsigned long mmap_anon(unsigned long len)
+{
+	struct kapi_mm_map m = {
+		.len = len, .kind = KAPI_MM_ANON, .writable = 1, .align = PMD,
+	};
+	unsigned long va;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	return va;
+}
+
+/* The bytes the CPU sees at va (the page faulted in for writing). */
+static unsigned char *cpu_bytes(unsigned long va)
+{
+	unsigned long pfn;
+
+	assert_int_equal(kapi_mm_touch(va, 1, 1), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, &pfn, NULL), 0);
+	return (unsigned char *)sim_phys_to_virt((sim_phys_t)pfn << SIM_PAGE_SHIFT) +
+	       (va & (PAGE - 1));
+}
+
+static void map_exactly(struct kapi_vfio *c, unsigned long va,
+			unsigned long long iova, unsigned long long size,
+			unsigned int prot)
+{
+	assert_int_equal(kapi_vfio_map_dma(c, va, iova, size, prot), 0);
+}
+
+static void unmap_exactly(struct kapi_vfio *c, unsigned long long iova,
+			  unsigned long long size)
+{
+	unsigned long long unmapped = ~0ULL;
+
+	assert_int_equal(kapi_vfio_unmap_dma(c, iova, size, 0, &unmapped), 0);
+	assert_int_equal(unmapped, size);
+}
+
+/* UNMAP_DMA with VFIO_DMA_UNMAP_FLAG_VADDR: the bytes whose vaddr went. */
+static long invalidate_vaddrs(struct kapi_vfio *c, unsigned long long iova,
+			      unsigned long long size, unsigned int flags,
+			      unsigned long long *bytes)
+{
+	return kapi_vfio_unmap_dma(c, iova, size, VADDR_UNMAP | flags, bytes);
+}
+
+static long give_new_vaddr(struct kapi_vfio *c, unsigned long va,
+			   unsigned long long iova, unsigned long long size)
+{
+	return kapi_vfio_map_dma(c, va, iova, size, VADDR_MAP);
+}
+
+static unsigned long pins_held(void)
+{
+	return kapi_mm_pins_outstanding() - at_start.pins;
+}
+
+/* Locked_vm of process p, read as p. */
+static unsigned long locked_vm_of(struct kapi_proc *p)
+{
+	struct kapi_proc *was = kapi_proc_current();
+	unsigned long pages;
+
+	kapi_proc_set_current(p);
+	pages = kapi_mm_locked_vm();
+	kapi_proc_set_current(was);
+	return pages;
+}
+
+/* The kernel WARNed n times more since the last check (and is expected to). */
+static void expect_warnings(unsigned long long n)
+{
+	assert_int_equal(sim_kernel_warnings(), at_start.warnings + n);
+	at_start.warnings += n;
+}
+
+/* Fail every call at the fault point named point while fn runs. */
+#define WITH_FAULT(point, stmt) do {					\
+	sim_faults_arm(1);						\
+	assert_int_equal(fiu_enable(point, 1, NULL, 0), 0);		\
+	stmt;								\
+	fiu_disable(point);						\
+	sim_faults_arm(0);						\
+} while (0)
+
+/* ---- device reads and writes (vfio_dma_rw) ---- */
+
+/*
+ *   va:    [ anon page 0 | anon page 1 ]      iova 1 MiB
+ *                      ^^^^^^^^ 16 bytes straddle the page boundary
+ *
+ * An emulated device reads untouched memory as zeros, writes 16 bytes
+ * across two pages into exactly the bytes the CPU sees there, and reads
+ * them back; nothing gets pinned or charged for it.
+ */
+static void test_device_reads_and_writes_the_owners_memory(void **state)
+{
+	static const unsigned char data[16] = "0123456789abcdef";
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(2 * PAGE);
+	unsigned char buf[16];
+
+	attach_emulated_device(c);
+	map_exactly(c, va, MiB, 2 * PAGE, RW);
+
+	memset(buf, 0xff, sizeof(buf));
+	assert_int_equal(kapi_vfio_dma_rw(c, MiB + PAGE - 8, buf, 16, 0), 0);
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+
+	assert_int_equal(kapi_vfio_dma_rw(c, MiB + PAGE - 8, (void *)data, 16, 1),
+			 0);
+	assert_memory_equal(cpu_bytes(va + PAGE - 8), data, 8);
+	assert_memory_equal(cpu_bytes(va + PAGE), data + 8, 8);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(kapi_vfio_dma_rw(c, MiB + PAGE - 8, buf, 16, 0), 0);
+	assert_memory_equal(buf, data, 16);
+
+	assert_int_equal(pins_held(), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	unmap_exactly(c, MiB, 2 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
+ * A kernel thread (no mm of its own: the boot task) borrows the owner's
+ * mm for each access and gives it back, twice in a row; its writes land
+ * in the owner's pages.
+ */
+static void test_kernel_thread_borrows_the_owners_mm(void **state)
+{
+	struct kapi_proc *owner = kapi_proc_current();
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(PAGE);
+	unsigned int word = 0xfeedf00d, back = 0;
+
+	attach_emulated_device(c);
+	map_exactly(c, va, 0, PAGE, RW);
+
+	kapi_proc_set_current(NULL);
+	assert_int_equal(kapi_vfio_dma_rw(c, 64, &word, sizeof(word), 1), 0);
+	assert_int_equal(kapi_vfio_dma_rw(c, 64, &back, sizeof(back), 0), 0);
+	kapi_proc_set_current(owner);
+
+	assert_int_equal(back, word);
+	assert_memory_equal(cpu_bytes(va + 64), &word, sizeof(word));
+	unmap_exactly(c, 0, PAGE);
+	kapi_vfio_close(c);
+}
+
+/* A user thread of another process may not reach the owner's memory: -EFAULT. */
+static void test_another_process_gets_efault(void **state)
+{
+	struct kapi_proc *owner = kapi_proc_current(), *other;
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(PAGE);
+	unsigned int word = 0x12345678;
+
+	attach_emulated_device(c);
+	map_exactly(c, va, 0, PAGE, RW);
+
+	other = kapi_proc_create();
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), -EFAULT);
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 0), -EFAULT);
+	assert_int_equal(word, 0x12345678);
+	kapi_proc_set_current(owner);
+	kapi_proc_destroy(other);
+
+	assert_int_equal(*(unsigned int *)cpu_bytes(va), 0);
+	unmap_exactly(c, 0, PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ DMA a: 1 page ][ DMA b: 1 page ][ nothing ]
+ *   va:    [ a ]  (hole)    [ b ]
+ *
+ * One access is split at the DMA boundary and lands in both VMAs; one
+ * that runs past b writes b's part, then fails on the hole with -EINVAL.
+ */
+static void test_access_crosses_dmas_and_stops_at_a_hole(void **state)
+{
+	static const unsigned char data[16] = "ABCDEFGHIJKLMNOP";
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long a = mmap_anon(PAGE), b = mmap_anon(PAGE);
+
+	attach_emulated_device(c);
+	map_exactly(c, a, 0, PAGE, RW);
+	map_exactly(c, b, PAGE, PAGE, RW);
+
+	assert_int_equal(kapi_vfio_dma_rw(c, PAGE - 8, (void *)data, 16, 1), 0);
+	assert_memory_equal(cpu_bytes(a + PAGE - 8), data, 8);
+	assert_memory_equal(cpu_bytes(b), data + 8, 8);
+
+	assert_int_equal(kapi_vfio_dma_rw(c, 2 * PAGE - 4, (void *)data, 16, 1),
+			 -EINVAL);
+	assert_memory_equal(cpu_bytes(b + PAGE - 4), data, 4);
+
+	unmap_exactly(c, 0, 2 * PAGE);
+	kapi_vfio_close(c);
+}
+
+struct rw_refusal {
+	const char *what;
+	unsigned int prot;		/* of the DMA at iova 0; 0: none */
+	int write;
+	int err;
+};
+
+/* Accesses the mapping's permissions or the IOVA space refuse, and their errno. */
+static void test_refused_accesses(void **state)
+{
+	static const struct rw_refusal cases[] = {
+		{ "write to a read-only mapping", RD, 1, -EPERM },
+		{ "read of a write-only mapping", WR, 0, -EPERM },
+		{ "write to a write-only mapping", WR, 1, -EPERM },
+		{ "read where nothing is mapped", 0, 0, -EINVAL },
+		{ "write where nothing is mapped", 0, 1, -EINVAL },
+	};
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		const struct rw_refusal *t = &cases[i];
+		struct kapi_vfio *c = open_v2_container();
+		unsigned long va = mmap_anon(PAGE);
+		unsigned int word = 0xa5a5a5a5;
+
+		attach_emulated_device(c);
+		if (t->prot)
+			map_exactly(c, va, 0, PAGE, t->prot);
+		assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word),
+						  t->write), t->err);
+		assert_int_equal(word, 0xa5a5a5a5);
+		assert_int_equal(*(unsigned int *)cpu_bytes(va), 0);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/* A copy that faults (either direction) is -EFAULT and changes nothing. */
+static void test_faulting_copy_is_efault(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(PAGE);
+	unsigned int word = 0x5a5a5a5a;
+
+	attach_emulated_device(c);
+	map_exactly(c, va, 0, PAGE, RW);
+	WITH_FAULT("shim/uaccess/copy_to_user",
+		   assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, 4, 1), -EFAULT));
+	WITH_FAULT("shim/uaccess/copy_from_user",
+		   assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, 4, 0), -EFAULT));
+	assert_int_equal(word, 0x5a5a5a5a);
+	assert_int_equal(*(unsigned int *)cpu_bytes(va), 0);
+	unmap_exactly(c, 0, PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ p0 | p1 | p2 | p3 ]   an emulated device's mapping, tracked
+ *                ^^^^ a 2-byte write across p1/p2
+ *
+ * Under dirty tracking a device write dirties exactly the pages it
+ * touched, a read dirties nothing, and reading the bitmap clears it.
+ */
+static void test_device_writes_dirty_the_pages_they_touch(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(4 * PAGE);
+	unsigned long long bits = ~0ULL;
+	unsigned char two[2] = { 1, 2 };
+
+	attach_emulated_device(c);
+	map_exactly(c, va, 0, 4 * PAGE, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+
+	assert_int_equal(kapi_vfio_dma_rw(c, 3 * PAGE, two, 2, 0), 0);
+	assert_int_equal(kapi_vfio_dma_rw(c, 2 * PAGE - 1, two, 2, 1), 0);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 4 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, 0x6);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 4 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, 0);
+
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_exactly(c, 0, 4 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
+ * The owner exits while its DMAs stay mapped and pinned: a kernel thread's
+ * access is refused (-EPERM: no mm to borrow), an emulated device cannot
+ * pin (-ENODEV), and closing the container from the kernel unpins
+ * everything (the dead mm's locked_vm is not touched).
+ */
+static void test_owner_that_exited(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev;
+	unsigned long va = mmap_anon(2 * MiB), pfn;
+	unsigned int word;
+
+	attach_intel_device(c);
+	mdev = attach_emulated_device(c);
+	map_exactly(c, va, 0, 2 * MiB, RW);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+
+	kapi_proc_destroy(kapi_proc_current());
+	assert_int_equal(pins_held(), 2 * MiB / PAGE);
+
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 0), -EPERM);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), -ENODEV);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
+
+	kapi_vfio_close(c);
+	assert_int_equal(pins_held(), 0);
+	/* teardown_machine's process */
+	assert_non_null(kapi_proc_create());
+}
+
+/*
+ * While a vaddr is invalid (live update in progress) neither device reads
+ * and writes nor external pins may run: -EBUSY, with a WARN the first
+ * time each is tried.  With the vaddr back both work again.
+ */
+static void test_device_access_waits_for_the_new_vaddr(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	unsigned long va = mmap_anon(PAGE), pfn;
+	unsigned long long bytes;
+	unsigned int word = 7;
+
+	assert_int_equal(kapi_vfio_dev_register_pinning(c, dev), 0);
+	map_exactly(c, va, 0, PAGE, RW);
+	assert_int_equal(invalidate_vaddrs(c, 0, PAGE, 0, &bytes), 0);
+	assert_int_equal(bytes, PAGE);
+
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), -EBUSY);
+	assert_int_equal(kapi_vfio_pin_pages(c, dev, 0, 1, RW, &pfn), -EBUSY);
+	expect_warnings(2);
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), -EBUSY);
+	expect_warnings(0);	/* once */
+
+	assert_int_equal(give_new_vaddr(c, va, 0, PAGE), 0);
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), 0);
+	assert_int_equal(kapi_vfio_pin_pages(c, dev, 0, 1, RW, &pfn), 1);
+	kapi_vfio_unpin_pages(c, dev, 0, 1);
+	unmap_exactly(c, 0, PAGE);
+	kapi_vfio_close(c);
+}
+
+/* ---- live update (VFIO_UPDATE_VADDR) ---- */
+
+/*
+ *   va old: [ anon 2 MiB ]  --invalidate-->  va new: [ anon 2 MiB ]
+ *   iova:   [ 1 GiB, +2 MiB )  stays mapped and pinned throughout
+ *
+ * Within one process: the vaddr goes (the IOMMU keeps translating to the
+ * old pages, still pinned and charged once), invalidating twice fails,
+ * the new vaddr comes, and device accesses then reach the new memory.
+ */
+static void test_live_update_within_one_process(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	unsigned long old = mmap_anon(2 * MiB), new = mmap_anon(2 * MiB);
+	unsigned long pfn_before, pfn_after;
+	unsigned long long bytes;
+	unsigned int word;
+
+	map_exactly(c, old, GiB, 2 * MiB, RW);
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, GiB, &pfn_before), 0);
+
+	assert_int_equal(invalidate_vaddrs(c, GiB, 2 * MiB, 0, &bytes), 0);
+	assert_int_equal(bytes, 2 * MiB);
+	assert_int_equal(invalidate_vaddrs(c, GiB, 2 * MiB, 0, &bytes), -EINVAL);
+	assert_int_equal(bytes, 2 * MiB);	/* a failed ioctl writes nothing back */
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, GiB, &pfn_after), 0);
+	assert_int_equal(pfn_after, pfn_before);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+
+	*(unsigned int *)cpu_bytes(new + 8) = 0xc0ffee;
+	assert_int_equal(give_new_vaddr(c, new, GiB, 2 * MiB), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	assert_int_equal(pins_held(), 2 * MiB / PAGE);
+	assert_int_equal(kapi_vfio_dma_rw(c, GiB + 8, &word, sizeof(word), 0), 0);
+	assert_int_equal(word, 0xc0ffee);
+
+	unmap_exactly(c, GiB, 2 * MiB);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	kapi_vfio_close(c);
+}
+
+struct bad_vaddr {
+	const char *what;
+	unsigned long long va;		/* 0: the new VMA */
+	unsigned long long iova, size;
+	int err;
+};
+
+/*
+ *   iova:  [ 1 GiB, +2 MiB ) vaddr invalid   [ 2 GiB, +2 MiB ) vaddr valid
+ *
+ * MAP_DMA with VFIO_DMA_MAP_FLAG_VADDR must name an invalidated DMA
+ * exactly; each miss is refused with the kernel's errno and leaves the
+ * DMA waiting, so the exact request still succeeds afterwards.
+ */
+static void test_new_vaddr_must_match_an_invalid_dma_exactly(void **state)
+{
+	const struct bad_vaddr cases[] = {
+		{ "a DMA whose vaddr is valid", 0, 2 * GiB, 2 * MiB, -EINVAL },
+		{ "inside the DMA, not at its start", 0, GiB + MiB, MiB, -EINVAL },
+		{ "at its start, shorter", 0, GiB, MiB, -EINVAL },
+		{ "at its start, longer", 0, GiB, 4 * MiB, -EINVAL },
+		{ "no DMA there", 0, 3 * GiB, 2 * MiB, -ENOENT },
+		{ "vaddr + size wraps", ~0ULL - MiB + 1, GiB, 2 * MiB, WRAP_ERRNO },
+	};
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long old = mmap_anon(4 * MiB), new = mmap_anon(2 * MiB);
+	unsigned long long bytes;
+
+	attach_intel_device(c);
+	map_exactly(c, old, GiB, 2 * MiB, RW);
+	map_exactly(c, old + 2 * MiB, 2 * GiB, 2 * MiB, RW);
+	assert_int_equal(invalidate_vaddrs(c, GiB, 2 * MiB, 0, &bytes), 0);
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		const struct bad_vaddr *t = &cases[i];
+		assert_int_equal(give_new_vaddr(c, t->va ? t->va : new, t->iova,
+						t->size), t->err);
+		assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+	}
+	assert_int_equal(give_new_vaddr(c, new, GiB, 2 * MiB), 0);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, UNMAP_ALL, &bytes), 0);
+	assert_int_equal(bytes, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ a: 0, +1 MiB )   [ b: 2 MiB, +1 MiB )
+ *
+ * Invalidation is all or nothing: with b already invalid, a request over
+ * both fails and leaves a valid.  UNMAP_ALL with VADDR invalidates every
+ * DMA; DMAs removed while invalid stop counting as invalid (device
+ * accesses work again on a new mapping).
+ */
+static void test_invalidation_is_all_or_nothing(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(4 * MiB);
+	unsigned long long bytes;
+	unsigned int word = 1;
+
+	attach_intel_device(c);
+	map_exactly(c, va, 0, MiB, RW);
+	map_exactly(c, va + 2 * MiB, 2 * MiB, MiB, RW);
+
+	assert_int_equal(invalidate_vaddrs(c, 2 * MiB, MiB, 0, &bytes), 0);
+	assert_int_equal(invalidate_vaddrs(c, 0, 4 * MiB, 0, &bytes), -EINVAL);
+	assert_int_equal(invalidate_vaddrs(c, 0, 0, UNMAP_ALL, &bytes), -EINVAL);
+	/* a is still valid: there is nothing to give back to it. */
+	assert_int_equal(give_new_vaddr(c, va, 0, MiB), -EINVAL);
+
+	assert_int_equal(give_new_vaddr(c, va + 2 * MiB, 2 * MiB, MiB), 0);
+	assert_int_equal(invalidate_vaddrs(c, 0, 0, UNMAP_ALL, &bytes), 0);
+	assert_int_equal(bytes, 2 * MiB);
+
+	/* Removing invalid DMAs ends the update: accesses run again. */
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, UNMAP_ALL, &bytes), 0);
+	assert_int_equal(bytes, 2 * MiB);
+	map_exactly(c, va, 0, MiB, RW);
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), 0);
+	unmap_exactly(c, 0, MiB);
+	kapi_vfio_close(c);
+}
+
+/* With an emulated device in the container, vaddrs may not go: -EBUSY. */
+static void test_no_live_update_with_an_emulated_device(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(MiB);
+	unsigned long long bytes;
+
+	attach_emulated_device(c);
+	map_exactly(c, va, 0, MiB, RW);
+	assert_int_equal(invalidate_vaddrs(c, 0, MiB, 0, &bytes), -EBUSY);
+	assert_int_equal(give_new_vaddr(c, va, 0, MiB), -EINVAL);
+	unmap_exactly(c, 0, MiB);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ 2 MiB, +2 MiB )   one DMA in a v1 (VFIO_TYPE1_IOMMU) container
+ *
+ * v1 keeps its old looseness: a range starting inside a DMA removes (or
+ * invalidates) nothing and succeeds; a range over the DMA's first byte
+ * removes all of it, however short.
+ */
+static void test_v1_container_unmaps_loosely(void **state)
+{
+	struct kapi_vfio *c = open_container(KAPI_VFIO_TYPE1_IOMMU);
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	unsigned long va = mmap_anon(2 * MiB);
+	unsigned long long bytes;
+
+	map_exactly(c, va, 2 * MiB, 2 * MiB, RW);
+	assert_int_equal(invalidate_vaddrs(c, 3 * MiB, MiB, 0, &bytes), 0);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 3 * MiB, MiB, 0, &bytes), 0);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+
+	assert_int_equal(invalidate_vaddrs(c, MiB, 2 * MiB, 0, &bytes), 0);
+	assert_int_equal(bytes, 2 * MiB);
+	assert_int_equal(give_new_vaddr(c, va, 2 * MiB, 2 * MiB), 0);
+
+	assert_int_equal(kapi_vfio_unmap_dma(c, MiB, 2 * MiB, 0, &bytes), 0);
+	assert_int_equal(bytes, 2 * MiB);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_vfio_close(c);
+}
+
+/* How the new vaddr's owner comes to be, in the owner-change table. */
+enum new_owner {
+	ANOTHER_PROCESS,
+	ANOTHER_PROCESS_WITH_CAP_IPC_LOCK,
+	ANOTHER_PROCESS_OVER_ITS_MEMLOCK,
+	ANOTHER_PROCESS_BEING_KILLED,
+	ANOTHER_PROCESS_AFTER_THE_OLD_ONE_EXITED,
+	THE_SAME_PROCESS_AFTER_EXEC,
+};
+
+struct owner_case {
+	const char *what;
+	enum new_owner how;
+	int err;			/* of the first MAP_DMA VADDR */
+};
+
+/*
+ *   process old: [ anon 2 MiB ] --MAP_DMA--> iova 0, 512 pages charged
+ *                UNMAP_DMA VADDR
+ *   process new: [ anon 2 MiB ] --MAP_DMA VADDR--> the same DMA
+ *
+ * The charge moves with the DMA: to the new address space, off the old
+ * one, against the new owner's RLIMIT_MEMLOCK unless it has
+ * CAP_IPC_LOCK.  A refused move (over the limit, killed) changes nothing
+ * and can be retried.  An old owner that exited has nothing to uncharge;
+ * after exec the same task owns the DMA through its new mm.  In every
+ * case the new owner's unmap uncharges it and unpins everything.
+ */
+static void test_new_vaddr_from_another_owner_moves_the_charge(void **state)
+{
+	static const struct owner_case cases[] = {
+		{ "another process", ANOTHER_PROCESS, 0 },
+		{ "one with CAP_IPC_LOCK and no memlock",
+		  ANOTHER_PROCESS_WITH_CAP_IPC_LOCK, 0 },
+		{ "one over its memlock", ANOTHER_PROCESS_OVER_ITS_MEMLOCK,
+		  -ENOMEM },
+		{ "one being killed", ANOTHER_PROCESS_BEING_KILLED, -EINTR },
+		{ "one after the old owner exited",
+		  ANOTHER_PROCESS_AFTER_THE_OLD_ONE_EXITED, 0 },
+		{ "the same process after exec", THE_SAME_PROCESS_AFTER_EXEC, 0 },
+	};
+	const unsigned long npages = 2 * MiB / PAGE;
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		const struct owner_case *t = &cases[i];
+		struct kapi_proc *old = kapi_proc_current(), *new;
+		struct kapi_vfio *c = open_v2_container();
+		unsigned long long bytes;
+		unsigned long va;
+
+		attach_intel_device(c);
+		map_exactly(c, mmap_anon(2 * MiB), 0, 2 * MiB, RW);
+		assert_int_equal(invalidate_vaddrs(c, 0, 2 * MiB, 0, &bytes), 0);
+
+		if (t->how == THE_SAME_PROCESS_AFTER_EXEC) {
+			new = old;
+			assert_int_equal(kapi_proc_exec(old), 0);
+		} else {
+			if (t->how == ANOTHER_PROCESS_AFTER_THE_OLD_ONE_EXITED) {
+				kapi_proc_destroy(old);
+				old = NULL;
+			}
+			new = kapi_proc_create();
+		}
+		va = mmap_anon(2 * MiB);
+		if (t->how == ANOTHER_PROCESS_WITH_CAP_IPC_LOCK) {
+			kapi_mm_set_rlimit_memlock(0);
+			kapi_mm_set_cap_ipc_lock(1);
+		}
+		if (t->how == ANOTHER_PROCESS_OVER_ITS_MEMLOCK)
+			kapi_mm_set_rlimit_memlock(MiB);
+		if (t->how == ANOTHER_PROCESS_BEING_KILLED)
+			kapi_task_set_fatal_signal(1);
+
+		assert_int_equal(give_new_vaddr(c, va, 0, 2 * MiB), t->err);
+		if (t->err) {
+			/* Nothing moved: the old owner still pays, retry works. */
+			assert_int_equal(kapi_mm_locked_vm(), 0);
+			assert_int_equal(locked_vm_of(old), npages);
+			kapi_task_set_fatal_signal(0);
+			kapi_mm_set_rlimit_memlock(8 * MiB);
+			assert_int_equal(give_new_vaddr(c, va, 0, 2 * MiB), 0);
+		}
+		assert_int_equal(kapi_mm_locked_vm(), npages);
+		if (old && old != new)
+			assert_int_equal(locked_vm_of(old), 0);
+		assert_int_equal(pins_held(), npages);
+
+		unmap_exactly(c, 0, 2 * MiB);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(pins_held(), 0);
+		kapi_vfio_close(c);
+		if (old && old != new)
+			kapi_proc_destroy(old);
+		kapi_mm_set_cap_ipc_lock(0);
+		kapi_mm_set_rlimit_memlock(8 * MiB);
+		assert_nothing_left_behind();
+	}
+}
+
+/* ---- the external pin interface ---- */
+
+struct pin_refusal {
+	const char *what;
+	unsigned long type;		/* container */
+	int emulated;			/* else an IOMMU device, not pinning */
+	unsigned int map_prot, pin_prot;
+	unsigned long long memlock;	/* bytes */
+	int killed;
+	int npage;
+	int err;
+};
+
+/*
+ *   iova:  [ 0, +4 pages )  mapped with map_prot, owner's memlock as given
+ *
+ * pin_pages refuses and leaves nothing pinned or charged: v1 containers
+ * (-EACCES), a container with no device that pins (-EINVAL), a pin wider
+ * than the mapping's permissions (-EPERM), a charge over RLIMIT_MEMLOCK
+ * on the first or a later page (-ENOMEM), a charge interrupted by a
+ * fatal signal (-EINTR), a range running off the DMA (-EINVAL).
+ */
+static void test_external_pin_refusals(void **state)
+{
+	static const struct pin_refusal cases[] = {
+		{ "v1 container", KAPI_VFIO_TYPE1_IOMMU, 1, RW, RW, 8 * MiB, 0,
+		  1, -EACCES },
+		{ "no device that pins", KAPI_VFIO_TYPE1v2_IOMMU, 0, RW, RW,
+		  8 * MiB, 0, 1, -EINVAL },
+		{ "write pin of a read-only DMA", KAPI_VFIO_TYPE1v2_IOMMU, 1, RD,
+		  RW, 8 * MiB, 0, 1, -EPERM },
+		{ "no memlock at all", KAPI_VFIO_TYPE1v2_IOMMU, 1, RW, RW, 0, 0,
+		  1, -ENOMEM },
+		{ "memlock for one page of two", KAPI_VFIO_TYPE1v2_IOMMU, 1, RW,
+		  RD, PAGE, 0, 2, -ENOMEM },
+		{ "owner being killed", KAPI_VFIO_TYPE1v2_IOMMU, 1, RW, RW,
+		  8 * MiB, 1, 1, -EINTR },
+		{ "running off the DMA", KAPI_VFIO_TYPE1v2_IOMMU, 1, RW, RW,
+		  8 * MiB, 0, 5, -EINVAL },
+	};
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		const struct pin_refusal *t = &cases[i];
+		struct kapi_vfio *c = open_container(t->type);
+		struct kapi_vfio_dev *dev = t->emulated ?
+			attach_emulated_device(c) : attach_intel_device(c);
+		unsigned long va = mmap_anon(4 * PAGE), pfns[8];
+
+		map_exactly(c, va, 0, 4 * PAGE, t->map_prot);
+		kapi_mm_set_rlimit_memlock(t->memlock);
+		kapi_task_set_fatal_signal(t->killed);
+		assert_int_equal(kapi_vfio_pin_pages(c, dev, 0, t->npage,
+						     t->pin_prot, pfns), t->err);
+		kapi_task_set_fatal_signal(0);
+		kapi_mm_set_rlimit_memlock(8 * MiB);
+		assert_int_equal(kapi_vfio_dev_nr_pins(dev), 0);
+		if (t->emulated)
+			assert_int_equal(kapi_mm_locked_vm(), 0);
+		unmap_exactly(c, 0, 4 * PAGE);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
+ * Unpinning what is not pinned: a page of a DMA never pinned is ignored;
+ * a page outside every DMA, or any unpin on a v1 container, is a driver
+ * bug the kernel WARNs about, changing nothing.
+ */
+static void test_unpinning_what_is_not_pinned(void **state)
+{
+	struct kapi_vfio *c = open_v2_container(), *v1;
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c), *v1dev;
+	unsigned long va = mmap_anon(4 * PAGE), pfn;
+
+	map_exactly(c, va, 0, 4 * PAGE, RW);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, PAGE, 1, RW, &pfn), 1);
+
+	kapi_vfio_unpin_pages(c, mdev, 2 * PAGE, 1);
+	expect_warnings(0);
+	kapi_vfio_unpin_pages(c, mdev, 64 * MiB, 1);
+	expect_warnings(1);
+	kapi_vfio_unpin_pages(c, mdev, 3 * PAGE, 2);	/* runs off the DMA */
+	expect_warnings(1);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 1);
+	assert_int_equal(kapi_mm_locked_vm(), 1);
+
+	v1 = open_container(KAPI_VFIO_TYPE1_IOMMU);
+	v1dev = attach_emulated_device(v1);
+	kapi_vfio_unpin_pages(v1, v1dev, 0, 1);
+	expect_warnings(1);
+	kapi_vfio_close(v1);
+
+	kapi_vfio_unpin_pages(c, mdev, PAGE, 1);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	unmap_exactly(c, 0, 4 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ 0, +1 page )   pinned by an emulated device
+ *
+ * Another thread of the device's driver pins the page again each time
+ * just after the device unpinned it for an unmap (three times): type1
+ * notifies again until the DMA is free, then removes it.
+ */
+static void test_unmap_outlasts_pins_that_race_with_it(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	unsigned long va = mmap_anon(PAGE), pfn;
+
+	map_exactly(c, va, 0, PAGE, RW);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
+	kapi_vfio_dev_race_pins_with_dma_unmap(mdev, 3);
+
+	unmap_exactly(c, 0, PAGE);
+	assert_int_equal(kapi_vfio_dev_nr_dma_unmaps(mdev), 4);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
+	assert_int_equal(pins_held(), 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ 0, +2 MiB )   mapped through an IOMMU device whose driver
+ *                          also pins (it reports what it touches)
+ *
+ * Until the device pins, its group could DMA anywhere: every page reads
+ * dirty.  Its first pin narrows the group's dirty scope to what it pins:
+ * from then on only pinned pages read dirty, as long as they are pinned.
+ */
+static void test_a_pinning_iommu_device_narrows_the_dirty_scope(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	unsigned long va = mmap_anon(2 * MiB), pfn;
+	unsigned long long bits[2 * MiB / PAGE / 64];
+
+	assert_int_equal(kapi_vfio_dev_register_pinning(c, dev), 0);
+	assert_int_equal(kapi_vfio_dev_register_pinning(c, dev), -EINVAL);
+	map_exactly(c, va, 0, 2 * MiB, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, PAGE, bits,
+					     sizeof(bits)), 0);
+	for (unsigned i = 0; i < ARRAY_LEN(bits); i++)
+		assert_int_equal(bits[i], ~0ULL);
+
+	assert_int_equal(kapi_vfio_pin_pages(c, dev, 5 * PAGE, 1, RW, &pfn), 1);
+	/* Already pinned and charged by the IOMMU mapping: not again. */
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, PAGE, bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits[0], 1ULL << 5);
+	for (unsigned i = 1; i < ARRAY_LEN(bits); i++)
+		assert_int_equal(bits[i], 0);
+
+	kapi_vfio_unpin_pages(c, dev, 5 * PAGE, 1);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, PAGE, bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits[0], 1ULL << 5);	/* pinned for part of it */
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, PAGE, bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits[0], 0);
+
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/*
+ * With an IOMMU domain and an emulated device, an external pin whose
+ * bookkeeping cannot be allocated gives back its extra pin and charges
+ * nothing (the IOMMU mapping already pays for the page).
+ */
+static void test_external_pin_without_memory_for_its_record(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev;
+	unsigned long va = mmap_anon(4 * PAGE), pfn;
+
+	attach_intel_device(c);
+	mdev = attach_emulated_device(c);
+	map_exactly(c, va, 0, 4 * PAGE, RW);
+	assert_int_equal(pins_held(), 4);
+
+	/* kapi's page array (1), GUP (2), type1's record of the pin (3). */
+	sim_fault_nth_start(3, 0);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, PAGE, 1, RW, &pfn),
+			 -ENOMEM);
+	assert_int_equal(sim_fault_nth_first_point(), SIM_FP_KMALLOC);
+	sim_fault_nth_stop();
+
+	assert_int_equal(pins_held(), 4);
+	assert_int_equal(kapi_mm_locked_vm(), 4);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
+	unmap_exactly(c, 0, 4 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ 0, +1 page )        pinned by an emulated device (charged)
+ *          [ 1 MiB, +4 pages )   not pinned by anyone yet
+ *
+ * The first IOMMU device pins every DMA as it joins, with the joining
+ * task's mm: a kernel thread has none (-ENODEV, nothing changes).  From
+ * the owner it pins all, charging only the pages not charged already.
+ */
+static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
+{
+	struct kapi_proc *owner = kapi_proc_current();
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c), *dev;
+	unsigned long va = mmap_anon(2 * MiB), pfn;
+	unsigned long long bytes;
+
+	map_exactly(c, va, 0, PAGE, RW);
+	map_exactly(c, va + MiB, MiB, 4 * PAGE, RW);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
+	assert_int_equal(kapi_mm_locked_vm(), 1);
+
+	kapi_proc_set_current(NULL);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -ENODEV);
+	kapi_proc_set_current(owner);
+	assert_int_equal(kapi_mm_locked_vm(), 1);
+	assert_int_equal(pins_held(), 1);
+	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
+
+	dev = attach_intel_device(c);
+	assert_int_equal(kapi_mm_locked_vm(), 5);
+	assert_int_equal(pins_held(), 1 + 5);
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, 0, &pfn), 0);
+
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, UNMAP_ALL, &bytes), 0);
+	assert_int_equal(bytes, 5 * PAGE);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(pins_held(), 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:    [ pfnmap of one RAM page the kernel reserved ]   iova 0
+ *
+ * An emulated device may pin a reserved page (it has a struct page); it
+ * is never charged, not when the IOMMU device leaves (the re-count of
+ * what stays pinned skips it), nor unpinned as a GUP page would be.
+ */
+static void test_external_pin_of_a_reserved_page_is_not_charged(void **state)
+{
+	struct sim_page *page = kapi_alloc_pages(kapi_gfp("GFP_KERNEL"), 0);
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev, *dev = attach_intel_device(c);
+	struct kapi_page_info info;
+	struct kapi_mm_map m = {
+		.len = PAGE, .kind = KAPI_MM_PFNMAP, .writable = 1,
+		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE,
+	};
+	unsigned long va, pfn;
+
+	assert_non_null(page);
+	kapi_page_info(page, &info);
+	kapi_set_page_reserved(page, 1);
+	m.pfn = info.pfn;
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	mdev = attach_emulated_device(c);
+
+	map_exactly(c, va, 0, PAGE, RW);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
+	assert_int_equal(pfn, info.pfn);
+	kapi_vfio_detach_dev(c, dev);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(pins_held(), 0);
+
+	unmap_exactly(c, 0, PAGE);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	kapi_set_page_reserved(page, 0);
+	kapi___free_pages(page, 0);
+}
+
+/*
+ *   va:    [ anon page, pfn P ][ pfnmap of P + 1, reserved by a driver ]
+ *
+ * A pinned page and the reserved pfn after it are physically contiguous
+ * but of two kinds: two runs, only the pinned one charged.  (P is a
+ * movable page given back to the allocator just before the anonymous
+ * fault that reuses it, the per-cpu list's hot page.)
+ */
+static void test_pinned_page_and_a_contiguous_reserved_pfn(void **state)
+{
+	struct sim_page *pair = kapi_alloc_pages(kapi_gfp("GFP_HIGHUSER_MOVABLE"),
+						 1);
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	struct kapi_mm_map m = {
+		.len = PAGE, .kind = KAPI_MM_PFNMAP, .writable = 1,
+		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE,
+	};
+	struct kapi_mm_map anon = {
+		.len = PAGE, .kind = KAPI_MM_ANON, .writable = 1,
+	};
+	struct kapi_page_info info;
+	struct sim_page *second;
+	unsigned long va, got, pfn;
+
+	assert_non_null(pair);
+	kapi_split_page(pair, 1);
+	kapi_page_info(pair, &info);
+	second = sim_pfn_to_page(info.pfn + 1);
+	kapi_set_page_reserved(second, 1);
+	kapi___free_pages(pair, 0);
+
+	/* Two pages of address space, the first one anonymous. */
+	va = mmap_anon(2 * PAGE);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	anon.addr = va;
+	assert_int_equal(kapi_mm_mmap(&anon, &got), 0);
+	assert_int_equal(kapi_mm_touch(va, PAGE, 1), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, &pfn, NULL), 0);
+	assert_int_equal(pfn, info.pfn);
+	m.addr = va + PAGE;
+	m.pfn = info.pfn + 1;
+	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
+
+	map_exactly(c, va, 0, 2 * PAGE, RW);
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, PAGE, &pfn), 0);
+	assert_int_equal(pfn, info.pfn + 1);
+	assert_int_equal(kapi_mm_locked_vm(), 1);
+	unmap_exactly(c, 0, 2 * PAGE);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va + PAGE), 0);
+	kapi_set_page_reserved(second, 0);
+	kapi___free_pages(second, 0);
+}
+
+/* ---- several IOMMU domains ---- */
+
+/*
+ *   iova:  [ 0, +2 MiB )   one DMA, translated by an intel-sl and an
+ *                          amd-v1 domain
+ *
+ * A map that fails in any domain, at any fallible call, leaves no domain
+ * mapping anything and nothing pinned or charged; once nothing fails, it
+ * maps in both and one unmap empties both.
+ */
+static void test_two_domains_map_all_or_nothing(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *intel = attach_intel_device(c), *amd;
+	unsigned long va = mmap_anon(2 * MiB), pfn;
+	unsigned long long nth;
+
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_AMD_V1, &amd), 0);
+	for (nth = 1;; nth++) {
+		unsigned long long injected;
+		long ret;
+
+		sim_fault_nth_start(nth, 0);
+		ret = kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW);
+		injected = sim_fault_nth_injected();
+		sim_fault_nth_stop();
+		if (!ret) {
+			/* A failure the map works around (a smaller batch). */
+			assert_int_equal(kapi_vfio_dev_iova_to_pfn(amd, PAGE,
+								   &pfn), 0);
+			if (!injected)
+				break;
+			unmap_exactly(c, 0, 2 * MiB);
+			continue;
+		}
+		/* copy_from_user, an allocation or pin, the killable charge. */
+		assert_true(ret == -EFAULT || ret == -ENOMEM || ret == -EINTR);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(intel), 0);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(amd), 0);
+		assert_int_equal(pins_held(), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+	}
+	assert_true(nth > 2);
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(intel, PAGE, &pfn), 0);
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(amd, PAGE, &pfn), 0);
+	unmap_exactly(c, 0, 2 * MiB);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(intel), 0);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(amd), 0);
+	assert_int_equal(pins_held(), 0);
+	kapi_vfio_close(c);
+}
+
+/* ---- dirty bitmaps: sizes, copies, limits ---- */
+
+struct bad_bitmap {
+	const char *what;
+	unsigned long long iova, size, pgsize, bytes;
+	int kernel_pointer;		/* bitmap data at a kernel address */
+	int err;
+};
+
+/*
+ *   iova:  [ 0, +2 MiB )   tracked; bitmaps of 64 u64 words offered
+ *
+ * GET_BITMAP and UNMAP_DMA's bitmap refuse every malformed bitmap with
+ * the kernel's errno; the DMA stays mapped and tracked.
+ */
+static void test_dirty_bitmaps_of_bad_shape(void **state)
+{
+	const unsigned long long words = 64 * 8;
+	const struct bad_bitmap cases[] = {
+		{ "range of 0 bytes", 0, 0, PAGE, words, 0, -EINVAL },
+		{ "range wraps", ~0ULL - PAGE + 1, 2 * PAGE, PAGE, words, 0,
+		  WRAP_ERRNO },
+		{ "data in kernel memory", 0, 2 * MiB, PAGE, words, 1, -EINVAL },
+		{ "range under one bitmap page", 0, PAGE, 2 * PAGE, words, 0,
+		  -EINVAL },
+		{ "bitmap of 0 bytes", 0, 2 * MiB, PAGE, 0, 0, -EINVAL },
+		{ "bitmap over the 256 MiB limit", 0, 2 * MiB, PAGE,
+		  (1ULL << 28) + 8, 0, -EINVAL },
+		{ "bitmap too small", 0, 2 * MiB, PAGE, 8, 0, -EINVAL },
+		{ "page size not the IOMMU's", 0, 2 * MiB, 2 * PAGE, words, 0,
+		  -EINVAL },
+		{ "unaligned iova", 1024, 2 * MiB, PAGE, words, 0, -EINVAL },
+		{ "unaligned size", 0, 2 * MiB - 1024, PAGE, words, 0, -EINVAL },
+	};
+	static unsigned long long bits[64];
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(2 * MiB);
+
+	attach_intel_device(c);
+	map_exactly(c, va, 0, 2 * MiB, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		const struct bad_bitmap *t = &cases[i];
+		unsigned long long *data = t->kernel_pointer ?
+			(unsigned long long *)(1UL << 47) : bits;
+		struct kapi_vfio_bitmap bm = { t->pgsize, t->bytes, data };
+		unsigned long long size_out;
+
+		assert_int_equal(kapi_vfio_dirty_get(c, t->iova, t->size,
+						     t->pgsize, data, t->bytes),
+				 t->err);
+		if (!t->size || t->iova)
+			continue;	/* UNMAP_DMA checks those itself */
+		assert_int_equal(kapi_vfio_raw_unmap_dma(c,
+				KAPI_VFIO_DMA_UNMAP_ARGSZ + KAPI_VFIO_BITMAP_SIZE,
+				KAPI_VFIO_DMA_UNMAP_FLAG_GET_DIRTY_BITMAP,
+				t->iova, t->size, &bm, &size_out), t->err);
+		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	}
+	/* A page size of 0: the kernel before these checks shifts by __ffs(0). */
+	if (!DMASIM_IMPL_IS_UPSTREAM) {
+		struct kapi_vfio_bitmap bm = { 0, sizeof(bits), bits };
+
+		assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * MiB, 0, bits,
+						     sizeof(bits)), -EINVAL);
+		assert_int_equal(kapi_vfio_raw_unmap_dma(c,
+				KAPI_VFIO_DMA_UNMAP_ARGSZ + KAPI_VFIO_BITMAP_SIZE,
+				KAPI_VFIO_DMA_UNMAP_FLAG_GET_DIRTY_BITMAP,
+				0, 2 * MiB, &bm, NULL), -EINVAL);
+	}
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   user bitmap bit:  0   1 2 3 4 ...
+ *   iova:           [hole][ DMA of 4 pages ]
+ *
+ * A DMA whose first bit is not bit 0 of a user word is merged with the
+ * user's word: reading that word faults (copy_from_user, the third
+ * fallible call of the ioctl) and the ioctl fails with -EFAULT; with the
+ * copy working the DMA's bits land shifted, the user's bit 0 kept.
+ */
+static void test_dirty_bitmap_merged_into_the_users_word(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(4 * PAGE);
+	unsigned long long bits = 1;
+
+	attach_intel_device(c);
+	map_exactly(c, va, PAGE, 4 * PAGE, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+
+	sim_fault_nth_start(3, 0);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 5 * PAGE, PAGE, &bits,
+					     sizeof(bits)), -EFAULT);
+	assert_int_equal(sim_fault_nth_first_point(), SIM_FP_COPY_FROM_USER);
+	sim_fault_nth_stop();
+	assert_int_equal(bits, 1);
+
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 5 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, 0x1f);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_exactly(c, PAGE, 4 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  [ 0, 8 TiB )   an emulated device's DMA: 2^31 pages, one more
+ *                          than a dirty bitmap may count (INT_MAX)
+ *
+ * Tracking cannot start over it (-EINVAL, tracking stays off); mapping it
+ * while tracking runs is refused with -EINVAL and leaves no DMA.
+ */
+static void test_dirty_tracking_limit_of_int_max_pages(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	const unsigned long va = 1ULL << 32;
+	unsigned long long bytes;
+
+	attach_emulated_device(c);
+	map_exactly(c, va, 0, 8 * TiB, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), -EINVAL);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, PAGE, PAGE, &bytes, 8),
+			 -EINVAL);	/* not tracking */
+	unmap_exactly(c, 0, 8 * TiB);
+
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 8 * TiB, RW), -EINVAL);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, UNMAP_ALL, &bytes), 0);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ * Tracking runs when the container's smallest page shrinks (the 64 KiB
+ * device leaves) and no memory can be had for the bitmaps in 4 KiB pages:
+ * tracking stops, GET_BITMAP says so (-EINVAL), and starting again works.
+ * (Linux 6.12 does not resize the bitmaps at all: core only, see
+ * test_type1.c's test_dirty_bitmaps_follow_a_shrinking_page_size.)
+ */
+static void test_dirty_tracking_stops_when_resizing_fails(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_mm_map m = {
+		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
+	};
+	unsigned long long bits[MiB / PAGE / 64];
+	struct kapi_vfio_dev *dev64k;
+	unsigned long va;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	if (DMASIM_IMPL_IS_UPSTREAM) {
+		kapi_vfio_close(c);
+		skip();
+	}
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_ARM_LPAE_64K,
+						    &dev64k), 0);
+	attach_emulated_device(c);
+	map_exactly(c, va, 0, MiB, RW);
+	expect_warnings(1);	/* an IOMMU page above PAGE_SIZE, on purpose */
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+
+	WITH_FAULT("shim/bitmap/alloc", kapi_vfio_detach_dev(c, dev64k));
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, MiB, PAGE, bits,
+					     sizeof(bits)), -EINVAL);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, MiB, PAGE, bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_exactly(c, 0, MiB);
+	kapi_vfio_close(c);
+}
+
+/* ---- pinning: module parameter and fault paths ---- */
+
+/*
+ * With disable_hugepages, a 2 MiB THP folio is pinned and mapped one page
+ * at a time: 512 IOMMU leaves of 4 KiB, still to the CPU's pfns and
+ * charged page for page.
+ */
+static void test_disable_hugepages_maps_page_by_page(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	struct kapi_mm_map m = {
+		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
+	};
+	unsigned long va, io_pfn, cpu_pfn;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
+					"1"), 0);
+	map_exactly(c, va, 0, 2 * MiB, RW);
+	assert_int_equal(sim_iommu_nr_leaves(kapi_vfio_dev_sim_domain(dev),
+					     SIM_PAGE_SHIFT), 2 * MiB / PAGE);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 2 * MiB / PAGE);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	for (unsigned long off = 0; off < 2 * MiB; off += 97 * PAGE) {
+		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
+		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
+		assert_int_equal(io_pfn, cpu_pfn);
+	}
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/*
+ * A BAR not yet faulted in, whose fault fails: MAP_DMA gets the fault's
+ * -EFAULT and maps nothing.
+ */
+static void test_bar_whose_fault_fails(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	struct kapi_mm_map m = {
+		.len = 2 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
+		.max_leaf = KAPI_MM_LEAF_PMD, .align = PMD,
+	};
+	unsigned long va;
+
+	m.pfn = sim_bar_create(2 * MiB, PMD, 0, 0);
+	assert_int_not_equal(m.pfn, 0);
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	WITH_FAULT("shim/mm/fixup_user_fault",
+		   assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW),
+				    -EFAULT));
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	map_exactly(c, va, 0, 2 * MiB, RW);
+	unmap_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_device_reads_and_writes_the_owners_memory),
+		T(test_kernel_thread_borrows_the_owners_mm),
+		T(test_another_process_gets_efault),
+		T(test_access_crosses_dmas_and_stops_at_a_hole),
+		T(test_refused_accesses),
+		T(test_faulting_copy_is_efault),
+		T(test_device_writes_dirty_the_pages_they_touch),
+		T(test_owner_that_exited),
+		T(test_device_access_waits_for_the_new_vaddr),
+		T(test_live_update_within_one_process),
+		T(test_new_vaddr_must_match_an_invalid_dma_exactly),
+		T(test_invalidation_is_all_or_nothing),
+		T(test_no_live_update_with_an_emulated_device),
+		T(test_v1_container_unmaps_loosely),
+		T(test_new_vaddr_from_another_owner_moves_the_charge),
+		T(test_external_pin_refusals),
+		T(test_unpinning_what_is_not_pinned),
+		T(test_unmap_outlasts_pins_that_race_with_it),
+		T(test_a_pinning_iommu_device_narrows_the_dirty_scope),
+		T(test_external_pin_without_memory_for_its_record),
+		T(test_first_iommu_device_pins_what_was_left_unpinned),
+		T(test_external_pin_of_a_reserved_page_is_not_charged),
+		T(test_pinned_page_and_a_contiguous_reserved_pfn),
+		T(test_two_domains_map_all_or_nothing),
+		T(test_dirty_bitmaps_of_bad_shape),
+		T(test_dirty_bitmap_merged_into_the_users_word),
+		T(test_dirty_tracking_limit_of_int_max_pages),
+		T(test_dirty_tracking_stops_when_resizing_fails),
+		T(test_disable_hugepages_maps_page_by_page),
+		T(test_bar_whose_fault_fails),
+	};
+
+	return cmocka_run_group_tests_name("type1_dma", tests, NULL, NULL);
+}
