@@ -563,9 +563,13 @@ static int fault_thp(struct sim_mm *mm, struct sim_vma *v, unsigned long addr,
 	e = walk_alloc(mm, base, SIM_PT_PMD);
 	if (!e)
 		return -ENOMEM;
-	if (*e & SIM_PTE_PRESENT)
-		return 0;
-	if (*e)		/* already a PTE table (an earlier fallback) */
+	if ((*e & SIM_PTE_PRESENT) && (*e & SIM_PTE_PSE))
+		return 0;	/* a PMD leaf maps addr already */
+	/*
+	 * A PTE table (an earlier fallback) is present too, but maps only
+	 * what was faulted: fault addr's page in it.
+	 */
+	if (*e)
 		return fault_anon_small(mm, v, addr, write);
 	page = sim_buddy_alloc(SIM_PMD_ORDER, SIM_GFP_ZERO | SIM_GFP_COMP |
 			       SIM_GFP_MOVABLE | SIM_GFP_NORETRY |
