@@ -20,7 +20,18 @@
 #ifndef DMASIM_SIM_MEM_H
 #define DMASIM_SIM_MEM_H
 
-/* Orders 0..SIM_MAX_ORDER, as the kernel's MAX_PAGE_ORDER (10). */
+/*
+ * Orders 0..SIM_MAX_ORDER, as the kernel's MAX_PAGE_ORDER (10), at every
+ * page size.  Simplified for 16 and 64 KiB pages: PMD order is then 11 and
+ * 13, above SIM_MAX_ORDER, so no PMD-sized folio can be allocated (arm64
+ * raises MAX_PAGE_ORDER to PMD order there, ARCH_FORCE_MAX_ORDER; the sim
+ * does not, which would make a 512 MiB block the smallest whole unit of
+ * its zones).  What follows, and the tests expect (SIM_PMD_ORDER >
+ * SIM_MAX_ORDER): THP VMAs are backed by small pages only (every THP
+ * fault falls back, as on a machine with no free PMD block), per-cpu lists
+ * keep no PMD order, pageblock order is SIM_MAX_ORDER.  PMD and PUD leaves
+ * of pfnmaps need no allocation and exist at every page size.
+ */
 #define SIM_MAX_ORDER		10
 #define SIM_NR_ORDERS		(SIM_MAX_ORDER + 1)
 /* pageblock order = PMD order (9 with 4 KiB pages), capped at MAX_ORDER. */

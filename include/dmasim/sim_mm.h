@@ -31,7 +31,8 @@
  *                   a PMD-aligned window inside the VMA allocates a
  *                   compound order-SIM_PMD_ORDER page and maps it with one
  *                   PMD leaf; the ragged ends, or a failed huge allocation,
- *                   fall back to 4 KiB pages.
+ *                   fall back to small pages (always with 16 or 64 KiB
+ *                   pages: PMD order is above SIM_MAX_ORDER, sim_mem.h).
  *   SIM_VMA_PFNMAP  VM_IO|VM_PFNMAP over a physical range (an MMIO BAR, or
  *                   RAM for negative tests): entries are "special" leaves.
  *                   A fault maps the largest leaf allowed by max_leaf that
