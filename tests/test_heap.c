@@ -778,6 +778,51 @@ static void test_pages_running_out_mid_buffer_give_back_every_block(void **state
 	}
 }
 
+/* libfiu external callback: after calls_before_failure calls, a kill arrives. */
+static int kill_after_nth_call(const char *name, int *failnum, void **failinfo,
+			       unsigned int *flags)
+{
+	if (!calls_before_failure)
+		kapi_task_set_fatal_signal(1);
+	else
+		calls_before_failure--;
+	return 0;
+}
+
+/*
+ * A fatal signal arriving while the buffer is built, during the allocation
+ * of its block k + 1 (which still succeeds): the heap stops before the next
+ * block with -EINTR and gives back the k + 1 blocks it took.  A kill during
+ * the last block is too late to matter: the buffer is made.
+ */
+static void test_fatal_signal_mid_buffer_gives_back_every_block(void **state)
+{
+	struct kapi_heap_layout layout;
+	unsigned long long k;
+	int fd;
+
+	given_a_fresh_machine(2 * GiB);
+	for (k = 0;; k++) {
+		calls_before_failure = k;
+		sim_faults_arm(1);
+		assert_int_equal(fiu_enable_external("shim/mm/alloc_pages", 1, NULL,
+						     0, kill_after_nth_call), 0);
+		fd = allocate(3 * MiB + 68 * KiB);
+		fiu_disable("shim/mm/alloc_pages");
+		sim_faults_arm(0);
+		kapi_task_set_fatal_signal(0);
+		if (fd >= 0)
+			break;
+		assert_int_equal(fd, -EINTR);
+		assert_everything_given_back();
+	}
+	/* The kill came with the last block's allocation, after the check. */
+	heap_layout_of(fd, &layout);
+	assert_int_equal(k + 1, layout.nr_chunks);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_everything_given_back();
+}
+
 /* A mapping that fails leaves no IOVA, no leaf and an unmapped attachment. */
 static void test_failed_map_leaves_no_iova_and_no_leaf(void **state)
 {
@@ -985,6 +1030,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_failed_mmap_unwinds, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_alloc_requests_leave_nothing, teardown_machine),
 		cmocka_unit_test_teardown(test_pages_running_out_mid_buffer_give_back_every_block, teardown_machine),
+		cmocka_unit_test_teardown(test_fatal_signal_mid_buffer_gives_back_every_block, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_map_leaves_no_iova_and_no_leaf, teardown_machine),
 		cmocka_unit_test_teardown(test_alloc_ioctl_size_handling, teardown_machine),
 		cmocka_unit_test_teardown(test_invalid_orders_are_rejected, teardown_machine),
