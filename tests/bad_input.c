@@ -29,7 +29,8 @@
  *         FREE_IOVA 64 MiB: nothing
  *   devices: one behind an intel-sl IOMMU, one emulated (mediated)
  *   FIX_V1: a type1 (v1) container instead of a v2 one;
- *   FIX_TRACKING: dirty tracking started.
+ *   FIX_TRACKING: dirty tracking started;
+ *   FIX_NO_PINNER: no emulated device (pin rows then ask the IOMMU one).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -102,7 +103,7 @@ struct bitmap_spec {
 #define NO_BITMAP		{ 0, 0, BM_NONE }
 #define BITMAP(pgsz, n, w)	{ (pgsz), (n), (w) }
 
-enum fixture { FIX_DEFAULT, FIX_V1, FIX_TRACKING };
+enum fixture { FIX_DEFAULT, FIX_V1, FIX_TRACKING, FIX_NO_PINNER };
 
 enum entry {
 	MAP_DMA_ENTRY, UNMAP_DMA_ENTRY, GET_INFO_ENTRY, DIRTY_PAGES_ENTRY,
@@ -256,7 +257,7 @@ static long build_vfio_fixture(enum fixture fix)
 	if (!ret)
 		ret = kapi_vfio_attach_iommu_dev(fx.c, SIM_IOMMU_INTEL_SL,
 						 &fx.dev);
-	if (!ret)
+	if (!ret && fix != FIX_NO_PINNER)
 		ret = kapi_vfio_attach_emulated_dev(fx.c, &fx.mdev);
 	if (!ret)
 		ret = kapi_vfio_map_dma(fx.c, fx.ram, RW_IOVA, DMA_LEN, RW);
@@ -416,10 +417,11 @@ static long call(const struct bad_input *r)
 			kapi_vfio_close(c);
 		return ret;
 	case PIN_PAGES_ENTRY:
-		ret = kapi_vfio_pin_pages(fx.c, fx.mdev, r->iova, r->arg,
-					  r->flags, pfns);
+		ret = kapi_vfio_pin_pages(fx.c, fx.mdev ? fx.mdev : fx.dev,
+					  r->iova, r->arg, r->flags, pfns);
 		if (ret > 0)
-			kapi_vfio_unpin_pages(fx.c, fx.mdev, r->iova, ret);
+			kapi_vfio_unpin_pages(fx.c, fx.mdev ? fx.mdev : fx.dev,
+					      r->iova, ret);
 		return ret;
 	case DMA_RW_ENTRY:
 		return kapi_vfio_dma_rw(fx.c, r->iova, fx.buf, r->size,
