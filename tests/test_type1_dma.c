@@ -223,6 +223,38 @@ static void expect_warnings(unsigned long long n)
 	sim_faults_arm(0);						\
 } while (0)
 
+/*
+ * An external pin of one page at iova whose record in type1 cannot be
+ * allocated: fail the 2nd, 3rd ... fallible call of the pin until the one
+ * failing is the first kmalloc after kapi's own page array (call 1), and
+ * expect -ENOMEM there.  An earlier failure either pins nothing or is
+ * worked around (GUP failing on a pfnmap, which is only looked up).
+ */
+static void pin_with_its_record_failing(struct kapi_vfio *c,
+					struct kapi_vfio_dev *dev,
+					unsigned long long iova)
+{
+	for (unsigned long long nth = 2; nth < 32; nth++) {
+		unsigned long pfn;
+		int ret, point;
+
+		sim_fault_nth_start(nth, 0);
+		ret = kapi_vfio_pin_pages(c, dev, iova, 1, RW, &pfn);
+		point = sim_fault_nth_first_point();
+		sim_fault_nth_stop();
+		if (ret > 0) {
+			assert_int_not_equal(point, SIM_FP_KMALLOC);
+			kapi_vfio_unpin_pages(c, dev, iova, 1);
+		}
+		assert_int_equal(kapi_vfio_dev_nr_pins(dev), 0);
+		if (point == SIM_FP_KMALLOC) {
+			assert_int_equal(ret, -ENOMEM);
+			return;
+		}
+	}
+	fail_msg("no kmalloc in an external pin");
+}
+
 /* ---- device reads and writes (vfio_dma_rw) ---- */
 
 /*
@@ -481,6 +513,7 @@ static void test_device_access_waits_for_the_new_vaddr(void **state)
 	assert_int_equal(kapi_vfio_pin_pages(c, dev, 0, 1, RW, &pfn), -EBUSY);
 	expect_warnings(2);
 	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), -EBUSY);
+	assert_int_equal(kapi_vfio_pin_pages(c, dev, 0, 1, RW, &pfn), -EBUSY);
 	expect_warnings(0);	/* once */
 
 	assert_int_equal(give_new_vaddr(c, va, 0, PAGE), 0);
@@ -943,19 +976,14 @@ static void test_external_pin_without_memory_for_its_record(void **state)
 {
 	struct kapi_vfio *c = open_v2_container();
 	struct kapi_vfio_dev *mdev;
-	unsigned long va = mmap_anon(4 * PAGE), pfn;
+	unsigned long va = mmap_anon(4 * PAGE);
 
 	attach_intel_device(c);
 	mdev = attach_emulated_device(c);
 	map_exactly(c, va, 0, 4 * PAGE, RW);
 	assert_int_equal(pins_held(), 4);
 
-	/* kapi's page array (1), GUP (2), type1's record of the pin (3). */
-	sim_fault_nth_start(3, 0);
-	assert_int_equal(kapi_vfio_pin_pages(c, mdev, PAGE, 1, RW, &pfn),
-			 -ENOMEM);
-	assert_int_equal(sim_fault_nth_first_point(), SIM_FP_KMALLOC);
-	sim_fault_nth_stop();
+	pin_with_its_record_failing(c, mdev, PAGE);
 
 	assert_int_equal(pins_held(), 4);
 	assert_int_equal(kapi_mm_locked_vm(), 4);
@@ -1010,7 +1038,8 @@ static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
  *
  * An emulated device may pin a reserved page (it has a struct page); it
  * is never charged, not when the IOMMU device leaves (the re-count of
- * what stays pinned skips it), nor unpinned as a GUP page would be.
+ * what stays pinned skips it), nor unpinned as a GUP page would be, not
+ * even when the pin's record cannot be allocated.
  */
 static void test_external_pin_of_a_reserved_page_is_not_charged(void **state)
 {
@@ -1032,6 +1061,7 @@ static void test_external_pin_of_a_reserved_page_is_not_charged(void **state)
 	mdev = attach_emulated_device(c);
 
 	map_exactly(c, va, 0, PAGE, RW);
+	pin_with_its_record_failing(c, mdev, 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
 	assert_int_equal(pfn, info.pfn);
 	kapi_vfio_detach_dev(c, dev);
@@ -1176,6 +1206,8 @@ static void test_dirty_bitmaps_of_bad_shape(void **state)
 		{ "range wraps", ~0ULL - PAGE + 1, 2 * PAGE, PAGE, words, 0,
 		  WRAP_ERRNO },
 		{ "data in kernel memory", 0, 2 * MiB, PAGE, words, 1, -EINVAL },
+		{ "bitmap larger than the address space", 0, 2 * MiB, PAGE,
+		  1ULL << 48, 0, -EINVAL },
 		{ "range under one bitmap page", 0, PAGE, 2 * PAGE, words, 0,
 		  -EINVAL },
 		{ "bitmap of 0 bytes", 0, 2 * MiB, PAGE, 0, 0, -EINVAL },
@@ -1364,30 +1396,50 @@ static void test_disable_hugepages_maps_page_by_page(void **state)
 	kapi_vfio_close(c);
 }
 
-/*
- * A BAR not yet faulted in, whose fault fails: MAP_DMA gets the fault's
- * -EFAULT and maps nothing.
- */
-static void test_bar_whose_fault_fails(void **state)
-{
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
-	struct kapi_mm_map m = {
-		.len = 2 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
-		.max_leaf = KAPI_MM_LEAF_PMD, .align = PMD,
-	};
-	unsigned long va;
+struct failing_bar_fault {
+	const char *what;
+	const char *point;
+	int err;
+};
 
-	m.pfn = sim_bar_create(2 * MiB, PMD, 0, 0);
-	assert_int_not_equal(m.pfn, 0);
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	WITH_FAULT("shim/mm/fixup_user_fault",
-		   assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW),
-				    -EFAULT));
-	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
-	map_exactly(c, va, 0, 2 * MiB, RW);
-	unmap_exactly(c, 0, 2 * MiB);
-	kapi_vfio_close(c);
+/*
+ *   va:    [ BAR 2 MiB, PTE leaves, not faulted in ]   iova 0
+ *
+ * The pfn lookup of a BAR not yet faulted in faults it in and looks
+ * again.  If the fault fails (-EFAULT), or the lookup after it finds the
+ * page table changed (-EINVAL), MAP_DMA fails with that errno and maps
+ * nothing; afterwards the same MAP_DMA works.
+ */
+static void test_bar_whose_fault_or_second_lookup_fails(void **state)
+{
+	static const struct failing_bar_fault cases[] = {
+		{ "the fault", "shim/mm/fixup_user_fault", -EFAULT },
+		{ "the lookup after it", "shim/mm/pte_offset_map", -EINVAL },
+	};
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *dev = attach_intel_device(c);
+		struct kapi_mm_map m = {
+			.len = 2 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
+			.max_leaf = KAPI_MM_LEAF_PTE, .align = PMD,
+		};
+		unsigned long va;
+
+		m.pfn = sim_bar_create(2 * MiB, PMD, 0, 0);
+		assert_int_not_equal(m.pfn, 0);
+		assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+		WITH_FAULT(cases[i].point,
+			   assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB,
+							      RW),
+					    cases[i].err));
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		map_exactly(c, va, 0, 2 * MiB, RW);
+		unmap_exactly(c, 0, 2 * MiB);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
@@ -1424,7 +1476,7 @@ int main(void)
 		T(test_dirty_tracking_limit_of_int_max_pages),
 		T(test_dirty_tracking_stops_when_resizing_fails),
 		T(test_disable_hugepages_maps_page_by_page),
-		T(test_bar_whose_fault_fails),
+		T(test_bar_whose_fault_or_second_lookup_fails),
 	};
 
 	return cmocka_run_group_tests_name("type1_dma", tests, NULL, NULL);
