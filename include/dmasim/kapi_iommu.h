@@ -149,4 +149,169 @@ unsigned long long kapi_iommu_trace_dropped(void);
 int kapi_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call);
 void kapi_iommu_trace_clear(void);
 
+/* ------------------------------------------------------------------------
+ * The IOMMU core's group, domain and probe API beyond map/unmap, and a
+ * configurable test-double driver, so that every path of the core is
+ * reachable: drivers without some callbacks, identity and blocked domains,
+ * attach that fails, reserved regions.  (Block added for the IOMMU core's
+ * coverage.)
+ */
+
+/* Domain types (the kernel's IOMMU_DOMAIN_* values). */
+#define KAPI_IOMMU_DOMAIN_BLOCKED	0U
+#define KAPI_IOMMU_DOMAIN_IDENTITY	4U
+#define KAPI_IOMMU_DOMAIN_UNMANAGED	1U
+#define KAPI_IOMMU_DOMAIN_DMA		3U
+
+/* Capabilities (enum iommu_cap). */
+enum kapi_iommu_cap {
+	KAPI_IOMMU_CAP_CACHE_COHERENCY,
+	KAPI_IOMMU_CAP_NOEXEC,
+	KAPI_IOMMU_CAP_PRE_BOOT_PROTECTION,
+	KAPI_IOMMU_CAP_ENFORCE_CACHE_COHERENCY,
+	KAPI_IOMMU_CAP_DEFERRED_FLUSH,
+	KAPI_IOMMU_CAP_DIRTY_TRACKING,
+};
+
+/* Reserved-region types (enum iommu_resv_type). */
+enum kapi_iommu_resv_type {
+	KAPI_IOMMU_RESV_DIRECT,
+	KAPI_IOMMU_RESV_DIRECT_RELAXABLE,
+	KAPI_IOMMU_RESV_RESERVED,
+	KAPI_IOMMU_RESV_MSI,
+	KAPI_IOMMU_RESV_SW_MSI,
+};
+
+struct kapi_iommu_resv {
+	unsigned long long start;
+	unsigned long long length;
+	int prot;
+	int type;			/* enum kapi_iommu_resv_type */
+};
+
+/* domain->type. */
+unsigned int kapi_iommu_domain_type(struct kapi_iommu_domain *domain);
+/* iommu_probe_device() again (0: a probed device is left as it is). */
+int kapi_iommu_dev_probe(struct kapi_iommu_dev *dev);
+/* device_iommu_capable(). */
+int kapi_iommu_capable(struct kapi_iommu_dev *dev, enum kapi_iommu_cap cap);
+/* iommu_enable_nesting() / iommu_set_pgtable_quirks(). */
+int kapi_iommu_enable_nesting(struct kapi_iommu_domain *domain);
+int kapi_iommu_set_pgtable_quirks(struct kapi_iommu_domain *domain,
+				  unsigned long quirks);
+/*
+ * iommu_set_fault_handler(domain, a handler, token) (domain may be NULL:
+ * the kernel warns); kapi_iommu_fault_token() reads handler_token back.
+ */
+void kapi_iommu_set_fault_handler(struct kapi_iommu_domain *domain,
+				  void *token);
+void *kapi_iommu_fault_token(struct kapi_iommu_domain *domain);
+/* iommu_map_sg() of an empty list with a gfp the kernel rejects. */
+long long kapi_iommu_map_sg_bad_gfp(struct kapi_iommu_domain *domain);
+
+/* On the device's group: iommu_group_set_name(), the iommudata calls. */
+int kapi_iommu_group_set_name(struct kapi_iommu_dev *dev, const char *name);
+void kapi_iommu_group_set_iommudata(struct kapi_iommu_dev *dev, void *data,
+				    void (*release)(void *data));
+void *kapi_iommu_group_get_iommudata(struct kapi_iommu_dev *dev);
+/* iommu_group_default_domain(). */
+struct kapi_iommu_domain *
+kapi_iommu_group_default_domain(struct kapi_iommu_dev *dev);
+/*
+ * iommu_group_for_each_dev() with a callback that counts the devices it
+ * is called for (*visited) and returns stop_ret at the stop_at-th one
+ * (1-based; 0: never stops).  Returns what the core returned.
+ */
+int kapi_iommu_group_for_each_dev(struct kapi_iommu_dev *dev,
+				  unsigned int stop_at, int stop_ret,
+				  unsigned int *visited);
+/*
+ * iommu_get_group_resv_regions() into out[0..max) (the list is freed
+ * here, whatever happened): the number of regions, or the errno.
+ */
+int kapi_iommu_group_resv_regions(struct kapi_iommu_dev *dev,
+				  struct kapi_iommu_resv *out, unsigned int max);
+/* iommu_get_resv_regions() + iommu_put_resv_regions(): regions seen. */
+int kapi_iommu_dev_nr_resv_regions(struct kapi_iommu_dev *dev);
+
+/*
+ * A device the IOMMU core does not translate: with_dev_iommu 0 leaves
+ * dev->iommu NULL (no IOMMU in the path), 1 gives it a dev->iommu that
+ * names no instance.  Not probed; kapi_iommu_dev_destroy() frees it.
+ */
+int kapi_iommu_bare_dev_create(int with_dev_iommu,
+			       struct kapi_iommu_dev **dev);
+
+/*
+ * The test-double driver: one IOMMU instance whose struct iommu_ops and
+ * iommu_domain_ops offer exactly the callbacks in flags.  Its paging
+ * domains map nothing: map_pages reports pgsize * count bytes mapped and
+ * adds them to the domain's byte count, unmap_pages takes back what is
+ * asked while the count lasts (0 once it is 0); kapi_iommu_double_mapped()
+ * reads the count.  Its static identity and blocked domains have no
+ * callbacks.
+ */
+enum {
+	KAPI_DBL_CAPABLE	= 1 << 0,	/* ->capable: CACHE_COHERENCY only */
+	KAPI_DBL_ALLOC_PAGING	= 1 << 1,	/* ->domain_alloc_paging */
+	KAPI_DBL_ALLOC		= 1 << 2,	/* ->domain_alloc(type) */
+	KAPI_DBL_ALLOC_NULL	= 1 << 3,	/* those return NULL */
+	KAPI_DBL_PROBE		= 1 << 4,	/* ->probe_device */
+	KAPI_DBL_RELEASE	= 1 << 5,	/* ->release_device (counted) */
+	KAPI_DBL_DEVICE_GROUP	= 1 << 6,	/* ->device_group: the peer's */
+	KAPI_DBL_RESV_REGIONS	= 1 << 7,	/* ->get_resv_regions */
+	KAPI_DBL_IDENTITY	= 1 << 8,	/* ->identity_domain */
+	KAPI_DBL_BLOCKED	= 1 << 9,	/* ->blocked_domain */
+	KAPI_DBL_DEFAULT_OPS	= 1 << 10,	/* domains get ->default_domain_ops */
+	KAPI_DBL_OPS_PGSIZE	= 1 << 11,	/* domains get ops->pgsize_bitmap */
+	KAPI_DBL_ATTACH		= 1 << 12,	/* domain ->attach_dev */
+	KAPI_DBL_MAP		= 1 << 13,	/* ->map_pages */
+	KAPI_DBL_UNMAP		= 1 << 14,	/* ->unmap_pages */
+	KAPI_DBL_SYNC_MAP	= 1 << 15,	/* ->iotlb_sync_map */
+	KAPI_DBL_NESTING	= 1 << 16,	/* ->enable_nesting */
+	KAPI_DBL_QUIRKS		= 1 << 17,	/* ->set_pgtable_quirks */
+	KAPI_DBL_FREE		= 1 << 18,	/* ->free (else the domain leaks) */
+	KAPI_DBL_MAP_NOTHING	= 1 << 19,	/* map_pages: 0, 0 bytes mapped */
+};
+
+/* What ->def_domain_type answers (KAPI_DBL_DEF_NONE: no callback). */
+enum kapi_dbl_def_domain {
+	KAPI_DBL_DEF_NONE,
+	KAPI_DBL_DEF_NO_OPINION,	/* returns 0 */
+	KAPI_DBL_DEF_IDENTITY,
+	KAPI_DBL_DEF_DMA,
+};
+
+/*
+ * Register the double (iommu_device_register) with these callbacks;
+ * pgsize_bitmap is what its domains map (their own, or ops->pgsize_bitmap
+ * with KAPI_DBL_OPS_PGSIZE).  kapi_iommu_double_teardown() unregisters it
+ * (iommu_device_unregister); destroy its devices first.
+ */
+void kapi_iommu_double_setup(unsigned int flags,
+			     enum kapi_dbl_def_domain def_domain,
+			     unsigned long long pgsize_bitmap);
+void kapi_iommu_double_teardown(void);
+/*
+ * A device behind the double, probed (iommu_probe_device's errno is
+ * returned, and the device freed, if probing fails).  With group_peer
+ * (and KAPI_DBL_DEVICE_GROUP) it joins that device's group.  Its
+ * get_resv_regions reports the n regions of resv (n <= 4).
+ */
+int kapi_iommu_double_dev_create(struct kapi_iommu_dev *group_peer,
+				 const struct kapi_iommu_resv *resv,
+				 unsigned int n, struct kapi_iommu_dev **dev);
+/* Double devices alive; release_device calls so far. */
+unsigned long kapi_iommu_double_nr_devices(void);
+unsigned long kapi_iommu_double_nr_released(void);
+/*
+ * From now on, attach_dev call number nth (1: the next) fails with
+ * -EINVAL, and with persist every call after it too; nth 0 stops failing.
+ */
+void kapi_iommu_double_fail_attach(unsigned long nth, int persist);
+/* Bytes a double domain holds mapped. */
+unsigned long long kapi_iommu_double_mapped(struct kapi_iommu_domain *domain);
+/* The double's static blocked domain (KAPI_DBL_BLOCKED). */
+struct kapi_iommu_domain *kapi_iommu_double_blocked_domain(void);
+
 #endif
