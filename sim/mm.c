@@ -876,6 +876,9 @@ int sim_mm_remap_pfn_range(struct sim_mm *mm, unsigned long addr,
 	return ret;
 }
 
+/* The race-on-demand hook of pud_lock()/pmd_lock() (see sim_mm.h). */
+void (*sim_pt_lock_race_hook)(struct sim_mm *mm, const void *entry);
+
 void sim_mm_zap_range(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
 	sim_mm_lock_take();

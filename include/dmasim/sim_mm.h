@@ -110,6 +110,25 @@ static inline unsigned long *sim_pt_table_of(unsigned long entry)
 struct sim_mm;
 struct sim_vma;
 
+/*
+ * Test double (a race on demand): when set, called once (and cleared)
+ * just before pud_lock()/pmd_lock() take the lock of entry, with the mm
+ * the entry belongs to.  It stands for another CPU that changes the entry
+ * between a walker's lockless read and its lock (a zap, or a huge leaf
+ * split into a table), which a single-threaded test cannot time.
+ */
+extern void (*sim_pt_lock_race_hook)(struct sim_mm *mm, const void *entry);
+
+static inline void sim_pt_lock_race(struct sim_mm *mm, const void *entry)
+{
+	void (*hook)(struct sim_mm *, const void *) = sim_pt_lock_race_hook;
+
+	if (sim_unlikely(hook)) {
+		sim_pt_lock_race_hook = 0;
+		hook(mm, entry);
+	}
+}
+
 enum sim_vma_kind {
 	SIM_VMA_ANON,
 	SIM_VMA_THP,

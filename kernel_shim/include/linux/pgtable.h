@@ -16,6 +16,10 @@
  *     pte_offset_map_lock() asks the fault point shim/mm/pte_offset_map
  *     first: the kernel's returns NULL when the PMD changed between the
  *     read and the lock (a racing THP collapse), which callers must handle.
+ * (c) Test double: pud_lock() and pmd_lock() first run the sim's
+ *     race-on-demand hook (sim_pt_lock_race(), off unless a test sets it),
+ *     so a test can change the entry between a walk's lockless read and
+ *     its lock, as another CPU could.
  * (c) Counting (the cost model): every entry read by a walk accessor
  *     (pXdp_get, pmdp_get_lockless, and the pXd_offset/pte_offset_map that
  *     reads its parent entry) counts SIM_CNT_PT_READ.  pgd_offset() on an
@@ -184,6 +188,7 @@ static inline spinlock_t *pmd_lock(struct mm_struct *mm, pmd_t *pmd)
 {
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);
 
+	sim_pt_lock_race(mm->dmasim_mm, pmd);
 	spin_lock(ptl);
 	return ptl;
 }
@@ -196,6 +201,7 @@ static inline spinlock_t *pud_lockptr(struct mm_struct *mm, pud_t *pud)
 
 static inline spinlock_t *pud_lock(struct mm_struct *mm, pud_t *pud)
 {
+	sim_pt_lock_race(mm->dmasim_mm, pud);
 	spin_lock(&mm->page_table_lock);
 	return &mm->page_table_lock;
 }
