@@ -279,3 +279,18 @@ unsigned long shim_gup_calls(void)
 {
 	return gup_calls;
 }
+
+/*
+ * follow_pfnmap_start() for trees after 6.12, whose callers may set the
+ * input .write (see <shim/mm_vma.h>): a read-only leaf does not satisfy a
+ * write lookup, so it fails as a missing entry does, with nothing held.
+ */
+int shim_follow_pfnmap_start_write(struct follow_pfnmap_args *args)
+{
+	int ret = follow_pfnmap_start(args);
+
+	if (ret || !args->write || args->writable)
+		return ret;
+	follow_pfnmap_end(args);
+	return -EINVAL;
+}

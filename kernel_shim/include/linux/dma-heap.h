@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * DMA-BUF heaps, as the kernel's <linux/dma-heap.h> (6.12).
+ * DMA-BUF heaps, as the kernel's <linux/dma-heap.h> (6.12, plus current
+ * trees' mem_accounting).
  * (a) Definitions that must match the kernel: struct dma_heap_ops,
- *     struct dma_heap_export_info and the three functions a heap driver
- *     calls.  The heap core itself is kernel code under test
+ *     struct dma_heap_export_info, the three functions a heap driver
+ *     calls and the mem_accounting flag current heap cores export.  The heap core itself is kernel code under test
  *     (core/drivers/dma-buf/dma-heap.c, or the kernel tree's own).
  */
 #ifndef _DMASIM_LINUX_DMA_HEAP_H
@@ -24,6 +25,16 @@ struct dma_heap_export_info {
 	const struct dma_heap_ops *ops;
 	void *priv;
 };
+
+/*
+ * Current trees: "dma_heap.mem_accounting", the heap core's read-only
+ * module parameter (default false), which heap drivers read to decide
+ * whether to charge their allocations to the caller's memcg
+ * (__GFP_ACCOUNT).  Defined by the tree's own dma-heap.c, which registers
+ * it through module_param() (kapi_param_set("dma_heap.mem_accounting")
+ * sets it in a test); 6.12's has none, and no file of it refers to it.
+ */
+extern bool mem_accounting;
 
 void *dma_heap_get_drvdata(struct dma_heap *heap);
 const char *dma_heap_get_name(struct dma_heap *heap);

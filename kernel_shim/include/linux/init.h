@@ -3,7 +3,8 @@
  * Initcalls.  Test double: module_init() and the *_initcall() levels record
  * the function in the "dmasim_initcall" section; kapi_boot() runs them in
  * level order, as the kernel's do_initcalls() does, once per process.
- * module_exit() functions are recorded likewise and run by kapi_shutdown().
+ * module_exit() and __exitcall() functions are recorded likewise and run by
+ * kapi_shutdown().
  */
 #ifndef _DMASIM_LINUX_INIT_H
 #define _DMASIM_LINUX_INIT_H
@@ -40,5 +41,7 @@ struct dmasim_initcall {
 #define device_initcall(fn)	__dmasim_initcall(fn, 6)
 #define late_initcall(fn)	__dmasim_initcall(fn, 7)
 #define __initcall(fn)		device_initcall(fn)
+/* A built-in file's exit function (current dma-heap.c): as module_exit(). */
+#define __exitcall(fn)		__dmasim_exitcall(fn)
 
 #endif

@@ -9,13 +9,13 @@
  * Upstream mode (-Dkernel_src=DIR) passes the tree's VERSION, PATCHLEVEL and
  * SUBLEVEL, read from DIR/Makefile, to that tree's files only, as
  * -DDMASIM_LINUX_VERSION/_PATCHLEVEL/_SUBLEVEL (upstream/meson.build).
- * Every other kernel translation unit (kernel_shim/*.c, core/) is code
+ * Every other kernel translation unit (kernel_shim's .c files, core/) is code
  * written to the Linux 6.12 API, and sees 6.12.0.
  *
  * Rule for shim headers: a version test may select a declaration, a macro or
  * an inline helper that the tree's file uses, never the layout of a struct
- * that kernel_shim/*.c also uses: kernel_shim is compiled once, with 6.12.0,
- * and linked into every implementation.  A struct that grew a field in a
+ * that kernel_shim's .c files also use: kernel_shim is compiled once, with
+ * 6.12.0, and linked into every implementation.  A struct that grew a field in a
  * later kernel carries the field for every version (a 6.12 file never reads
  * it).
  */

@@ -7,7 +7,8 @@
  *
  * (a) Definitions that must match the kernel: the VM_*, FOLL_* and
  *     FAULT_FLAG_* values, struct follow_pfnmap_args (mainline's, with
- *     addr_mask), and the prototypes and contracts of vma_lookup(),
+ *     addr_mask; and the input .write of newer trees, honoured for them
+ *     by shim_follow_pfnmap_start_write(), see below), and the prototypes and contracts of vma_lookup(),
  *     find_vma(), pin_user_pages_remote(), pin_user_pages(),
  *     unpin_user_page(s)(), unpin_user_pages_dirty_lock(),
  *     unpin_user_page_range_dirty_lock(), unpin_folio(s)(),
@@ -47,6 +48,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
+#include <linux/version.h>
 #include <shim/vma_types.h>
 
 struct page;
@@ -178,6 +180,7 @@ struct follow_pfnmap_args {
 	/* inputs */
 	struct vm_area_struct *vma;
 	unsigned long address;
+	bool write;	/* newer trees: the caller needs a writable leaf */
 	/* internal: the lock held and the pte mapped between start and end */
 	spinlock_t *lock;
 	pte_t *ptep;
@@ -190,6 +193,23 @@ struct follow_pfnmap_args {
 };
 int follow_pfnmap_start(struct follow_pfnmap_args *args);
 void follow_pfnmap_end(struct follow_pfnmap_args *args);
+
+/*
+ * Trees after 6.12 (linux-mm at 7.0-rc5: type1's follow_fault_pfn() sets
+ * .write and no longer checks .writable itself) ask follow_pfnmap_start()
+ * for a writable leaf through the input .write.  The lookup itself is
+ * core/mm/memory.c, written to 6.12's struct, which has no .write; so for
+ * those trees' files the call goes through shim_follow_pfnmap_start_write()
+ * (kernel_shim/gup.c): the same lookup, then -EINVAL (follow_pfnmap_start's
+ * one error) and nothing held if .write is set and the leaf is read-only.
+ * A newer file that never sets .write sees no difference.  Selected by
+ * version, not by struct layout (see <linux/version.h>): the field is there
+ * for every version.
+ */
+#if LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255)
+int shim_follow_pfnmap_start_write(struct follow_pfnmap_args *args);
+#define follow_pfnmap_start(args) shim_follow_pfnmap_start_write(args)
+#endif
 
 /* ---- the zero page ---- */
 static inline bool is_zero_page(const struct page *page)
