@@ -106,4 +106,22 @@
  */
 #define DMASIM_IMPL_TYPE1_NESTING_TYPE (!DMASIM_IMPL_AT_LEAST(6, 13, 0))
 
+/*
+ * DMA_HEAP_IOCTL_ALLOC publishes the new dma-buf fd only once the result
+ * has been copied back to userspace: it reserves the fd, copies the
+ * request back, and installs the fd on success, or gives the fd and the
+ * buffer back when copy_to_user() fails (-EFAULT, nothing left).  The
+ * project's core/ does this, and so does Debian's 6.12.117 dma-heap.c.
+ * Mainline as read does not: torvalds/linux at 6.2 and linux-mm at
+ * 7.0-rc5 (5a05122) allocate the buffer and install its fd with
+ * dma_buf_fd() inside the ioctl, then copy the result out; a failed copy
+ * returns -EFAULT with the buffer allocated and its fd open, an fd the
+ * caller was never told about (closed when the process exits).  Trees
+ * after 6.12 are expected to do that: a suite that makes the copy fail
+ * closes the stray fd as a process exit would, then checks that nothing
+ * else is left.
+ */
+#define DMASIM_IMPL_HEAP_ALLOC_FD_AFTER_COPY_OUT \
+	(!DMASIM_IMPL_IS_UPSTREAM || !DMASIM_IMPL_AT_LEAST(6, 13, 0))
+
 #endif
