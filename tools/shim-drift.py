@@ -14,25 +14,46 @@ upstream/meson.build) it prints:
   - the identifiers the file spells that are neither C keywords, nor
     declared by the file itself, nor provided by the shim, each with how the
     file uses it (call, member, struct tag, type or constant) and its first
-    line.
+    line;
+  - the identifiers the shim defines only in headers the file does not
+    reach through its own includes (the compiler would not see them
+    either), each with the headers that define it;
+  - members the shim's structs lack (read, or named in a designated
+    initializer) and structs the file needs complete that the shim only
+    declares.
 
 How:
   provided  every header under kernel_shim/include (and upstream/include,
             the displacement headers) is parsed in one translation unit
             with libclang: macro names, functions, variables, typedefs,
-            struct/union/enum tags, fields and enum constants;
+            struct/union/enum tags, fields and enum constants, each with
+            the header that defines it;
+  reached   the headers the file can see: its #includes followed
+            transitively as the compiler resolves them (quoted ones beside
+            the including file first), from <linux/kconfig.h> and the
+            headers force-included before it.  A driver-local header whose
+            include guard a force-included displacement header defines
+            (drivers/vfio/vfio.h) expands to nothing: neither it nor what it
+            includes is reached, or missing.  A name counts as provided for
+            the file only if a header that defines it is reached;
   used      the raw identifiers of the file (comments, strings, character
             constants and #include lines stripped; CONFIG_ symbols left
-            out: an unset option is simply off);
+            out: an unset option is simply off), minus the lines of #if
+            branches the preprocessor skipped with the shim's kconfig
+            (libclang's skipped ranges);
   declared  the file parsed with libclang against the shim, exactly as
             meson compiles it (same flags, same force-included headers),
             with an empty stand-in for every header the shim lacks: every
             declaration, parameter, label and macro whose location is the
-            file, plus the parameters of the file's function-like macros.
+            file, plus the parameters of the file's function-like macros;
+            but NAME(x); at file scope that parses only as an implicit-int
+            declaration (no macro NAME in the shim) is a use of NAME.
 Names are compared bare: a field the shim has in some struct counts as
 provided even if the struct the file reads it from lacks it (the compiler
-says which then).  While the shim misses a macro that declares something
-(DEFINE_MUTEX(x)), x may be listed too; it disappears with the macro.
+says which then, and so does the report where libclang can tell).  While
+the shim misses a macro that declares something (DEFINE_MUTEX(x)), x may be
+listed too; it disappears with the macro.  tests/shim_drift_check.py checks
+these rules on a made-up tree.
 
 --notes FILE cross-checks a libclang list of the identifiers a file uses
 against the real headers (/work/shared/kernel-notes/api-surface-*.md style:
@@ -43,6 +64,7 @@ errors.  Needs python3-clang (libclang) from tools/install-deps.sh.
 """
 
 import argparse
+import ctypes
 import os
 import re
 import subprocess
@@ -121,8 +143,11 @@ IDENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 PPNUMBER = re.compile(r'\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*')
 
 
-def used_identifiers(path):
-    """{identifier: (first line, how it is used)} for the raw tokens."""
+def used_identifiers(path, skip=frozenset()):
+    """{identifier: (first line, how it is used)} for the raw tokens.
+
+    Lines in skip (branches the preprocessor did not take) are left out.
+    """
     text = open(path, encoding='utf-8', errors='replace').read()
     # Join continued lines, keeping line numbers by counting removed breaks.
     clean = strip_comments_and_literals(text)
@@ -139,6 +164,8 @@ def used_identifiers(path):
             continue
         logical += raw
         line, logical = logical, ''
+        if start in skip:
+            continue
         m = re.match(r'\s*#\s*([a-z_]+)', line)
         if m and m.group(1) in SKIP_DIRECTIVES:
             continue
@@ -186,24 +213,47 @@ def macro_params(path):
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 
 
-def find_missing_headers(start_files, search_dirs, local_dirs=True):
-    """Headers reachable by #include from start_files that no search_dir has.
+GUARD = re.compile(r'\A(?:\s|/\*.*?\*/|//[^\n]*\n)*#\s*ifndef\s+(\w+)', re.S)
+
+
+def defined_macros(paths):
+    """Macro names the given headers #define (the displacement headers)."""
+    names = set()
+    for path in paths:
+        try:
+            text = open(path, encoding='utf-8', errors='replace').read()
+        except OSError:
+            continue
+        names.update(re.findall(r'^\s*#\s*define\s+(\w+)', text, re.M))
+    return names
+
+
+def walk_includes(start_files, search_dirs, local_dirs=True, displaced=()):
+    """Follow #include from start_files as the compiler resolves them.
 
     Quoted includes resolve beside the including file first (as the
-    compiler does); what resolves nowhere is missing.  Returns
-    {header: first includer}.
+    compiler does); what resolves nowhere is missing.  A header whose
+    include guard is one of the macros in displaced (defined by a
+    force-included displacement header, see upstream/include/) expands to
+    nothing, so its own includes are not followed (the start files, the
+    displacement headers among them, always are).  Returns
+    ({missing header: first includer}, set of files reached).
     """
     missing = {}
     seen = set()
+    starts = {os.path.realpath(f) for f in start_files}
     todo = list(start_files)
     while todo:
-        path = todo.pop()
+        path = os.path.realpath(todo.pop())
         if path in seen:
             continue
         seen.add(path)
         try:
             text = open(path, encoding='utf-8', errors='replace').read()
         except OSError:
+            continue
+        guard = GUARD.match(text)
+        if guard and guard.group(1) in displaced and path not in starts:
             continue
         for m in re.finditer(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', text, re.M):
             quote, name = m.group(1), m.group(2)
@@ -216,7 +266,12 @@ def find_missing_headers(start_files, search_dirs, local_dirs=True):
                 todo.append(found)
             elif name not in missing:
                 missing[name] = path
-    return missing
+    return missing, seen
+
+
+def find_missing_headers(start_files, search_dirs, local_dirs=True, displaced=()):
+    """Headers reachable by #include from start_files that no search_dir has."""
+    return walk_includes(start_files, search_dirs, local_dirs, displaced)[0]
 
 
 def make_stub_dir(headers, tmp):
@@ -260,12 +315,16 @@ def provided_names(shim_dirs, extra_headers, args, stub_dir):
     tu_path = os.path.join(stub_dir, '..', 'all_shim_headers.c')
     tu_path = os.path.abspath(tu_path)
     tu = parse(tu_path, args + ['-I' + stub_dir], [(tu_path, src)])
-    names, fields = set(), set()
+    names, fields = {}, set()
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     for cur in tu.cursor.walk_preorder():
         k = cur.kind
         if k in PROVIDING_KINDS and cur.spelling:
-            names.add(cur.spelling)
+            # Where it is defined: a name counts for a file only if one of
+            # these is reachable from the file's includes (None: built in).
+            loc = cur.location.file
+            names.setdefault(cur.spelling, set()).add(
+                os.path.realpath(loc.name) if loc is not None else None)
             if k == ci.CursorKind.FIELD_DECL:
                 # A member of an anonymous struct/union is a member of the
                 # struct that holds it (vm_area_struct.vm_flags).
@@ -275,6 +334,34 @@ def provided_names(shim_dirs, extra_headers, args, stub_dir):
                 if parent is not None and parent.spelling:
                     fields.add((parent.spelling, cur.spelling))
     return names, fields, errors
+
+
+class SourceRangeList(ctypes.Structure):
+    _fields_ = [('count', ctypes.c_uint),
+                ('ranges', ctypes.POINTER(ci.SourceRange))]
+
+
+def skipped_lines(tu, path):
+    """Lines of path the preprocessor skipped (#if branches not taken)."""
+    lib = ci.conf.lib
+    try:
+        get = lib.clang_getSkippedRanges
+        dispose = lib.clang_disposeSourceRangeList
+    except AttributeError:
+        return set()
+    get.argtypes = [ci.TranslationUnit, ci.File]
+    get.restype = ctypes.POINTER(SourceRangeList)
+    dispose.argtypes = [ctypes.POINTER(SourceRangeList)]
+    dispose.restype = None
+    lines = set()
+    ranges = get(tu, ci.File.from_name(tu, path))
+    if not ranges:
+        return lines
+    for i in range(ranges.contents.count):
+        r = ranges.contents.ranges[i]
+        lines.update(range(r.start.line, r.end.line + 1))
+    dispose(ranges)
+    return lines
 
 
 def declared_names(path, args):
@@ -291,6 +378,19 @@ def declared_names(path, args):
         if (cur.kind.is_declaration() or cur.kind == ci.CursorKind.LABEL_STMT or
                 cur.kind == ci.CursorKind.MACRO_DEFINITION) and cur.spelling:
             names.add(cur.spelling)
+    # NAME(x); at file scope with no macro NAME in the shim parses as a
+    # declaration of a function NAME with implicit int: a use, not the
+    # file's own declaration (dma-heap.c's __exitcall(dma_heap_exit)).
+    text = None
+    for d in tu.diagnostics:
+        if (d.location.file is None or os.path.realpath(d.location.file.name) != real or
+                'type specifier missing' not in d.spelling):
+            continue
+        if text is None:
+            text = open(path, encoding='utf-8', errors='replace').read().split('\n')
+        m = IDENT.match(text[d.location.line - 1], d.location.column - 1)
+        if m:
+            names.discard(m.group(0))
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     # What the compiler can tell precisely: members a shim struct lacks, and
     # structs the file needs complete that the shim only declares.
@@ -298,13 +398,15 @@ def declared_names(path, args):
     for d in errors:
         if d.location.file is None or os.path.realpath(d.location.file.name) != real:
             continue
-        m = re.match(r"no member named '(\w+)' in '(?:struct|union) (\w+)'", d.spelling)
+        m = (re.match(r"no member named '(\w+)' in '(?:struct|union) (\w+)'", d.spelling) or
+             re.match(r"field designator '(\w+)' does not refer to any field in type "
+                      r"'(?:struct|union) (\w+)'", d.spelling))
         if m:
             fields.setdefault('%s.%s' % (m.group(2), m.group(1)), d.location.line)
         m = re.search(r"incomplete (?:definition of )?type '((?:struct|union|enum) \w+)'", d.spelling)
         if m:
             incomplete.setdefault(m.group(1), d.location.line)
-    return names, errors, fields, incomplete
+    return names, errors, fields, incomplete, skipped_lines(tu, path)
 
 
 def read_notes(path):
@@ -374,7 +476,7 @@ def main():
                  '-DDMASIM_PAGE_SHIFT=%d' % opts.page_shift,
                  '-I' + shim_inc, '-I' + plain_inc,
                  '-include', os.path.join(shim_inc, 'linux', 'kconfig.h'),
-                 '-Wno-everything', '-ferror-limit=0']
+                 '-Wno-everything', '-Wimplicit-int', '-ferror-limit=0']
     cinc = compiler_include()
     if cinc:
         base_args += ['-idirafter', cinc]
@@ -406,6 +508,7 @@ def main():
         for root, _, fs in os.walk(shim_inc):
             shim_headers += [os.path.join(root, f) for f in fs if f.endswith('.h')]
         search = [shim_inc, plain_inc] + ([cinc] if cinc else [])
+        kconfig = os.path.join(shim_inc, 'linux', 'kconfig.h')
         shim_missing = find_missing_headers(shim_headers + forced_all, search)
         make_stub_dir(shim_missing, stub_dir)
 
@@ -430,8 +533,13 @@ def main():
                 report.append('== %s: not in this tree' % rel)
                 continue
             forced_abs = [os.path.join(TOP, h) for h in forced]
-            missing_h = find_missing_headers(forced_abs + [path], search)
-            # A displaced driver-local header is not missing: it is skipped.
+            # What the file can see: its own includes, transitively, from
+            # the headers force-included before it.  A driver-local header
+            # whose guard a displacement header defines expands to nothing:
+            # neither it nor what it includes is reached (or missing).
+            missing_h, reached = walk_includes(
+                [kconfig] + forced_abs + [path], search,
+                displaced=defined_macros(forced_abs))
             fstub = os.path.join(tmp, 'missing-' + os.path.basename(rel))
             os.makedirs(fstub)
             make_stub_dir(missing_h, fstub)
@@ -441,16 +549,27 @@ def main():
             args += ['-idirafter', fstub]
             modname = os.path.splitext(os.path.basename(rel))[0].replace('-', '_')
             args += ['-DKBUILD_MODNAME="%s"' % modname, '-DKBUILD_BASENAME="%s"' % modname]
-            declared, errors, nofield, incomplete = declared_names(path, args)
+            declared, errors, nofield, incomplete, skip = declared_names(path, args)
             declared |= macro_params(path)
-            used = used_identifiers(path)
-            missing = sorted((n for n in used
-                              if n not in provided and n not in declared
-                              and not n.startswith('__builtin')),
+            used = used_identifiers(path, skip)
+            candidates = [n for n in used if n not in declared
+                          and not n.startswith('__builtin')]
+            # Provided means defined by a shim header the file reaches (or
+            # built into the compiler); defined only elsewhere in the shim
+            # is drift too: the compiler would not see it.
+            missing = sorted((n for n in candidates if n not in provided),
                              key=lambda n: (used[n][1], n))
-            total_missing += len(missing) + len(missing_h) + len(nofield) + len(incomplete)
+            unreachable = {n: sorted(os.path.relpath(f, shim_inc) if f.startswith(shim_inc + os.sep)
+                                     else os.path.relpath(f, TOP)
+                                     for f in provided[n] if f is not None)
+                           for n in candidates
+                           if n in provided and None not in provided[n]
+                           and not provided[n] & reached}
+            total_missing += (len(missing) + len(unreachable) + len(missing_h) +
+                              len(nofield) + len(incomplete))
             report.append('== %s: %d identifiers used, %d not provided by kernel_shim, '
-                          '%d headers missing' % (rel, len(used), len(missing), len(missing_h)))
+                          '%d not reached, %d headers missing' %
+                          (rel, len(used), len(missing), len(unreachable), len(missing_h)))
             if missing_h:
                 report.append('  headers: ' + ' '.join(
                     '<%s>' % h for h in sorted(missing_h)))
@@ -472,6 +591,12 @@ def main():
                             line = '   '
                         line += item
                     report.append(line)
+            if unreachable:
+                report.append('  defined only in shim headers the file\'s includes do not '
+                              'reach (include one, or make it reachable):')
+                for n in sorted(unreachable, key=lambda n: (used[n][0], n)):
+                    report.append('    %s:%d  in %s' % (n, used[n][0],
+                                                       ', '.join('<%s>' % h for h in unreachable[n])))
             unreached = {t: l for t, l in incomplete.items() if t.split()[1] in provided}
             declared_only = {t: l for t, l in incomplete.items() if t not in unreached}
             if declared_only:
