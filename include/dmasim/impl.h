@@ -101,10 +101,19 @@
  * VFIO type1 accepts the nesting container type (VFIO_TYPE1_NESTING_IOMMU,
  * 6: a v2 container) and reports the extension (35890f85573c "vfio: Remove
  * VFIO_TYPE1_NESTING_IOMMU", merged for v6.13: nesting moved to iommufd).
- * From 6.13 on, VFIO_SET_IOMMU of type 6 is -EINVAL and
- * VFIO_CHECK_EXTENSION(6) is 0.
+ * From 6.13 on, VFIO_CHECK_EXTENSION(6) is 0, so the VFIO core's
+ * VFIO_SET_IOMMU never offers type 6 to type1.
  */
 #define DMASIM_IMPL_TYPE1_NESTING_TYPE (!DMASIM_IMPL_AT_LEAST(6, 13, 0))
+
+/*
+ * type1's open() itself (what kapi_vfio_open() calls: it does not model
+ * the core's CHECK_EXTENSION gate) takes type 6 as a v2 container in every
+ * kernel tree: 6.12 as VFIO_TYPE1_NESTING_IOMMU, later trees as
+ * __VFIO_RESERVED_TYPE1_NESTING_IOMMU (linux-next bafe665, linux-mm
+ * 7.0-rc5).  The project's core/ refuses it with -EINVAL.
+ */
+#define DMASIM_IMPL_TYPE1_OPEN_TAKES_NESTING_TYPE DMASIM_IMPL_IS_UPSTREAM
 
 /*
  * DMA_HEAP_IOCTL_ALLOC publishes the new dma-buf fd only once the result
