@@ -1144,9 +1144,10 @@ static int update_user_bitmap(u64 __user *bitmap, struct vfio_iommu *iommu,
 
 	/*
 	 * A group that can DMA without telling us dirties everything it
-	 * can reach.
+	 * can reach.  (With such a group attached there is a domain, and
+	 * every DMA is mapped into it: iommu_mapped is then always true.)
 	 */
-	if (iommu->num_non_pinned_groups && dma->iommu_mapped)
+	if (iommu->num_non_pinned_groups && dma->iommu_mapped) /* GCOVR_EXCL_BR_LINE */
 		bitmap_set(dma->bitmap, 0, nbits);
 
 	if (lead) {
