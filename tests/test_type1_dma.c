@@ -1438,6 +1438,55 @@ static void test_disable_hugepages_maps_page_by_page(void **state)
 	kapi_vfio_close(c);
 }
 
+/* Turns disable_hugepages on at the first IOMMU map it sees; fails nothing. */
+static int disable_hugepages_at_first_map(const char *name, int *failnum,
+					  void **failinfo, unsigned int *flags)
+{
+	static int seen;
+
+	if (!seen++)
+		assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
+						"1"), 0);
+	return 0;
+}
+
+/*
+ *   va:    [ anon 64 pages, faulted in from the last page to the first ]
+ *          (descending pfns: every run is one page)
+ *
+ * disable_hugepages switched on (a sysfs write) while a MAP_DMA runs,
+ * after its first GUP call pinned all 64 pages into the batch and before
+ * the second run is taken from it: the rest of the batch is consumed one
+ * page per run, and the mapping is still exact.
+ */
+static void test_disable_hugepages_switched_on_mid_map(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	unsigned long va = mmap_anon(64 * PAGE), io_pfn, cpu_pfn;
+	struct sim_counters before;
+
+	for (int i = 63; i >= 0; i--)
+		assert_int_equal(kapi_mm_touch(va + i * PAGE, PAGE, 1), 0);
+	sim_counters_snapshot(&before);
+	sim_faults_arm(1);
+	assert_int_equal(fiu_enable_external("shim/iommu/map", 1, NULL, 0,
+					     disable_hugepages_at_first_map), 0);
+	map_exactly(c, va, 0, 64 * PAGE, RW);
+	fiu_disable("shim/iommu/map");
+	sim_faults_arm(0);
+	assert_int_equal(sim_counters.c[SIM_CNT_GUP_CALL] -
+			 before.c[SIM_CNT_GUP_CALL], 1);
+	for (unsigned long off = 0; off < 64 * PAGE; off += PAGE) {
+		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
+		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
+		assert_int_equal(io_pfn, cpu_pfn);
+	}
+	assert_int_equal(kapi_mm_locked_vm(), 64);
+	unmap_exactly(c, 0, 64 * PAGE);
+	kapi_vfio_close(c);
+}
+
 struct failing_bar_fault {
 	const char *what;
 	const char *point;
@@ -1519,6 +1568,7 @@ int main(void)
 		T(test_dirty_tracking_limit_of_int_max_pages),
 		T(test_dirty_tracking_stops_when_resizing_fails),
 		T(test_disable_hugepages_maps_page_by_page),
+		T(test_disable_hugepages_switched_on_mid_map),
 		T(test_bar_whose_fault_or_second_lookup_fails),
 	};
 
