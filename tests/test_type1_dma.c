@@ -12,7 +12,9 @@
  *  - the external pin interface's refusals and races;
  *  - dirty bitmaps of bad sizes, failing copies, and their limits;
  *  - the error paths of pinning and mapping that only a fault point, a
- *    module parameter or an exited owner reaches.
+ *    module parameter or an exited owner reaches;
+ *  - fail-nth sweeps (tests/sweep.h) over a live update to another process
+ *    and over an emulated device's pins, writes and racing re-pins.
  *
  * After every error the kernel's errno is asserted and so is the state:
  * nothing pinned, mapped or charged beyond what the scenario still holds,
@@ -38,6 +40,8 @@
 #include <dmasim/kapi_mm_page.h>
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
+
+#include "sweep.h"
 
 #define PAGE	SIM_PAGE_SIZE
 #define PMD	SIM_PMD_SIZE
@@ -1533,6 +1537,163 @@ static void test_bar_whose_fault_or_second_lookup_fails(void **state)
 	}
 }
 
+/* ---- fail-nth sweeps over two of the scenarios above ---- */
+
+/* The processes and memory of a sweep run (made in setup, faults off). */
+static struct {
+	struct kapi_proc *old, *new;
+	unsigned long va_old, va_new;
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev;
+} sw;
+
+static int map_anon_in(struct kapi_proc *p, unsigned long len,
+		       unsigned long *va)
+{
+	struct kapi_mm_map m = {
+		.len = len, .kind = KAPI_MM_ANON, .writable = 1, .align = PMD,
+	};
+
+	kapi_proc_set_current(p);
+	return kapi_mm_mmap(&m, va);
+}
+
+/* Two processes with 2 MiB of anonymous memory each; the old one current. */
+static int two_processes_with_memory(const void *param)
+{
+	memset(&sw, 0, sizeof(sw));
+	sw.old = kapi_proc_create();
+	sw.new = kapi_proc_create();
+	if (!sw.old || !sw.new || map_anon_in(sw.new, 2 * MiB, &sw.va_new) ||
+	    map_anon_in(sw.old, 2 * MiB, &sw.va_old))
+		return -1;
+	return 0;
+}
+
+/*
+ * The live update of test_new_vaddr_from_another_owner_moves_the_charge,
+ * with a kernel thread's write through the new vaddr before the unmap.
+ */
+static int live_update_to_another_process(const void *param)
+{
+	unsigned int word = 0x600d;
+	unsigned long long bytes;
+	int ret;
+
+	ret = kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &sw.c);
+	if (!ret)
+		ret = kapi_vfio_attach_iommu_dev(sw.c, SIM_IOMMU_INTEL_SL,
+						 &sw.dev);
+	if (!ret)
+		ret = kapi_vfio_map_dma(sw.c, sw.va_old, 0, 2 * MiB, RW);
+	if (!ret)
+		ret = invalidate_vaddrs(sw.c, 0, 2 * MiB, 0, &bytes);
+	kapi_proc_set_current(sw.new);
+	if (!ret)
+		ret = give_new_vaddr(sw.c, sw.va_new, 0, 2 * MiB);
+	kapi_proc_set_current(NULL);
+	if (!ret)
+		ret = kapi_vfio_dma_rw(sw.c, 8, &word, sizeof(word), 1);
+	kapi_proc_set_current(sw.new);
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(sw.c, 0, 2 * MiB, 0, &bytes);
+	return ret;
+}
+
+/*
+ * An emulated device's life: pins, a device write, a dirty bitmap, an
+ * unmap raced by re-pins that reads its bitmap too.
+ */
+static int emulated_device_pins_writes_and_races(const void *param)
+{
+	unsigned long long bits = 0, bytes;
+	unsigned long pfns[8];
+	unsigned int word = 0xd1e7;
+	int ret;
+
+	ret = kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &sw.c);
+	if (!ret)
+		ret = kapi_vfio_attach_emulated_dev(sw.c, &sw.dev);
+	if (!ret)
+		ret = kapi_vfio_map_dma(sw.c, sw.va_old, 0, 64 * PAGE, RW);
+	if (!ret)
+		ret = kapi_vfio_dirty_start(sw.c);
+	if (!ret) {
+		ret = kapi_vfio_pin_pages(sw.c, sw.dev, PAGE, 8, RW, pfns);
+		ret = ret == 8 ? 0 : ret;
+	}
+	if (!ret)
+		ret = kapi_vfio_dma_rw(sw.c, 16 * PAGE - 2, &word, 4, 1);
+	if (!ret)
+		ret = kapi_vfio_dirty_get(sw.c, 0, 64 * PAGE, PAGE, &bits,
+					  sizeof(bits));
+	if (!ret) {
+		kapi_vfio_dev_race_pins_with_dma_unmap(sw.dev, 2);
+		ret = kapi_vfio_unmap_dma_dirty(sw.c, 0, 64 * PAGE, PAGE, &bits,
+						sizeof(bits), &bytes);
+	}
+	if (!ret)
+		ret = kapi_vfio_dirty_stop(sw.c);
+	return ret;
+}
+
+/* locked_vm p still has, which only a failed uncharge may leave. */
+static void check_uncharged(struct kapi_proc *p)
+{
+	kapi_proc_set_current(p);
+	if (kapi_mm_locked_vm() &&
+	    !sweep_run_failures_at(SIM_FP_ACCOUNT_LOCKED_VM))
+		sweep_leak("pages of locked_vm", kapi_mm_locked_vm());
+}
+
+static void close_container_and_exit_both(const void *param)
+{
+	if (sw.c)
+		kapi_vfio_close(sw.c);
+	if (kapi_vfio_nr_open())
+		sweep_leak("VFIO containers", kapi_vfio_nr_open());
+	check_uncharged(sw.old);
+	check_uncharged(sw.new);
+	kapi_proc_destroy(sw.new);
+	kapi_proc_destroy(sw.old);
+	kapi_proc_set_current(NULL);
+}
+
+/*
+ * Every fallible call of both scenarios fails, once and from then on:
+ * each run returns 0 or an errno type1 gives there (-ENOMEM, -EFAULT for
+ * a failed copy, -EINTR for the killable charge), and after the
+ * container is closed nothing is left (pins, locked_vm, objects, pages).
+ */
+static void test_sweeps_of_live_update_and_an_emulated_device(void **state)
+{
+	static const int errnos[] = { -ENOMEM, -EFAULT, -EINTR, 0 };
+	static const struct {
+		const char *name;
+		int (*run)(const void *param);
+	} cases[] = {
+		{ "type1_dma_live_update", live_update_to_another_process },
+		{ "type1_dma_emulated", emulated_device_pins_writes_and_races },
+	};
+	int failed = 0;
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		const struct sweep_scenario sc = {
+			.name = cases[i].name,
+			.setup = two_processes_with_memory,
+			.run = cases[i].run,
+			.teardown = close_container_and_exit_both,
+			.errnos = errnos,
+		};
+		struct sweep_result res;
+
+		failed |= sweep_run(&sc, &res);
+		assert_true(res.points > 0);
+		assert_true(res.runs > 0);
+	}
+	assert_int_equal(failed, 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
 
 int main(void)
@@ -1572,5 +1733,11 @@ int main(void)
 		T(test_bar_whose_fault_or_second_lookup_fails),
 	};
 
-	return cmocka_run_group_tests_name("type1_dma", tests, NULL, NULL);
+	const struct CMUnitTest sweeps[] = {
+		cmocka_unit_test(test_sweeps_of_live_update_and_an_emulated_device),
+	};
+
+	return cmocka_run_group_tests_name("type1_dma", tests, NULL, NULL) |
+	       cmocka_run_group_tests_name("type1_dma_sweeps", sweeps, NULL,
+					   NULL);
 }
