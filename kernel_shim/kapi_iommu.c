@@ -429,6 +429,7 @@ static struct {
 	unsigned long nr_devices, nr_released;
 	unsigned long attach_calls, fail_attach_at;
 	bool fail_attach_persist;
+	bool registered;
 	struct iommu_device iommu;
 	struct iommu_ops ops;
 	struct iommu_domain_ops domain_ops;
@@ -602,6 +603,7 @@ void kapi_iommu_double_setup(unsigned int flags,
 	struct iommu_domain_ops *dops = &dbl.domain_ops;
 	struct iommu_ops *ops = &dbl.ops;
 
+	kapi_iommu_double_teardown();
 	dbl.flags = flags;
 	dbl.def_domain = def_domain;
 	dbl.pgsize_bitmap = pgsize_bitmap;
@@ -648,12 +650,14 @@ void kapi_iommu_double_setup(unsigned int flags,
 	ops->default_domain_ops = dops;
 	if (dbl_has(KAPI_DBL_OPS_PGSIZE))
 		ops->pgsize_bitmap = pgsize_bitmap;
-	iommu_device_register(&dbl.iommu, ops, NULL);
+	dbl.registered = !iommu_device_register(&dbl.iommu, ops, NULL);
 }
 
 void kapi_iommu_double_teardown(void)
 {
-	iommu_device_unregister(&dbl.iommu);
+	if (dbl.registered)
+		iommu_device_unregister(&dbl.iommu);
+	dbl.registered = false;
 }
 
 static void dbl_device_release(struct device *dev)

@@ -285,8 +285,9 @@ enum kapi_dbl_def_domain {
 /*
  * Register the double (iommu_device_register) with these callbacks;
  * pgsize_bitmap is what its domains map (their own, or ops->pgsize_bitmap
- * with KAPI_DBL_OPS_PGSIZE).  kapi_iommu_double_teardown() unregisters it
- * (iommu_device_unregister); destroy its devices first.
+ * with KAPI_DBL_OPS_PGSIZE); a double already set up is torn down first.
+ * kapi_iommu_double_teardown() unregisters it (iommu_device_unregister;
+ * nothing if it is not registered); destroy its devices first.
  */
 void kapi_iommu_double_setup(unsigned int flags,
 			     enum kapi_dbl_def_domain def_domain,
