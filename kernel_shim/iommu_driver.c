@@ -19,14 +19,24 @@
  *   no invalidation is needed after a map; the call is traced and can be
  *   failed (shim/iommu/iotlb_sync_map) to exercise the core's unwind.
  * - attach_dev refuses (-EINVAL) a domain of another format, as drivers
- *   refuse incompatible domains.
+ *   refuse incompatible domains; attaching a paging (unmanaged) domain can
+ *   be failed with -ENOMEM (shim/iommu/attach_dev), as a driver that must
+ *   allocate a domain id does; going back to a default domain never fails.
+ * - enforce_cache_coherency: the x86 formats can block no-snoop DMA
+ *   (as IOMMU_CAP_ENFORCE_CACHE_COHERENCY says); the Arm ones cannot.
  * - dry run (test double, off by default): map_pages and unmap_pages touch
  *   no table and report full success, so tests can sweep the core's
  *   page-size choice over ranges no table could hold; once the trace ring
  *   is full they fail (map_pages -ENOSPC, unmap_pages 0), so a core that
  *   never stops asking is caught instead of looping.
- * - no reserved regions (the list stays empty), no nesting, no dirty
- *   tracking.
+ * - get_resv_regions reports the regions the device was created with
+ *   (struct sim_iommu_dev_opts; none by default), each allocated as the
+ *   drivers do (a region that cannot be allocated is left out); a domain
+ *   allocated for a device with an aperture gets that aperture.
+ * - iommu_get_msi_cookie() (dma-iommu's) records the base on the domain,
+ *   in an allocated cookie: -ENOMEM if that fails, -EEXIST for a second
+ *   one, -ENODEV when dma-iommu is configured out (sim_iommu_set_dma_iommu).
+ * - no nesting, no dirty tracking.
  */
 #include <linux/device.h>
 #include <linux/err.h>
@@ -43,6 +53,7 @@ struct sim_drv_domain {
 	struct sim_iommu_domain *sim;
 	enum sim_iommu_format_id format;
 	unsigned long id;
+	u64 *msi_cookie;		/* dma-iommu's cookie: the MSI base */
 };
 
 struct sim_drv_iommu {
@@ -57,12 +68,14 @@ struct sim_drv_device {
 	u64 dma_mask;
 	enum sim_iommu_format_id format;
 	struct device *group_peer;
+	struct sim_iommu_dev_opts opts;
 };
 
 static struct sim_drv_iommu sim_iommus[SIM_NR_IOMMU_FORMATS];
 static unsigned long nr_devices;
 static unsigned long next_domain_id;
 static bool dry_run;
+static bool no_dma_iommu;
 
 void sim_iommu_set_dry_run(bool on)
 {
@@ -170,6 +183,9 @@ static int sim_attach_dev(struct iommu_domain *domain, struct device *dev)
 {
 	if (to_sim_domain(domain)->format != sim_iommu_device_format(dev))
 		return -EINVAL;
+	if (domain->type == IOMMU_DOMAIN_UNMANAGED &&
+	    sim_should_fail(SIM_FP_IOMMU_ATTACH_DEV))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -254,7 +270,14 @@ static phys_addr_t sim_iova_to_phys(struct iommu_domain *domain,
 
 static bool sim_enforce_cache_coherency(struct iommu_domain *domain)
 {
-	return true;
+	switch (to_sim_domain(domain)->format) {
+	case SIM_IOMMU_ARM_LPAE_4K:
+	case SIM_IOMMU_ARM_LPAE_16K:
+	case SIM_IOMMU_ARM_LPAE_64K:
+		return false;
+	default:
+		return true;
+	}
 }
 
 static void sim_domain_free(struct iommu_domain *domain)
@@ -262,6 +285,7 @@ static void sim_domain_free(struct iommu_domain *domain)
 	struct sim_drv_domain *sd = to_sim_domain(domain);
 
 	sim_iommu_domain_free(sd->sim);
+	kfree(sd->msi_cookie);
 	kfree(sd);
 }
 
@@ -336,6 +360,12 @@ static struct iommu_domain *sim_domain_alloc_paging(struct device *dev)
 	sd->domain.geometry.aperture_end =
 		fmt->ias >= 64 ? ~0ULL : (1ULL << fmt->ias) - 1;
 	sd->domain.geometry.force_aperture = true;
+	if (to_sim_device(dev)->opts.aperture_end) {
+		sd->domain.geometry.aperture_start =
+			to_sim_device(dev)->opts.aperture_start;
+		sd->domain.geometry.aperture_end =
+			to_sim_device(dev)->opts.aperture_end;
+	}
 	return &sd->domain;
 }
 
@@ -355,8 +385,28 @@ static struct iommu_group *sim_device_group(struct device *dev)
 	return iommu_group_alloc();
 }
 
+/* The regions the device was created with, allocated as drivers do. */
+static void sim_get_resv_regions(struct device *dev, struct list_head *head)
+{
+	const struct sim_iommu_dev_opts *opts = &to_sim_device(dev)->opts;
+	struct iommu_resv_region *region;
+	unsigned int i;
+
+	for (i = 0; i < opts->nr_resv; i++) {
+		region = iommu_alloc_resv_region(opts->resv[i].start,
+						 opts->resv[i].length,
+						 opts->resv[i].prot,
+						 opts->resv[i].type,
+						 GFP_KERNEL);
+		if (!region)
+			return;
+		list_add_tail(&region->list, head);
+	}
+}
+
 static const struct iommu_ops sim_iommu_ops = {
 	.capable		= sim_capable,
+	.get_resv_regions	= sim_get_resv_regions,
 	.domain_alloc_paging	= sim_domain_alloc_paging,
 	.probe_device		= sim_probe_device,
 	.device_group		= sim_device_group,
@@ -376,6 +426,14 @@ struct device *sim_iommu_device_create(const char *name,
 				       enum sim_iommu_format_id format,
 				       struct device *group_peer)
 {
+	return sim_iommu_device_create_opts(name, format, group_peer, NULL);
+}
+
+struct device *sim_iommu_device_create_opts(const char *name,
+					    enum sim_iommu_format_id format,
+					    struct device *group_peer,
+					    const struct sim_iommu_dev_opts *opts)
+{
 	struct sim_drv_iommu *iommu;
 	struct sim_drv_device *sdev;
 	int ret;
@@ -383,6 +441,8 @@ struct device *sim_iommu_device_create(const char *name,
 	if ((unsigned int)format >= SIM_NR_IOMMU_FORMATS)
 		return ERR_PTR(-EINVAL);
 	if (group_peer && sim_iommu_device_format(group_peer) != (int)format)
+		return ERR_PTR(-EINVAL);
+	if (opts && opts->nr_resv > SIM_IOMMU_MAX_RESV)
 		return ERR_PTR(-EINVAL);
 
 	iommu = &sim_iommus[format];
@@ -399,6 +459,8 @@ struct device *sim_iommu_device_create(const char *name,
 		return ERR_PTR(-ENOMEM);
 	sdev->format = format;
 	sdev->group_peer = group_peer;
+	if (opts)
+		sdev->opts = *opts;
 	sdev->dma_mask = ~0ULL;
 	sdev->dev.dma_mask = &sdev->dma_mask;
 	sdev->dev.coherent_dma_mask = ~0ULL;
@@ -432,8 +494,37 @@ unsigned long sim_iommu_nr_devices(void)
 	return nr_devices;
 }
 
-/* dma-iommu's MSI cookie: nothing to map, as no SW_MSI region is reported. */
+/*
+ * dma-iommu's MSI cookie: the base where MSI doorbells will be mapped on
+ * demand (nothing maps them here: no device raises an MSI).
+ */
 int iommu_get_msi_cookie(struct iommu_domain *domain, dma_addr_t base)
 {
+	struct sim_drv_domain *sd;
+
+	if (no_dma_iommu)
+		return -ENODEV;
+	if (domain->type != IOMMU_DOMAIN_UNMANAGED || !sim_iommu_domain_of(domain))
+		return -EINVAL;
+	sd = to_sim_domain(domain);
+	if (sd->msi_cookie)
+		return -EEXIST;
+	sd->msi_cookie = kzalloc(sizeof(*sd->msi_cookie), GFP_KERNEL);
+	if (!sd->msi_cookie)
+		return -ENOMEM;
+	*sd->msi_cookie = base;
 	return 0;
+}
+
+int sim_iommu_domain_msi_cookie(struct iommu_domain *domain, u64 *base)
+{
+	if (!sim_iommu_domain_of(domain) || !to_sim_domain(domain)->msi_cookie)
+		return -ENOENT;
+	*base = *to_sim_domain(domain)->msi_cookie;
+	return 0;
+}
+
+void sim_iommu_set_dma_iommu(bool on)
+{
+	no_dma_iommu = !on;
 }

@@ -21,14 +21,14 @@
  *     kernel.
  * Behaviour worth knowing (implemented by the core and the simulated
  *     driver, not here):
- *     - iommu_get_resv_regions() returns what the driver reports; the
- *       simulated IOMMU reports none, so the list stays empty (no MSI
- *       window, no direct-mapped ranges) and iommu_get_group_resv_regions()
- *       returns an empty list.
+ *     - iommu_get_resv_regions() returns what the driver reports; a
+ *       simulated device reports the regions it was created with (none by
+ *       default: no MSI window, no direct-mapped ranges), and
+ *       iommu_get_group_resv_regions() collects those of every device.
  *     - iommu_group_has_isolated_msi() is true: the simulated platform
  *       remaps interrupts.
- *     - iommu_get_msi_cookie() (dma-iommu in the kernel) records nothing
- *       and returns 0: with no SW_MSI region nobody maps MSI doorbells.
+ *     - iommu_get_msi_cookie() (dma-iommu in the kernel) records the base
+ *       on the domain; nobody maps MSI doorbells (no device raises MSIs).
  * (b) Stubs on purpose: none in this header.
  * (c) Test doubles: the simulated driver records every driver call in a
  *     trace that tests read through <dmasim/kapi_iommu.h>.

@@ -11,6 +11,12 @@
  * its IOMMU's format.  Each domain of the driver is backed by a
  * sim_iommu_domain (sim/iommu.c), which holds the real page tables.
  *
+ * A device may also describe its platform (struct sim_iommu_dev_opts):
+ * the reserved regions its IOMMU reports for it (get_resv_regions: MSI
+ * windows, direct-mapped and reserved ranges) and a narrower aperture for
+ * the paging domains allocated for it.  Without options a device reports
+ * no region and its domains span the format's whole input address space.
+ *
  * (c) Test double: every driver call (map_pages, unmap_pages, iotlb_sync,
  *     iotlb_sync_map, flush_iotlb_all) can be recorded in a bounded ring,
  *     read through <dmasim/kapi_iommu.h>.
@@ -34,6 +40,34 @@
 struct device *sim_iommu_device_create(const char *name,
 				       enum sim_iommu_format_id format,
 				       struct device *group_peer);
+/* What a device reports beyond its format (see above). */
+#define SIM_IOMMU_MAX_RESV	8
+struct sim_iommu_dev_resv {
+	u64 start;
+	u64 length;
+	int type;			/* enum iommu_resv_type */
+	int prot;			/* IOMMU_READ | ... */
+};
+struct sim_iommu_dev_opts {
+	u64 aperture_start, aperture_end;	/* both 0: the format's */
+	unsigned int nr_resv;
+	struct sim_iommu_dev_resv resv[SIM_IOMMU_MAX_RESV];
+};
+/* sim_iommu_device_create() with options (NULL: none). */
+struct device *sim_iommu_device_create_opts(const char *name,
+					    enum sim_iommu_format_id format,
+					    struct device *group_peer,
+					    const struct sim_iommu_dev_opts *opts);
+
+/*
+ * dma-iommu's MSI cookie (iommu_get_msi_cookie()), as the domain holds it:
+ * 0 and *base if the domain has one, -ENOENT if not.  With dma_iommu off
+ * the platform is built without CONFIG_IOMMU_DMA: iommu_get_msi_cookie()
+ * is the kernel's stub and returns -ENODEV.
+ */
+int sim_iommu_domain_msi_cookie(struct iommu_domain *domain, u64 *base);
+void sim_iommu_set_dma_iommu(bool on);
+
 /* Leaves its group (the group's default domain goes with the last one). */
 void sim_iommu_device_destroy(struct device *dev);
 /* Devices created and not destroyed. */
