@@ -40,6 +40,8 @@ struct kapi_vfio_dev {
 	struct iommu_group *group;
 	bool emulated;
 	struct device *idev;		/* IOMMU-backed: the device */
+	struct device *peers[KAPI_VFIO_MAX_GROUP_DEVS - 1]; /* and its group */
+	unsigned int nr_peers;
 	struct vfio_device vdev;	/* emulated: registered with the backend */
 	struct kapi_vfio_pin *pins;
 	unsigned long nr_pins, cap_pins;
@@ -214,6 +216,13 @@ int kapi_vfio_attach_emulated_dev(struct kapi_vfio *c,
 	return 0;
 }
 
+static void kapi_vfio_destroy_group_devs(struct kapi_vfio_dev *dev)
+{
+	while (dev->nr_peers)
+		sim_iommu_device_destroy(dev->peers[--dev->nr_peers]);
+	sim_iommu_device_destroy(dev->idev);
+}
+
 void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 {
 	list_del(&dev->next);
@@ -229,7 +238,7 @@ void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 	if (dev->emulated)
 		iommu_group_put(dev->group);
 	else
-		sim_iommu_device_destroy(dev->idev);
+		kapi_vfio_destroy_group_devs(dev);
 	kfree(dev->pins);
 	kfree(dev);
 }
@@ -632,4 +641,170 @@ static void kapi_vfio_race_a_pin(struct kapi_vfio_dev *dev, u64 iova)
 	dev->repins_on_dma_unmap--;
 	kapi_vfio_pin_pages(dev->container, dev, iova, 1,
 			    VFIO_DMA_MAP_FLAG_READ, &pfn);
+}
+
+/* ---- groups, domains and the platform behind them ---- */
+
+static int kapi_vfio_dev_opts_to_sim(const struct kapi_vfio_dev_opts *opts,
+				     struct sim_iommu_dev_opts *sim)
+{
+	unsigned int i;
+
+	if (opts->nr_resv > KAPI_VFIO_MAX_RESV ||
+	    opts->nr_resv > SIM_IOMMU_MAX_RESV ||
+	    opts->nr_devices > KAPI_VFIO_MAX_GROUP_DEVS)
+		return -EINVAL;
+	memset(sim, 0, sizeof(*sim));
+	sim->aperture_start = opts->aperture_start;
+	sim->aperture_end = opts->aperture_end;
+	sim->nr_resv = opts->nr_resv;
+	for (i = 0; i < opts->nr_resv; i++) {
+		sim->resv[i].start = opts->resv[i].start;
+		sim->resv[i].length = opts->resv[i].length;
+		sim->resv[i].type = opts->resv[i].type;
+		sim->resv[i].prot = IOMMU_READ | IOMMU_WRITE;
+		if (opts->resv[i].type == KAPI_VFIO_RESV_MSI ||
+		    opts->resv[i].type == KAPI_VFIO_RESV_SW_MSI)
+			sim->resv[i].prot |= IOMMU_MMIO;
+	}
+	return 0;
+}
+
+int kapi_vfio_attach_iommu_dev_opts(struct kapi_vfio *c,
+				    const struct kapi_vfio_dev_opts *opts,
+				    struct kapi_vfio_dev **out)
+{
+	struct sim_iommu_dev_opts sim;
+	struct kapi_vfio_dev *dev;
+	unsigned int nr_devs;
+	char name[32];
+	int ret;
+
+	ret = kapi_vfio_dev_opts_to_sim(opts, &sim);
+	if (ret)
+		return ret;
+	nr_devs = opts->nr_devices ? opts->nr_devices : 1;
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "vfio-dev%lu", ++kapi_vfio_dev_serial);
+	dev->idev = sim_iommu_device_create_opts(name, opts->fmt, NULL, &sim);
+	if (IS_ERR(dev->idev)) {
+		ret = PTR_ERR(dev->idev);
+		kfree(dev);
+		return ret;
+	}
+	while (dev->nr_peers + 1 < nr_devs) {
+		struct device *peer;
+
+		snprintf(name, sizeof(name), "vfio-dev%lu.%u",
+			 kapi_vfio_dev_serial, dev->nr_peers + 1);
+		peer = sim_iommu_device_create_opts(name, opts->fmt, dev->idev,
+						    &sim);
+		if (IS_ERR(peer)) {
+			kapi_vfio_destroy_group_devs(dev);
+			kfree(dev);
+			return PTR_ERR(peer);
+		}
+		dev->peers[dev->nr_peers++] = peer;
+	}
+	dev->group = dev->idev->iommu_group;
+	dev->container = c;
+
+	ret = c->ops->attach_group(c->data, dev->group, VFIO_IOMMU);
+	if (ret) {
+		kapi_vfio_destroy_group_devs(dev);
+		kfree(dev);
+		return ret;
+	}
+	list_add_tail(&dev->next, &c->devices);
+	*out = dev;
+	return 0;
+}
+
+long kapi_vfio_attach_group_of(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
+{
+	return c->ops->attach_group(c->data, dev->group,
+				    dev->emulated ? VFIO_EMULATED_IOMMU :
+						    VFIO_IOMMU);
+}
+
+void kapi_vfio_detach_group_of(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
+{
+	c->ops->detach_group(c->data, dev->group);
+}
+
+int kapi_vfio_group_iommu_domain(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
+				 struct sim_iommu_domain **sd)
+{
+	const struct vfio_iommu_driver_ops *ops = c ? c->ops :
+					vfio_shim_first_backend();
+	struct iommu_domain *domain;
+
+	if (!ops)
+		return -ENODEV;
+	if (!ops->group_iommu_domain)
+		return -ENOTTY;
+	domain = ops->group_iommu_domain(c ? c->data : NULL,
+					 dev ? dev->group : NULL);
+	if (IS_ERR(domain))
+		return PTR_ERR(domain);
+	*sd = sim_iommu_domain_of(domain);
+	return 0;
+}
+
+long kapi_vfio_check_extension_no_container(unsigned long ext)
+{
+	const struct vfio_iommu_driver_ops *ops = vfio_shim_first_backend();
+
+	if (!ops)
+		return -ENODEV;
+	return ops->ioctl(NULL, VFIO_CHECK_EXTENSION, ext);
+}
+
+void kapi_vfio_release_attached(struct kapi_vfio *c)
+{
+	struct kapi_vfio_dev *dev, *tmp;
+
+	list_for_each_entry(dev, &c->devices, next) {
+		if (!dev->emulated && !dev->pinning)
+			continue;
+		while (dev->nr_pins) {
+			c->ops->unpin_pages(c->data, dev->pins[0].iova, 1);
+			kapi_vfio_forget_pin(dev, &dev->pins[0]);
+		}
+		c->ops->unregister_device(c->data, &dev->vdev);
+	}
+	c->ops->release(c->data);
+	list_for_each_entry_safe(dev, tmp, &c->devices, next) {
+		list_del(&dev->next);
+		if (dev->emulated)
+			iommu_group_put(dev->group);
+		else
+			kapi_vfio_destroy_group_devs(dev);
+		kfree(dev->pins);
+		kfree(dev);
+	}
+	kfree(c);
+	kapi_vfio_open_count--;
+}
+
+int kapi_vfio_dev_msi_cookie(struct kapi_vfio_dev *dev,
+			     unsigned long long *base)
+{
+	struct iommu_domain *domain = kapi_vfio_dev_domain(dev);
+	u64 b;
+	int ret;
+
+	if (!domain)
+		return -ENODEV;
+	ret = sim_iommu_domain_msi_cookie(domain, &b);
+	if (!ret)
+		*base = b;
+	return ret;
+}
+
+void kapi_vfio_set_dma_iommu(int on)
+{
+	sim_iommu_set_dma_iommu(on);
 }

@@ -240,6 +240,83 @@ int kapi_vfio_dev_register_pinning(struct kapi_vfio *c,
 void kapi_vfio_dev_race_pins_with_dma_unmap(struct kapi_vfio_dev *dev,
 					    unsigned long n);
 
+/* ---- groups, domains and the platform behind them ---- */
+
+/*
+ * Reserved regions an IOMMU reports for a device (enum iommu_resv_type's
+ * values): DIRECT must stay mapped 1:1, DIRECT_RELAXABLE may be assigned,
+ * RESERVED is never mapped, MSI is a hardware MSI window, SW_MSI one that
+ * dma-iommu maps on demand (type1 installs an MSI cookie at its base).
+ */
+enum kapi_vfio_resv_type {
+	KAPI_VFIO_RESV_DIRECT,
+	KAPI_VFIO_RESV_DIRECT_RELAXABLE,
+	KAPI_VFIO_RESV_RESERVED,
+	KAPI_VFIO_RESV_MSI,
+	KAPI_VFIO_RESV_SW_MSI,
+};
+#define KAPI_VFIO_MAX_RESV	8
+#define KAPI_VFIO_MAX_GROUP_DEVS 4
+struct kapi_vfio_resv {
+	unsigned long long start, length;
+	enum kapi_vfio_resv_type type;
+};
+struct kapi_vfio_dev_opts {
+	enum sim_iommu_format_id fmt;
+	/* Devices in the group (0 counts as 1; at most MAX_GROUP_DEVS). */
+	unsigned int nr_devices;
+	/* The aperture of the domains allocated for it; both 0: the format's. */
+	unsigned long long aperture_start, aperture_end;
+	/* Regions every device of the group reports. */
+	unsigned int nr_resv;
+	struct kapi_vfio_resv resv[KAPI_VFIO_MAX_RESV];
+};
+/*
+ * kapi_vfio_attach_iommu_dev() for a group of opts->nr_devices devices
+ * described by opts: 0 and *dev, or the errno of the devices' creation
+ * (-EINVAL for bad options) or of attach_group (the devices are destroyed).
+ */
+int kapi_vfio_attach_iommu_dev_opts(struct kapi_vfio *c,
+				    const struct kapi_vfio_dev_opts *opts,
+				    struct kapi_vfio_dev **dev);
+
+/*
+ * attach_group of dev's group (attached to some container already) to
+ * container c, as dev's type, as a VFIO core that failed to stop it would:
+ * the backend's errno, or 0, and then kapi_vfio_detach_group_of() must
+ * undo it before dev is detached from its own container.
+ */
+long kapi_vfio_attach_group_of(struct kapi_vfio *c, struct kapi_vfio_dev *dev);
+void kapi_vfio_detach_group_of(struct kapi_vfio *c, struct kapi_vfio_dev *dev);
+
+/*
+ * The backend's group_iommu_domain for dev's group in c (a NULL c or dev
+ * is passed to it as NULL): 0 and *sd, the simulator's tables of the
+ * domain it returned, or its errno.
+ */
+int kapi_vfio_group_iommu_domain(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
+				 struct sim_iommu_domain **sd);
+
+/* VFIO_CHECK_EXTENSION asked before any container exists (no iommu_data). */
+long kapi_vfio_check_extension_no_container(unsigned long ext);
+
+/*
+ * The backend's release while groups are still attached (devices that pin
+ * drop their pins and are unregistered first), then every device
+ * destroyed without detach_group:
+ * the backend must undo all of it by itself.
+ */
+void kapi_vfio_release_attached(struct kapi_vfio *c);
+
+/*
+ * The MSI cookie of the domain translating dev now: 0 and *base, -ENOENT
+ * if it has none (-ENODEV for an emulated device).
+ */
+int kapi_vfio_dev_msi_cookie(struct kapi_vfio_dev *dev,
+			     unsigned long long *base);
+/* A platform without dma-iommu (CONFIG_IOMMU_DMA=n): 0; default 1. */
+void kapi_vfio_set_dma_iommu(int on);
+
 /* ---- red-black tree and bitmap shims, for their own tests ---- */
 
 struct kapi_rbtree;
