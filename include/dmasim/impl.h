@@ -133,4 +133,15 @@
 #define DMASIM_IMPL_HEAP_ALLOC_FD_AFTER_COPY_OUT \
 	(!DMASIM_IMPL_IS_UPSTREAM || !DMASIM_IMPL_AT_LEAST(6, 13, 0))
 
+/*
+ * VFIO type1 takes a new domain's MSI cookie (a software MSI window)
+ * before it replays the existing DMAs into the domain.  No kernel tree
+ * does (6.12 and mainline replay first): there, if the cookie fails after
+ * the replay pinned every DMA for the container's first IOMMU domain, the
+ * attach fails with the pages still pinned and charged and every DMA
+ * marked mapped, and no later unmap unpins them.  The project's core
+ * fixes this (tests/test_type1_groups.c).
+ */
+#define DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY (!DMASIM_IMPL_IS_UPSTREAM)
+
 #endif

@@ -2189,12 +2189,20 @@ static int vfio_iommu_type1_attach_group(void *iommu_data,
 	} else {
 		list_add(&group->next, &domain->group_list);
 		vfio_test_domain_fgsp(domain, &iova_copy);
-		ret = vfio_iommu_replay(iommu, domain);
-		if (!ret && sw_msi) {
+		/*
+		 * The cookie first: it goes with the domain if the replay
+		 * fails, but a replay that pinned pages for this, the first
+		 * domain, cannot be undone once it has marked every DMA
+		 * mapped.
+		 */
+		ret = 0;
+		if (sw_msi) {
 			ret = iommu_get_msi_cookie(domain->domain, msi_base);
 			if (ret == -ENODEV)
 				ret = 0;
 		}
+		if (!ret)
+			ret = vfio_iommu_replay(iommu, domain);
 		if (ret) {
 			list_del(&group->next);
 			goto out_detach;
