@@ -1,0 +1,1189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VFIO type1's groups and domains (core/drivers/vfio/vfio_iommu_type1.c, or
+ * a kernel tree's in upstream mode): several groups in one container,
+ * groups of one IOMMU sharing a domain and of others getting their own,
+ * the usable IOVA ranges as apertures and reserved regions (MSI windows,
+ * direct-mapped and reserved ranges) cut them, the replay of existing DMAs
+ * into a new domain and its unwind when it fails midway, detach with DMAs
+ * mapped, release with groups still attached, and the group queries.
+ *
+ * Every error is the kernel's errno, and after it the container is as it
+ * was: the same ranges, the same domains, nothing more pinned, charged or
+ * allocated.  At the end of each test nothing is left at all.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <fiu.h>
+#include <fiu-control.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_iommu.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#include "sweep.h"
+
+#define PAGE	SIM_PAGE_SIZE
+#define PMD	SIM_PMD_SIZE
+#define MiB	(1ULL << 20)
+#define GiB	(1ULL << 30)
+#define TiB	(1ULL << 40)
+#define RW	KAPI_VFIO_DMA_MAP_RW
+#define TOP48	((1ULL << 48) - 1)	/* last IOVA of a 48-bit aperture */
+#define TOP64	(~0ULL)
+/* Arm's software MSI window (MSI_IOVA_BASE, MSI_IOVA_LENGTH). */
+#define MSI_BASE	0x8000000ULL
+#define MSI_LEN		0x100000ULL
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+static struct {
+	unsigned long pins;
+	unsigned long long kmallocs;
+	unsigned long domains;
+	unsigned long devices;
+	unsigned long long warnings;
+} at_start;
+
+static int setup_machine(void **state)
+{
+	struct sim_config cfg = { .ram_bytes = 1ULL << 30 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_int_equal(kapi_boot(), 0);
+	sim_klog_reset();
+	at_start.kmallocs = sim_kmalloc_outstanding();
+	assert_non_null(kapi_proc_create());
+	kapi_mm_hooks_reset();
+	at_start.pins = kapi_mm_pins_outstanding();
+	at_start.warnings = sim_kernel_warnings();
+	at_start.domains = sim_iommu_nr_domains();
+	at_start.devices = kapi_iommu_nr_devices();
+	return 0;
+}
+
+static void assert_nothing_left_behind(void)
+{
+	assert_int_equal(kapi_vfio_nr_open(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
+	assert_int_equal(kapi_iommu_nr_devices(), at_start.devices);
+	assert_int_equal(sim_kernel_warnings(), at_start.warnings);
+}
+
+static int teardown_machine(void **state)
+{
+	assert_nothing_left_behind();
+	kapi_proc_destroy(kapi_proc_current());
+	assert_int_equal(sim_kmalloc_outstanding(), at_start.kmallocs);
+	kapi_mm_hooks_reset();
+	kapi_vfio_set_dma_iommu(1);
+	sim_machine_destroy();
+	return 0;
+}
+
+/* ---- helpers that read like sentences ---- */
+
+static struct kapi_vfio *open_v2_container(void)
+{
+	struct kapi_vfio *c;
+
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	return c;
+}
+
+static struct kapi_vfio_dev *attach_device_of_format(struct kapi_vfio *c,
+						     enum sim_iommu_format_id fmt)
+{
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, fmt, &dev), 0);
+	return dev;
+}
+
+static struct kapi_vfio_dev *attach_device_with(struct kapi_vfio *c,
+						const struct kapi_vfio_dev_opts *o)
+{
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, o, &dev), 0);
+	return dev;
+}
+
+static struct kapi_vfio_dev *attach_emulated_device(struct kapi_vfio *c)
+{
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &dev), 0);
+	return dev;
+}
+
+static unsigned long mmap_anon(unsigned long len)
+{
+	struct kapi_mm_map m = {
+		.len = len, .kind = KAPI_MM_ANON, .writable = 1, .align = PMD,
+	};
+	unsigned long va;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	return va;
+}
+
+static void mmap_anon_at(unsigned long va, unsigned long len)
+{
+	struct kapi_mm_map m = {
+		.addr = va, .len = len, .kind = KAPI_MM_ANON, .writable = 1,
+	};
+	unsigned long got;
+
+	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
+	assert_int_equal(got, va);
+}
+
+/* A 2 MiB THP-backed buffer: one physically contiguous run. */
+static unsigned long mmap_thp(void)
+{
+	struct kapi_mm_map m = {
+		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
+	};
+	unsigned long va;
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	return va;
+}
+
+static void map_dma(struct kapi_vfio *c, unsigned long va,
+		    unsigned long long iova, unsigned long long len)
+{
+	assert_int_equal(kapi_vfio_map_dma(c, va, iova, len, RW), 0);
+}
+
+static void unmap_everything(struct kapi_vfio *c)
+{
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0,
+					     KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     NULL), 0);
+}
+
+/* The IOMMU translates [iova, +len) to exactly the CPU's pfns of [va, +len). */
+static void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev,
+				     unsigned long long iova, unsigned long va,
+				     unsigned long long len)
+{
+	for (unsigned long long off = 0; off < len; off += PAGE) {
+		unsigned long io_pfn, cpu_pfn;
+		int level;
+
+		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, iova + off,
+							   &io_pfn), 0);
+		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, &level), 0);
+		assert_int_equal(io_pfn, cpu_pfn);
+	}
+}
+
+struct range {
+	unsigned long long start, end;	/* inclusive */
+};
+
+/* GET_INFO's IOVA ranges are exactly want[0..n). */
+static void assert_iova_ranges(struct kapi_vfio *c, const struct range *want,
+			       unsigned int n)
+{
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	assert_int_equal(info.has_iova_range, n > 0);
+	assert_int_equal(info.nr_iovas, n);
+	for (unsigned int i = 0; i < n; i++) {
+		assert_int_equal(info.iovas[i].start, want[i].start);
+		assert_int_equal(info.iovas[i].end, want[i].end);
+	}
+}
+
+static void assert_one_iova_range(struct kapi_vfio *c, unsigned long long start,
+				  unsigned long long end)
+{
+	const struct range r = { start, end };
+
+	assert_iova_ranges(c, &r, 1);
+}
+
+static struct sim_iommu_domain *group_domain(struct kapi_vfio *c,
+					     struct kapi_vfio_dev *dev)
+{
+	struct sim_iommu_domain *sd = NULL;
+
+	assert_int_equal(kapi_vfio_group_iommu_domain(c, dev, &sd), 0);
+	return sd;
+}
+
+/*
+ * libfiu external callback: fail the calls of a point whose numbers (0 is
+ * the first call after failing_calls_of()) are set in fail_mask.
+ */
+static unsigned long long fail_mask;
+static unsigned int call_no;
+
+static int fail_masked_calls(const char *name, int *failnum, void **failinfo,
+			     unsigned int *flags)
+{
+	unsigned int n = call_no++;
+
+	return n < 64 && (fail_mask >> n & 1);
+}
+
+static void failing_calls_of(const char *point, unsigned long long mask)
+{
+	fail_mask = mask;
+	call_no = 0;
+	sim_faults_arm(1);
+	assert_int_equal(fiu_enable_external(point, 1, NULL, 0,
+					     fail_masked_calls), 0);
+}
+
+static void stop_failing(const char *point)
+{
+	fiu_disable(point);
+	sim_faults_arm(0);
+}
+
+/* ---- domains shared and not ---- */
+
+/*
+ *   va:   [ anon 4 MiB ]     iova 1 GiB
+ *   groups: A (intel-sl), B (intel-sl), C (amd-v1)
+ *
+ * A second group of the same IOMMU joins the first group's domain (no
+ * second copy of the mappings); a group of another IOMMU gets a domain of
+ * its own, replayed from the first.  Detaching A keeps the shared domain
+ * for B; detaching B drops it while C keeps every mapping; detaching C,
+ * the last, unpins everything and leaves the whole IOVA space usable.
+ */
+static void test_groups_of_one_iommu_share_a_domain(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *a = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(4 * MiB);
+	struct kapi_vfio_dev *b, *amd;
+
+	map_dma(c, va, GiB, 4 * MiB);
+	b = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	amd = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	assert_ptr_equal(kapi_vfio_dev_sim_domain(a), kapi_vfio_dev_sim_domain(b));
+	assert_ptr_not_equal(kapi_vfio_dev_sim_domain(a),
+			     kapi_vfio_dev_sim_domain(amd));
+	assert_ptr_equal(group_domain(c, b), kapi_vfio_dev_sim_domain(b));
+	assert_ptr_equal(group_domain(c, amd), kapi_vfio_dev_sim_domain(amd));
+	assert_iommu_matches_cpu(b, GiB, va, 4 * MiB);
+	assert_iommu_matches_cpu(amd, GiB, va, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+
+	kapi_vfio_detach_dev(c, a);
+	assert_iommu_matches_cpu(b, GiB, va, 4 * MiB);
+	kapi_vfio_detach_dev(c, b);
+	assert_iommu_matches_cpu(amd, GiB, va, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+	assert_one_iova_range(c, 0, TOP64);
+
+	kapi_vfio_detach_dev(c, amd);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	/* No aperture limits the container any more. */
+	assert_one_iova_range(c, 0, TOP64);
+	kapi_vfio_close(c);
+}
+
+/*
+ * The IOMMU can block no-snoop DMA on x86 but not on Arm: a group behind
+ * an Arm SMMU gets its own domain although the driver is the same, and
+ * the container then no longer reports DMA_CC_IOMMU.
+ */
+static void test_cache_coherency_keeps_domains_apart(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *intel = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *arm;
+
+	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU), 1);
+	arm = attach_device_of_format(c, SIM_IOMMU_ARM_LPAE_4K);
+	assert_ptr_not_equal(kapi_vfio_dev_sim_domain(intel),
+			     kapi_vfio_dev_sim_domain(arm));
+	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU), 0);
+	kapi_vfio_detach_dev(c, arm);
+	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU), 1);
+	kapi_vfio_close(c);
+}
+
+/*
+ * A group of several devices is attached through its first device; every
+ * device then translates through the one domain.
+ */
+static void test_group_of_several_devices(void **state)
+{
+	const struct kapi_vfio_dev_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_devices = 3,
+	};
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *g = attach_device_with(c, &o);
+	unsigned long va = mmap_anon(2 * MiB);
+
+	map_dma(c, va, 0, 2 * MiB);
+	assert_iommu_matches_cpu(g, 0, va, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/* ---- attach refusals ---- */
+
+/*
+ * A group already in the container (behind an IOMMU or emulated) cannot
+ * be attached again (-EINVAL); a group another container holds cannot be
+ * moved to a new domain (-EBUSY from the IOMMU core).  Detaching a group
+ * that is not in the container changes nothing.
+ */
+static void test_a_group_is_attached_once(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *other = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	struct sim_iommu_domain *sd = kapi_vfio_dev_sim_domain(dev);
+	unsigned long va = mmap_anon(2 * MiB);
+
+	map_dma(c, va, 0, 2 * MiB);
+	assert_int_equal(kapi_vfio_attach_group_of(c, dev), -EINVAL);
+	assert_int_equal(kapi_vfio_attach_group_of(c, mdev), -EINVAL);
+	assert_int_equal(kapi_vfio_attach_group_of(other, dev), -EBUSY);
+	assert_ptr_equal(kapi_vfio_dev_sim_domain(dev), sd);
+
+	kapi_vfio_detach_group_of(other, dev);
+	assert_iova_ranges(other, NULL, 0);
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+	kapi_vfio_close(other);
+	kapi_vfio_close(c);
+}
+
+/*
+ * While a DMA's vaddr is invalidated (UNMAP_DMA with FLAG_VADDR) nothing
+ * could be pinned for a new domain: attach is -EBUSY until MAP_DMA with
+ * FLAG_VADDR gives the range a vaddr again.
+ */
+static void test_attach_waits_for_valid_vaddrs(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *late;
+	unsigned long va = mmap_anon(2 * MiB);
+
+	map_dma(c, va, 0, 2 * MiB);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 2 * MiB,
+					     KAPI_VFIO_DMA_UNMAP_FLAG_VADDR,
+					     NULL), 0);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_AMD_V1, &late),
+			 -EBUSY);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB,
+					   KAPI_VFIO_DMA_MAP_FLAG_VADDR), 0);
+	late = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	assert_iommu_matches_cpu(late, 0, va, 2 * MiB);
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/*
+ * attach_dev of the IOMMU driver fails (shim/iommu/attach_dev) at each
+ * step of attaching a second intel-sl group, whose domain could be the
+ * first group's:
+ *   call 0: the group into its new domain            -> -ENOMEM
+ *   call 1: into the existing domain (the new one is
+ *           then kept)                               -> 0, own domain
+ *   calls 1 and 2: into the existing one and back
+ *           into the new one                         -> -ENOMEM
+ * Every failure leaves the container with the first group alone.
+ */
+static void test_attach_dev_failing_at_each_step(void **state)
+{
+	static const struct {
+		unsigned long long mask;
+		int ret;
+		int own_domain;
+	} cases[] = {
+		{ 1ULL << 0, -ENOMEM, 0 },
+		{ 1ULL << 1, 0, 1 },
+		{ 1ULL << 1 | 1ULL << 2, -ENOMEM, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *first, *second = NULL;
+		unsigned long va = mmap_anon(2 * MiB);
+		unsigned long domains;
+		int ret;
+
+		first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		map_dma(c, va, 0, 2 * MiB);
+		domains = sim_iommu_nr_domains();
+		failing_calls_of("shim/iommu/attach_dev", cases[i].mask);
+		ret = kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &second);
+		stop_failing("shim/iommu/attach_dev");
+		assert_int_equal(ret, cases[i].ret);
+		if (!ret) {
+			assert_int_equal(cases[i].own_domain,
+					 kapi_vfio_dev_sim_domain(first) !=
+					 kapi_vfio_dev_sim_domain(second));
+			assert_iommu_matches_cpu(second, 0, va, 2 * MiB);
+		} else {
+			assert_int_equal(sim_iommu_nr_domains(), domains);
+		}
+		assert_iommu_matches_cpu(first, 0, va, 2 * MiB);
+		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/* ---- apertures ---- */
+
+/*
+ *   amd-v1    [0 ................................. 2^64 - 1]
+ *   intel-sl  [0 ............... 2^48 - 1]
+ *   amd-v2'   [0 ..... 1 TiB - 1]          (an aperture of 40 bits)
+ *
+ * Each group narrows the container's IOVA range to the common aperture;
+ * each one detached widens it back to what the others allow.
+ */
+static void test_apertures_narrow_and_widen(void **state)
+{
+	const struct kapi_vfio_dev_opts narrow = {
+		.fmt = SIM_IOMMU_AMD_V2, .aperture_end = TiB - 1,
+	};
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *amd = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	struct kapi_vfio_dev *intel, *small;
+
+	assert_one_iova_range(c, 0, TOP64);
+	intel = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_one_iova_range(c, 0, TOP48);
+	small = attach_device_with(c, &narrow);
+	assert_one_iova_range(c, 0, TiB - 1);
+	kapi_vfio_detach_dev(c, small);
+	assert_one_iova_range(c, 0, TOP48);
+	kapi_vfio_detach_dev(c, intel);
+	assert_one_iova_range(c, 0, TOP64);
+	kapi_vfio_detach_dev(c, amd);
+	kapi_vfio_close(c);
+}
+
+/*
+ * A new group whose aperture would cut off an existing DMA, or that
+ * misses the container's range altogether, is refused with -EINVAL and
+ * the range stays as it was:
+ *
+ *   container [0, 2^64 - 1] (amd-v1), DMA at 2^50:   intel-sl (48 bits)
+ *   container [0, 2^64 - 1] (amd-v1), DMA at 0:      aperture [1 GiB, ...]
+ *   container [1 TiB, 2 TiB - 1]:                    aperture [2 TiB, 3 TiB)
+ *   container [1 TiB, 2 TiB - 1]:                    aperture [0, 1 GiB)
+ */
+static void test_aperture_conflicts(void **state)
+{
+	static const struct {
+		const char *what;
+		struct kapi_vfio_dev_opts first, second;
+		unsigned long long dma_iova;	/* ~0: none */
+		struct range before;
+	} cases[] = {
+		{ "cuts a DMA off the top",
+		  { .fmt = SIM_IOMMU_AMD_V1 }, { .fmt = SIM_IOMMU_INTEL_SL },
+		  1ULL << 50, { 0, TOP64 } },
+		{ "cuts a DMA off the bottom",
+		  { .fmt = SIM_IOMMU_AMD_V1 },
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB,
+		    .aperture_end = TOP48 },
+		  0, { 0, TOP64 } },
+		{ "lies above the range",
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
+		    .aperture_end = 2 * TiB - 1 },
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = 2 * TiB,
+		    .aperture_end = 3 * TiB - 1 },
+		  ~0ULL, { TiB, 2 * TiB - 1 } },
+		{ "lies below the range",
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
+		    .aperture_end = 2 * TiB - 1 },
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_end = GiB - 1 },
+		  ~0ULL, { TiB, 2 * TiB - 1 } },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		unsigned long va = mmap_anon(2 * MiB);
+		struct kapi_vfio_dev *second;
+
+		print_message("aperture %s\n", cases[i].what);
+		attach_device_with(c, &cases[i].first);
+		if (cases[i].dma_iova != ~0ULL)
+			map_dma(c, va, cases[i].dma_iova, 2 * MiB);
+		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c,
+				 &cases[i].second, &second), -EINVAL);
+		assert_one_iova_range(c, cases[i].before.start,
+				      cases[i].before.end);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/* ---- reserved regions ---- */
+
+/*
+ * How a group's reserved regions cut the IOVA range of an intel-sl
+ * container ([0, 2^48 - 1]), and whether type1 installs an MSI cookie:
+ * a software MSI window is punched out and gets the cookie; a hardware
+ * MSI window is punched out and makes a software one pointless; a
+ * relaxable direct range stays usable; regions at either end of the
+ * aperture leave one piece; several regions, overlapping ones and a
+ * region reported by every device of the group are punched once.
+ */
+static void test_reserved_regions_cut_the_iova_range(void **state)
+{
+	static const struct {
+		const char *what;
+		struct kapi_vfio_dev_opts dev;
+		unsigned int nr;
+		struct range want[4];
+		int cookie;
+	} cases[] = {
+		{ "software MSI window",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		    .resv = { { MSI_BASE, MSI_LEN, KAPI_VFIO_RESV_SW_MSI } } },
+		  2, { { 0, MSI_BASE - 1 }, { MSI_BASE + MSI_LEN, TOP48 } }, 1 },
+		{ "hardware and software MSI windows",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 2,
+		    .resv = { { 0xfee00000, MiB, KAPI_VFIO_RESV_MSI },
+			      { MSI_BASE, MSI_LEN, KAPI_VFIO_RESV_SW_MSI } } },
+		  3, { { 0, MSI_BASE - 1 }, { MSI_BASE + MSI_LEN, 0xfedfffff },
+		       { 0xfef00000, TOP48 } }, 0 },
+		{ "relaxable direct range",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		    .resv = { { GiB, MiB, KAPI_VFIO_RESV_DIRECT_RELAXABLE } } },
+		  1, { { 0, TOP48 } }, 0 },
+		{ "a one-page range below a region",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		    .resv = { { PAGE, MiB - PAGE, KAPI_VFIO_RESV_RESERVED } } },
+		  2, { { 0, PAGE - 1 }, { MiB, TOP48 } }, 0 },
+		{ "regions at both ends",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 2,
+		    .resv = { { 0, MiB, KAPI_VFIO_RESV_RESERVED },
+			      { TOP48 - MiB + 1, MiB, KAPI_VFIO_RESV_DIRECT } } },
+		  1, { { MiB, TOP48 - MiB } }, 0 },
+		{ "overlapping regions, every device of a group",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_devices = 2, .nr_resv = 3,
+		    .resv = { { 2 * GiB, GiB, KAPI_VFIO_RESV_RESERVED },
+			      { 2 * GiB + MiB, MiB, KAPI_VFIO_RESV_RESERVED },
+			      { 4 * GiB, MiB, KAPI_VFIO_RESV_DIRECT } } },
+		  3, { { 0, 2 * GiB - 1 }, { 3 * GiB, 4 * GiB - 1 },
+		       { 4 * GiB + MiB, TOP48 } }, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *dev;
+		unsigned long long base = 0;
+
+		print_message("reserved: %s\n", cases[i].what);
+		dev = attach_device_with(c, &cases[i].dev);
+		assert_iova_ranges(c, cases[i].want, cases[i].nr);
+		if (cases[i].cookie) {
+			assert_int_equal(kapi_vfio_dev_msi_cookie(dev, &base), 0);
+			assert_int_equal(base, MSI_BASE);
+		} else {
+			assert_int_equal(kapi_vfio_dev_msi_cookie(dev, &base),
+					 -ENOENT);
+		}
+		/* Gone with the group: the range is whole again. */
+		attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+		kapi_vfio_detach_dev(c, dev);
+		assert_one_iova_range(c, 0, TOP64);
+		kapi_vfio_close(c);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
+ *   iova:  0 ... [ DMA 1 GiB, +2 MiB ) ...
+ *
+ * A group whose reserved region lies over an existing DMA is refused
+ * (-EINVAL), unless the region is a relaxable direct one; a group whose
+ * regions leave no usable IOVA at all is refused too; a DMA into a
+ * reserved hole is refused.  The ranges stay as they were.
+ */
+static void test_reserved_regions_that_conflict(void **state)
+{
+	static const struct {
+		const char *what;
+		struct kapi_vfio_resv resv;
+		int dma;
+		int ret;
+	} cases[] = {
+		{ "reserved over a DMA",
+		  { GiB + MiB, PAGE, KAPI_VFIO_RESV_RESERVED }, 1, -EINVAL },
+		{ "MSI window over a DMA",
+		  { GiB, MiB, KAPI_VFIO_RESV_SW_MSI }, 1, -EINVAL },
+		{ "relaxable direct over a DMA",
+		  { GiB, MiB, KAPI_VFIO_RESV_DIRECT_RELAXABLE }, 1, 0 },
+		{ "the whole aperture reserved",
+		  { 0, 1ULL << 48, KAPI_VFIO_RESV_RESERVED }, 0, -EINVAL },
+	};
+	const struct kapi_vfio_dev_opts msi = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.resv = { { MSI_BASE, MSI_LEN, KAPI_VFIO_RESV_SW_MSI } },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		unsigned long va = mmap_anon(2 * MiB);
+		struct kapi_vfio_dev_opts o = {
+			.fmt = SIM_IOMMU_AMD_V1, .nr_resv = 1,
+			.resv = { cases[i].resv },
+		};
+		struct kapi_vfio_dev *first, *second;
+
+		print_message("conflict: %s\n", cases[i].what);
+		first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		if (cases[i].dma)
+			map_dma(c, va, GiB, 2 * MiB);
+		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &second),
+				 cases[i].ret);
+		assert_one_iova_range(c, 0, TOP48);
+		if (!cases[i].ret)
+			assert_iommu_matches_cpu(second, GiB, va, 2 * MiB);
+		if (cases[i].dma)
+			assert_iommu_matches_cpu(first, GiB, va, 2 * MiB);
+		kapi_vfio_close(c);
+		assert_nothing_left_behind();
+		c = open_v2_container();
+		attach_device_with(c, &msi);
+		assert_int_equal(kapi_vfio_map_dma(c, va, MSI_BASE, 2 * MiB, RW),
+				 -EINVAL);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
+ * Ranges already cut by one group's regions, clipped by a second group's
+ * aperture: the pieces outside it go, the ones across its edges shrink.
+ *
+ *   first (amd-v1):   [0, 1G) [1G+1M, 2G) [2G+1M, 2^64 - 1]   (two holes)
+ *   second aperture:  [1G+4M ........ 3G - 1]
+ *   result:                   [1G+4M, 2G) [2G+1M, 3G - 1]
+ */
+static void test_aperture_clips_cut_ranges(void **state)
+{
+	const struct kapi_vfio_dev_opts holes = {
+		.fmt = SIM_IOMMU_AMD_V1, .nr_resv = 2,
+		.resv = { { GiB, MiB, KAPI_VFIO_RESV_RESERVED },
+			  { 2 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+	const struct kapi_vfio_dev_opts window = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB + 4 * MiB,
+		.aperture_end = 3 * GiB - 1,
+	};
+	const struct range want[] = {
+		{ GiB + 4 * MiB, 2 * GiB - 1 }, { 2 * GiB + MiB, 3 * GiB - 1 },
+	};
+	struct kapi_vfio *c = open_v2_container();
+
+	attach_device_with(c, &holes);
+	attach_device_with(c, &window);
+	assert_iova_ranges(c, want, ARRAY_LEN(want));
+	kapi_vfio_close(c);
+}
+
+/*
+ * Without dma-iommu (CONFIG_IOMMU_DMA=n) there is no MSI cookie to take:
+ * type1 goes on without one (-ENODEV is not an error there).
+ */
+static void test_sw_msi_without_dma_iommu(void **state)
+{
+	const struct kapi_vfio_dev_opts msi = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.resv = { { MSI_BASE, MSI_LEN, KAPI_VFIO_RESV_SW_MSI } },
+	};
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev;
+	unsigned long long base;
+
+	kapi_vfio_set_dma_iommu(0);
+	dev = attach_device_with(c, &msi);
+	assert_int_equal(kapi_vfio_dev_msi_cookie(dev, &base), -ENOENT);
+	kapi_vfio_set_dma_iommu(1);
+	kapi_vfio_close(c);
+}
+
+/* ---- replay into a new domain, and its unwind ---- */
+
+/*
+ *   va:   [ a: anon 2 MiB ]  [ b: anon 2 MiB ]
+ *   iova: 0                  1 GiB
+ *
+ * With only an emulated device in the container nothing is pinned at
+ * MAP_DMA; the first IOMMU group pins every DMA as it replays them.  If
+ * b's memory has gone from the process, the replay fails there (-EFAULT)
+ * and unwinds a's pins and mappings: nothing stays pinned, charged or
+ * mapped, and the DMAs are still there to unmap.
+ */
+static void test_replay_that_cannot_pin_unwinds(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	unsigned long a = mmap_anon(2 * MiB), b = mmap_anon(2 * MiB);
+	unsigned long long unmapped = 0;
+	struct kapi_vfio_dev *dev;
+
+	map_dma(c, a, 0, 2 * MiB);
+	map_dma(c, b, GiB, 2 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_munmap(b), 0);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -EFAULT);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0,
+					     KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     &unmapped), 0);
+	assert_int_equal(unmapped, 4 * MiB);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ anon 2 MiB ][ hole 2 MiB ]
+ *   iova: [ DMA 0, +4 MiB            )
+ *
+ * One DMA whose second half has no memory: the replay pins and maps the
+ * first half, then fails (-EFAULT) and unpins and unmaps it again, page
+ * run by page run, stepping over the pages it never mapped.
+ */
+static void test_replay_failing_inside_a_dma_unwinds_its_start(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	unsigned long va = mmap_anon(4 * MiB);
+	struct kapi_vfio_dev *dev;
+
+	map_dma(c, va, 0, 4 * MiB);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	mmap_anon_at(va, 2 * MiB);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -EFAULT);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	unmap_everything(c);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ a: THP 2 MiB ]  [ b: THP 2 MiB ]  [ c: THP 2 MiB ]
+ *   iova: 0                 1 GiB             2 GiB
+ *   new domain's map_pages calls: 0 probe, 1 a, 2 b, 3 c
+ *
+ * The IOMMU's map_pages fails (shim/iommu/map) at a chosen call while a
+ * new domain is being filled, from the first domain's translations or by
+ * pinning (only an emulated device before it).  Call 0 is type1's probe
+ * for fine-grained superpages, which only gives up; a later one fails the
+ * attach with -ENOMEM after every DMA replayed so far is unmapped (and
+ * unpinned, if it was pinned for the new domain).  The first domain, if
+ * any, still maps everything; nothing else stays pinned.
+ */
+static void test_replay_failing_at_each_map_unwinds(void **state)
+{
+	static const struct {
+		int from_domain;	/* else: pinned for the new domain */
+		unsigned int call;
+		int ret;
+	} cases[] = {
+		{ 1, 0, 0 }, { 1, 1, -ENOMEM }, { 1, 3, -ENOMEM },
+		{ 0, 1, -ENOMEM }, { 0, 3, -ENOMEM },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *first, *dev = NULL;
+		unsigned long va[3];
+		unsigned long locked;
+		int ret;
+
+		if (cases[i].from_domain)
+			first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		else
+			first = attach_emulated_device(c);
+		for (int j = 0; j < 3; j++) {
+			va[j] = mmap_thp();
+			map_dma(c, va[j], j * GiB, 2 * MiB);
+		}
+		locked = kapi_mm_locked_vm();
+		failing_calls_of("shim/iommu/map", 1ULL << cases[i].call);
+		ret = kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_AMD_V1, &dev);
+		stop_failing("shim/iommu/map");
+		assert_int_equal(ret, cases[i].ret);
+		if (cases[i].from_domain)
+			assert_int_equal(kapi_mm_locked_vm(), locked);
+		else
+			assert_int_equal(kapi_mm_locked_vm(),
+					 ret ? 0 : 6 * MiB / PAGE);
+		for (int j = 0; j < 3; j++) {
+			if (cases[i].from_domain)
+				assert_iommu_matches_cpu(first, j * GiB, va[j],
+							 2 * MiB);
+			if (!ret)
+				assert_iommu_matches_cpu(dev, j * GiB, va[j],
+							 2 * MiB);
+		}
+		kapi_vfio_close(c);
+		for (int j = 0; j < 3; j++)
+			assert_int_equal(kapi_mm_munmap(va[j]), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
+ *   va:   [ anon 64 KiB ]   iova 0
+ *   container: an emulated device, then a group with a software MSI window
+ *
+ * The first IOMMU group is attached with its n-th allocation failing, for
+ * every n until one attach makes fewer: each attach returns -ENOMEM (or
+ * succeeds without the region whose allocation failed, and is detached
+ * again), and after each nothing is pinned or charged.  Regression: type1
+ * took the MSI cookie after the replay had pinned every DMA for the new
+ * domain and marked it mapped, so a failed cookie left those pins for
+ * good (see DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY).
+ */
+static void test_first_group_failing_anywhere_leaves_nothing_pinned(void **state)
+{
+	const struct kapi_vfio_dev_opts msi = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.resv = { { MSI_BASE, MSI_LEN, KAPI_VFIO_RESV_SW_MSI } },
+	};
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev = NULL;
+	unsigned long va;
+	unsigned int n;
+
+	if (!DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY) {
+		print_message("skipped: a failed MSI cookie leaves the replay's "
+			      "pins in this kernel tree\n");
+		skip();
+	}
+	c = open_v2_container();
+	attach_emulated_device(c);
+	va = mmap_anon(16 * PAGE);
+	map_dma(c, va, 0, 16 * PAGE);
+	for (n = 0; n < 64; n++) {
+		int ret, reached;
+
+		failing_calls_of("shim/slab/kmalloc", 1ULL << n);
+		ret = kapi_vfio_attach_iommu_dev_opts(c, &msi, &dev);
+		reached = call_no > n;
+		stop_failing("shim/slab/kmalloc");
+		if (!reached) {
+			assert_int_equal(ret, 0);
+			break;
+		}
+		if (ret)
+			assert_int_equal(ret, -ENOMEM);
+		else
+			kapi_vfio_detach_dev(c, dev);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	}
+	assert_true(n < 64);
+	assert_iommu_matches_cpu(dev, 0, va, 16 * PAGE);
+	assert_int_equal(kapi_mm_locked_vm(), 16);
+	kapi_vfio_close(c);
+}
+
+/* ---- detach and release with DMAs mapped ---- */
+
+/*
+ *   va:   [ anon 2 MiB ]   iova 0
+ *   container: intel-sl group, emulated device (pins 4 pages)
+ *
+ * Detaching the last IOMMU group while an emulated device stays unmaps
+ * and unpins everything but the emulated device's pins, which stay
+ * charged; the DMA stays.  Detaching the emulated device, the container's
+ * last user, removes the DMA too.
+ */
+static void test_last_domain_goes_emulated_pins_stay(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	unsigned long va = mmap_anon(2 * MiB), pfns[4];
+
+	map_dma(c, va, 0, 2 * MiB);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 4, RW, pfns), 4);
+	kapi_vfio_detach_dev(c, dev);
+	assert_int_equal(kapi_mm_locked_vm(), 4);
+	assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 4);
+	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_UPDATE_VADDR), 0);
+	kapi_vfio_detach_dev(c, mdev);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0,
+					     KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     NULL), 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ * The backend released while groups are still attached (two domains, a
+ * group of two devices, an emulated group, DMAs mapped and pinned): it
+ * detaches every group, frees every domain, unmaps and unpins all.
+ */
+static void test_release_with_groups_attached(void **state)
+{
+	const struct kapi_vfio_dev_opts pair = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_devices = 2,
+	};
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(4 * MiB);
+
+	attach_device_with(c, &pair);
+	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	attach_emulated_device(c);
+	map_dma(c, va, 0, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+	kapi_vfio_release_attached(c);
+}
+
+/* ---- queries ---- */
+
+/*
+ * group_iommu_domain: the domain of a group in the container; -ENODEV for
+ * an emulated group or one of another container; -EINVAL without a
+ * container or a group.  A container that only ever had an emulated
+ * device has no IOVA range to report.  CHECK_EXTENSION before any container exists
+ * knows the types and UNMAP_ALL, nothing that depends on a container.
+ */
+static void test_group_queries(void **state)
+{
+	static const struct {
+		unsigned long ext;
+		long ret;
+	} no_container[] = {
+		{ KAPI_VFIO_TYPE1_IOMMU, 1 }, { KAPI_VFIO_TYPE1v2_IOMMU, 1 },
+		{ KAPI_VFIO_UNMAP_ALL, 1 }, { KAPI_VFIO_UPDATE_VADDR, 0 },
+		{ KAPI_VFIO_DMA_CC_IOMMU, 0 },
+	};
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *other = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	struct kapi_vfio_dev *other_mdev = attach_emulated_device(other);
+	struct kapi_vfio_info info;
+	struct sim_iommu_domain *sd;
+
+	/* Only an emulated device ever: no IOVA ranges to report. */
+	assert_int_equal(kapi_vfio_get_info(other, &info), 0);
+	assert_false(info.has_iova_range);
+	assert_int_equal(kapi_vfio_group_iommu_domain(other, other_mdev, &sd),
+			 -ENODEV);
+	assert_ptr_equal(group_domain(c, dev), kapi_vfio_dev_sim_domain(dev));
+	assert_int_equal(kapi_vfio_group_iommu_domain(c, mdev, &sd), -ENODEV);
+	assert_int_equal(kapi_vfio_group_iommu_domain(other, dev, &sd), -ENODEV);
+	assert_int_equal(kapi_vfio_group_iommu_domain(NULL, dev, &sd), -EINVAL);
+	assert_int_equal(kapi_vfio_group_iommu_domain(c, NULL, &sd), -EINVAL);
+	for (size_t i = 0; i < ARRAY_LEN(no_container); i++)
+		assert_int_equal(kapi_vfio_check_extension_no_container(
+					 no_container[i].ext), no_container[i].ret);
+	kapi_vfio_close(other);
+	kapi_vfio_close(c);
+}
+
+/* ---- every failure of a groups scenario unwinds ---- */
+
+static struct {
+	struct kapi_proc *proc;
+	unsigned long va[2];
+	struct kapi_vfio *c;
+} vm;
+
+static int process_with_two_buffers(const void *param)
+{
+	memset(&vm, 0, sizeof(vm));
+	vm.proc = kapi_proc_create();
+	if (!vm.proc)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		struct kapi_mm_map m = {
+			.len = 16 * PAGE, .kind = KAPI_MM_ANON, .writable = 1,
+			.align = PMD,
+		};
+
+		if (kapi_mm_mmap(&m, &vm.va[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * An emulated device, two DMAs; then groups join: one with an MSI window
+ * and a reserved range (pinned by the replay), one sharing its domain,
+ * one of another IOMMU (replayed from the first domain); then the first
+ * DMAs are unmapped and the first group and the emulated device leave.
+ */
+static int groups_come_and_go(const void *param)
+{
+	/*
+	 * A kernel tree whose failed MSI cookie leaves the replay's pins
+	 * (DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY) gets a hardware MSI window.
+	 */
+	static const struct kapi_vfio_dev_opts msi = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 2,
+		.resv = { { MSI_BASE, MSI_LEN,
+			    DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY ?
+			    KAPI_VFIO_RESV_SW_MSI : KAPI_VFIO_RESV_MSI },
+			  { 4 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+	struct kapi_vfio_dev *mdev, *first, *dev;
+	long ret;
+
+	ret = kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &vm.c);
+	if (!ret)
+		ret = kapi_vfio_attach_emulated_dev(vm.c, &mdev);
+	if (!ret)
+		ret = kapi_vfio_map_dma(vm.c, vm.va[0], 0, 16 * PAGE, RW);
+	if (!ret)
+		ret = kapi_vfio_map_dma(vm.c, vm.va[1], GiB, 16 * PAGE, RW);
+	if (!ret)
+		ret = kapi_vfio_attach_iommu_dev_opts(vm.c, &msi, &first);
+	if (!ret)
+		ret = kapi_vfio_attach_iommu_dev_opts(vm.c, &msi, &dev);
+	if (!ret)
+		ret = kapi_vfio_attach_iommu_dev(vm.c, SIM_IOMMU_AMD_V1, &dev);
+	/*
+	 * A domain that goes while others stay is freed with its mappings
+	 * (its page tables go with it, as in the kernel), which the sweep
+	 * would count as leaves left behind: unmap before groups leave.
+	 */
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(vm.c, 0, 0,
+					  KAPI_VFIO_DMA_UNMAP_FLAG_ALL, NULL);
+	if (ret)
+		return ret;
+	kapi_vfio_detach_dev(vm.c, first);
+	kapi_vfio_detach_dev(vm.c, mdev);
+	return 0;
+}
+
+static void close_container_and_exit(const void *param)
+{
+	if (vm.c) {
+		/* What a failed run left mapped goes before the domains do. */
+		kapi_vfio_unmap_dma(vm.c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+				    NULL);
+		kapi_vfio_close(vm.c);
+	}
+	if (kapi_mm_locked_vm() &&
+	    !sweep_run_failures_at(SIM_FP_ACCOUNT_LOCKED_VM))
+		sweep_leak("pages of locked_vm", kapi_mm_locked_vm());
+	kapi_proc_destroy(vm.proc);
+}
+
+/*
+ * Every fallible call of that scenario fails, once and from then on: each
+ * attach returns -ENOMEM (allocations, IOMMU maps, MSI cookie, attach_dev),
+ * -EFAULT or -EINTR (pinning for the replay), and after the container is
+ * closed nothing is left.
+ */
+static void test_every_failure_of_groups_unwinds(void **state)
+{
+	static const int errnos[] = { -ENOMEM, -EFAULT, -EINTR, 0 };
+	const struct sweep_scenario s = {
+		.name = "type1_groups",
+		.ram_bytes = 256ULL << 20,
+		.setup = process_with_two_buffers,
+		.run = groups_come_and_go,
+		.teardown = close_container_and_exit,
+		.errnos = errnos,
+	};
+	struct sweep_result res;
+
+	assert_int_equal(sweep_run(&s, &res), 0);
+	assert_true(res.runs > 0);
+}
+
+/* ---- the module goes ---- */
+
+/*
+ * Unloading the module (module_exit) unregisters type1: no container can
+ * be opened any more.  Runs last, after every other test (the modules
+ * stay unloaded).
+ */
+static void test_module_exit_unregisters_type1(void **state)
+{
+	struct kapi_vfio *c;
+
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	kapi_vfio_close(c);
+	kapi_shutdown();
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), -ENODEV);
+}
+
+static int boot_machine(void **state)
+{
+	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_int_equal(kapi_boot(), 0);
+	return 0;
+}
+
+static int destroy_machine(void **state)
+{
+	sim_machine_destroy();
+	return 0;
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_groups_of_one_iommu_share_a_domain),
+		T(test_cache_coherency_keeps_domains_apart),
+		T(test_group_of_several_devices),
+		T(test_a_group_is_attached_once),
+		T(test_attach_waits_for_valid_vaddrs),
+		T(test_attach_dev_failing_at_each_step),
+		T(test_apertures_narrow_and_widen),
+		T(test_aperture_conflicts),
+		T(test_reserved_regions_cut_the_iova_range),
+		T(test_reserved_regions_that_conflict),
+		T(test_aperture_clips_cut_ranges),
+		T(test_sw_msi_without_dma_iommu),
+		T(test_replay_that_cannot_pin_unwinds),
+		T(test_replay_failing_inside_a_dma_unwinds_its_start),
+		T(test_replay_failing_at_each_map_unwinds),
+		T(test_first_group_failing_anywhere_leaves_nothing_pinned),
+		T(test_last_domain_goes_emulated_pins_stay),
+		T(test_release_with_groups_attached),
+		T(test_group_queries),
+		cmocka_unit_test(test_every_failure_of_groups_unwinds),
+		cmocka_unit_test_setup_teardown(test_module_exit_unregisters_type1,
+						boot_machine, destroy_machine),
+	};
+
+	return cmocka_run_group_tests_name("type1_groups", tests, NULL, NULL);
+}
