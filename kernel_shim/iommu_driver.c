@@ -22,8 +22,14 @@
  *   refuse incompatible domains; attaching a paging (unmanaged) domain can
  *   be failed with -ENOMEM (shim/iommu/attach_dev), as a driver that must
  *   allocate a domain id does; going back to a default domain never fails.
- * - enforce_cache_coherency: the x86 formats can block no-snoop DMA
- *   (as IOMMU_CAP_ENFORCE_CACHE_COHERENCY says); the Arm ones cannot.
+ * - one driver per vendor, as on real machines: Intel (intel-sl), AMD
+ *   (amd-v1, amd-v2) and Arm (the LPAE formats) domains have ops of their
+ *   own, so domains of different vendors never look compatible.
+ * - enforce_cache_coherency: the Intel and AMD drivers can block no-snoop
+ *   DMA unless the device sits behind a unit without snoop control
+ *   (sim_iommu_dev_opts.no_snoop_control, as VT-d units without ecap SC);
+ *   the Arm driver has no such op (as IOMMU_CAP_ENFORCE_CACHE_COHERENCY
+ *   says).
  * - dry run (test double, off by default): map_pages and unmap_pages touch
  *   no table and report full success, so tests can sweep the core's
  *   page-size choice over ranges no table could hold; once the trace ring
@@ -54,6 +60,7 @@ struct sim_drv_domain {
 	enum sim_iommu_format_id format;
 	unsigned long id;
 	u64 *msi_cookie;		/* dma-iommu's cookie: the MSI base */
+	bool no_snoop_control;
 };
 
 struct sim_drv_iommu {
@@ -83,7 +90,24 @@ void sim_iommu_set_dry_run(bool on)
 }
 
 static const struct iommu_ops sim_iommu_ops;
-static const struct iommu_domain_ops sim_domain_ops;
+/* The domain ops of each vendor's driver. */
+enum { SIM_VENDOR_INTEL, SIM_VENDOR_AMD, SIM_VENDOR_ARM, SIM_NR_VENDORS };
+static const struct iommu_domain_ops sim_domain_ops[SIM_NR_VENDORS];
+
+static int sim_format_vendor(int format)
+{
+	switch (format) {
+	case SIM_IOMMU_AMD_V1:
+	case SIM_IOMMU_AMD_V2:
+		return SIM_VENDOR_AMD;
+	case SIM_IOMMU_ARM_LPAE_4K:
+	case SIM_IOMMU_ARM_LPAE_16K:
+	case SIM_IOMMU_ARM_LPAE_64K:
+		return SIM_VENDOR_ARM;
+	default:
+		return SIM_VENDOR_INTEL;
+	}
+}
 
 static struct sim_drv_domain *to_sim_domain(struct iommu_domain *domain)
 {
@@ -97,7 +121,8 @@ static struct sim_drv_device *to_sim_device(struct device *dev)
 
 struct sim_iommu_domain *sim_iommu_domain_of(struct iommu_domain *domain)
 {
-	if (!domain || domain->ops != &sim_domain_ops)
+	if (!domain || domain->ops < &sim_domain_ops[0] ||
+	    domain->ops >= &sim_domain_ops[SIM_NR_VENDORS])
 		return NULL;
 	return to_sim_domain(domain)->sim;
 }
@@ -268,16 +293,10 @@ static phys_addr_t sim_iova_to_phys(struct iommu_domain *domain,
 	return sim_iommu_iova_to_phys(to_sim_domain(domain)->sim, iova);
 }
 
+/* Intel and AMD only: the Arm driver has no such op. */
 static bool sim_enforce_cache_coherency(struct iommu_domain *domain)
 {
-	switch (to_sim_domain(domain)->format) {
-	case SIM_IOMMU_ARM_LPAE_4K:
-	case SIM_IOMMU_ARM_LPAE_16K:
-	case SIM_IOMMU_ARM_LPAE_64K:
-		return false;
-	default:
-		return true;
-	}
+	return !to_sim_domain(domain)->no_snoop_control;
 }
 
 static void sim_domain_free(struct iommu_domain *domain)
@@ -289,16 +308,28 @@ static void sim_domain_free(struct iommu_domain *domain)
 	kfree(sd);
 }
 
-static const struct iommu_domain_ops sim_domain_ops = {
-	.attach_dev		= sim_attach_dev,
-	.map_pages		= sim_map_pages,
-	.unmap_pages		= sim_unmap_pages,
-	.flush_iotlb_all	= sim_flush_iotlb_all,
-	.iotlb_sync_map		= sim_iotlb_sync_map,
-	.iotlb_sync		= sim_iotlb_sync,
-	.iova_to_phys		= sim_iova_to_phys,
-	.enforce_cache_coherency = sim_enforce_cache_coherency,
-	.free			= sim_domain_free,
+#define SIM_DOMAIN_OPS					\
+	.attach_dev		= sim_attach_dev,	\
+	.map_pages		= sim_map_pages,	\
+	.unmap_pages		= sim_unmap_pages,	\
+	.flush_iotlb_all	= sim_flush_iotlb_all,	\
+	.iotlb_sync_map		= sim_iotlb_sync_map,	\
+	.iotlb_sync		= sim_iotlb_sync,	\
+	.iova_to_phys		= sim_iova_to_phys,	\
+	.free			= sim_domain_free
+
+static const struct iommu_domain_ops sim_domain_ops[SIM_NR_VENDORS] = {
+	[SIM_VENDOR_INTEL] = {
+		SIM_DOMAIN_OPS,
+		.enforce_cache_coherency = sim_enforce_cache_coherency,
+	},
+	[SIM_VENDOR_AMD] = {
+		SIM_DOMAIN_OPS,
+		.enforce_cache_coherency = sim_enforce_cache_coherency,
+	},
+	[SIM_VENDOR_ARM] = {
+		SIM_DOMAIN_OPS,
+	},
 };
 
 /* ------------------------------------------------------------------------
@@ -325,7 +356,7 @@ static bool sim_capable(struct device *dev, enum iommu_cap cap)
 	case IOMMU_CAP_DEFERRED_FLUSH:
 		return true;
 	case IOMMU_CAP_ENFORCE_CACHE_COHERENCY:
-		return !arm;
+		return !arm && !to_sim_device(dev)->opts.no_snoop_control;
 	case IOMMU_CAP_NOEXEC:
 		return arm;
 	default:
@@ -354,7 +385,8 @@ static struct iommu_domain *sim_domain_alloc_paging(struct device *dev)
 	fmt = sim_iommu_format(format);
 	sd->format = format;
 	sd->id = ++next_domain_id;
-	sd->domain.ops = &sim_domain_ops;
+	sd->domain.ops = &sim_domain_ops[sim_format_vendor(format)];
+	sd->no_snoop_control = to_sim_device(dev)->opts.no_snoop_control;
 	sd->domain.pgsize_bitmap = fmt->pgsize_bitmap;
 	sd->domain.geometry.aperture_start = 0;
 	sd->domain.geometry.aperture_end =
@@ -410,7 +442,7 @@ static const struct iommu_ops sim_iommu_ops = {
 	.domain_alloc_paging	= sim_domain_alloc_paging,
 	.probe_device		= sim_probe_device,
 	.device_group		= sim_device_group,
-	.default_domain_ops	= &sim_domain_ops,
+	.default_domain_ops	= &sim_domain_ops[SIM_VENDOR_INTEL],
 };
 
 /* ------------------------------------------------------------------------

@@ -182,8 +182,19 @@ static const struct vfio_device_ops kapi_vfio_emulated_ops = {
 	.dma_unmap = kapi_vfio_emulated_dma_unmap,
 };
 
+static int kapi_vfio_attach_emulated(struct kapi_vfio *c,
+				     const struct vfio_device_ops *ops,
+				     struct kapi_vfio_dev **out);
+
 int kapi_vfio_attach_emulated_dev(struct kapi_vfio *c,
 				  struct kapi_vfio_dev **out)
+{
+	return kapi_vfio_attach_emulated(c, &kapi_vfio_emulated_ops, out);
+}
+
+static int kapi_vfio_attach_emulated(struct kapi_vfio *c,
+				     const struct vfio_device_ops *ops,
+				     struct kapi_vfio_dev **out)
 {
 	struct kapi_vfio_dev *dev;
 	int ret;
@@ -200,7 +211,7 @@ int kapi_vfio_attach_emulated_dev(struct kapi_vfio *c,
 	}
 	dev->emulated = true;
 	dev->container = c;
-	dev->vdev.ops = &kapi_vfio_emulated_ops;
+	dev->vdev.ops = ops;
 	dev->vdev.iommu_group = dev->group;
 	INIT_LIST_HEAD(&dev->vdev.iommu_entry);
 
@@ -657,6 +668,7 @@ static int kapi_vfio_dev_opts_to_sim(const struct kapi_vfio_dev_opts *opts,
 	memset(sim, 0, sizeof(*sim));
 	sim->aperture_start = opts->aperture_start;
 	sim->aperture_end = opts->aperture_end;
+	sim->no_snoop_control = opts->no_snoop_control;
 	sim->nr_resv = opts->nr_resv;
 	for (i = 0; i < opts->nr_resv; i++) {
 		sim->resv[i].start = opts->resv[i].start;
@@ -807,4 +819,15 @@ int kapi_vfio_dev_msi_cookie(struct kapi_vfio_dev *dev,
 void kapi_vfio_set_dma_iommu(int on)
 {
 	sim_iommu_set_dma_iommu(on);
+}
+
+/* A mediated device that never pins: nothing to tell it about unmaps. */
+static const struct vfio_device_ops kapi_vfio_nopin_ops = {
+	.name = "dmasim-mdev-nopin",
+};
+
+int kapi_vfio_attach_emulated_dev_without_unmap(struct kapi_vfio *c,
+						struct kapi_vfio_dev **out)
+{
+	return kapi_vfio_attach_emulated(c, &kapi_vfio_nopin_ops, out);
 }

@@ -305,24 +305,56 @@ static void test_groups_of_one_iommu_share_a_domain(void **state)
 }
 
 /*
- * The IOMMU can block no-snoop DMA on x86 but not on Arm: a group behind
- * an Arm SMMU gets its own domain although the driver is the same, and
- * the container then no longer reports DMA_CC_IOMMU.
+ * Which second group joins the first group's domain: only one of the same
+ * driver, the same coherency (blocking no-snoop DMA or not) and a format
+ * the domain can take; the container reports DMA_CC_IOMMU while every
+ * domain blocks no-snoop DMA (Arm's driver cannot; an Intel unit without
+ * snoop control cannot).
  */
-static void test_cache_coherency_keeps_domains_apart(void **state)
+static void test_which_groups_share_a_domain(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *intel = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	struct kapi_vfio_dev *arm;
+	static const struct {
+		struct kapi_vfio_dev_opts first, second;
+		int shared;
+		int dma_cc;		/* with both in */
+	} cases[] = {
+		{ { .fmt = SIM_IOMMU_INTEL_SL }, { .fmt = SIM_IOMMU_INTEL_SL },
+		  1, 1 },
+		{ { .fmt = SIM_IOMMU_INTEL_SL },
+		  { .fmt = SIM_IOMMU_INTEL_SL, .no_snoop_control = 1 }, 0, 0 },
+		{ { .fmt = SIM_IOMMU_INTEL_SL }, { .fmt = SIM_IOMMU_AMD_V1 },
+		  0, 1 },
+		{ { .fmt = SIM_IOMMU_AMD_V1 }, { .fmt = SIM_IOMMU_AMD_V2 },
+		  0, 1 },
+		{ { .fmt = SIM_IOMMU_INTEL_SL }, { .fmt = SIM_IOMMU_ARM_LPAE_4K },
+		  0, 0 },
+		{ { .fmt = SIM_IOMMU_ARM_LPAE_4K }, { .fmt = SIM_IOMMU_ARM_LPAE_4K },
+		  1, 0 },
+	};
 
-	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU), 1);
-	arm = attach_device_of_format(c, SIM_IOMMU_ARM_LPAE_4K);
-	assert_ptr_not_equal(kapi_vfio_dev_sim_domain(intel),
-			     kapi_vfio_dev_sim_domain(arm));
-	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU), 0);
-	kapi_vfio_detach_dev(c, arm);
-	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU), 1);
-	kapi_vfio_close(c);
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *first = attach_device_with(c, &cases[i].first);
+		struct kapi_vfio_dev *second;
+		unsigned long va = mmap_anon(2 * MiB);
+		long cc_first;
+
+		map_dma(c, va, 0, 2 * MiB);
+		cc_first = kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU);
+		second = attach_device_with(c, &cases[i].second);
+		assert_int_equal(kapi_vfio_dev_sim_domain(first) ==
+				 kapi_vfio_dev_sim_domain(second),
+				 cases[i].shared);
+		assert_iommu_matches_cpu(second, 0, va, 2 * MiB);
+		assert_int_equal(kapi_vfio_check_extension(c,
+				 KAPI_VFIO_DMA_CC_IOMMU), cases[i].dma_cc);
+		kapi_vfio_detach_dev(c, second);
+		assert_int_equal(kapi_vfio_check_extension(c,
+				 KAPI_VFIO_DMA_CC_IOMMU), cc_first);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
 }
 
 /*
@@ -542,6 +574,29 @@ static void test_aperture_conflicts(void **state)
 	}
 }
 
+/*
+ *   aperture [1 page, 2 pages)   (too small for type1's superpage probe)
+ *
+ * A domain whose aperture is one page: the container's range is that
+ * page; a DMA there maps, one elsewhere is refused.
+ */
+static void test_aperture_of_one_page(void **state)
+{
+	const struct kapi_vfio_dev_opts tiny = {
+		.fmt = SIM_IOMMU_INTEL_SL, .aperture_start = PAGE,
+		.aperture_end = 2 * PAGE - 1,
+	};
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_with(c, &tiny);
+	unsigned long va = mmap_anon(2 * MiB);
+
+	assert_one_iova_range(c, PAGE, 2 * PAGE - 1);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, PAGE, RW), -EINVAL);
+	map_dma(c, va, PAGE, PAGE);
+	assert_iommu_matches_cpu(dev, PAGE, va, PAGE);
+	kapi_vfio_close(c);
+}
+
 /* ---- reserved regions ---- */
 
 /*
@@ -684,16 +739,17 @@ static void test_reserved_regions_that_conflict(void **state)
  * Ranges already cut by one group's regions, clipped by a second group's
  * aperture: the pieces outside it go, the ones across its edges shrink.
  *
- *   first (amd-v1):   [0, 1G) [1G+1M, 2G) [2G+1M, 2^64 - 1]   (two holes)
+ *   first (amd-v1):   [0, 1G) [1G+1M, 2G) [2G+1M, 4G) [4G+1M, 2^64 - 1]
  *   second aperture:  [1G+4M ........ 3G - 1]
  *   result:                   [1G+4M, 2G) [2G+1M, 3G - 1]
  */
 static void test_aperture_clips_cut_ranges(void **state)
 {
 	const struct kapi_vfio_dev_opts holes = {
-		.fmt = SIM_IOMMU_AMD_V1, .nr_resv = 2,
+		.fmt = SIM_IOMMU_AMD_V1, .nr_resv = 3,
 		.resv = { { GiB, MiB, KAPI_VFIO_RESV_RESERVED },
-			  { 2 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+			  { 2 * GiB, MiB, KAPI_VFIO_RESV_RESERVED },
+			  { 4 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
 	};
 	const struct kapi_vfio_dev_opts window = {
 		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB + 4 * MiB,
@@ -914,6 +970,129 @@ static void test_first_group_failing_anywhere_leaves_nothing_pinned(void **state
 	kapi_vfio_close(c);
 }
 
+/*
+ *   va:   [ pfnmap of RAM pfns, 2 MiB ]   iova 0
+ *
+ * MAP_DMA with only an emulated device pins nothing; the first IOMMU
+ * group's replay finds pfns that are neither pinnable pages nor reserved
+ * and fails (-EFAULT) with nothing left pinned or mapped.
+ */
+static void test_replay_of_a_pfnmap_over_ram_fails(void **state)
+{
+	struct kapi_mm_map m = {
+		.len = 2 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
+		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE,
+		.pfn = (256 * MiB) / PAGE,	/* RAM, not reserved */
+	};
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	struct kapi_vfio_dev *dev;
+	unsigned long va;
+
+	assert_true(sim_pfn_valid(m.pfn));
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	map_dma(c, va, 0, 2 * MiB);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -EFAULT);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	unmap_everything(c);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+}
+
+/*
+ * GET_INFO whose n-th allocation fails while it builds the capability
+ * chain (migration, DMA entries, IOVA ranges), for every n: -ENOMEM, and
+ * the user's struct is not written.
+ */
+static void test_get_info_whose_capabilities_cannot_be_built(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned int n;
+
+	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	for (n = 0; n < 64; n++) {
+		unsigned char buf[256];
+		int ret, reached;
+
+		failing_calls_of("shim/slab/kmalloc", 1ULL << n);
+		ret = kapi_vfio_raw_get_info(c, sizeof(buf), buf, sizeof(buf));
+		reached = call_no > n;
+		stop_failing("shim/slab/kmalloc");
+		if (!reached) {
+			assert_int_equal(ret, 0);
+			break;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		/* argsz as given, nothing written back. */
+		assert_int_equal(*(unsigned int *)buf, sizeof(buf));
+		assert_int_equal(*(unsigned int *)(buf + 4), 0);
+	}
+	assert_true(n > 0 && n < 64);
+	kapi_vfio_close(c);
+}
+
+/*
+ * An emulated device whose driver never pins (no dma_unmap callback) is
+ * not told about unmaps: registering it changes nothing, DMAs come and go.
+ */
+static void test_emulated_device_that_never_pins(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	unsigned long va = mmap_anon(2 * MiB);
+	struct kapi_vfio_dev *quiet;
+
+	assert_int_equal(kapi_vfio_attach_emulated_dev_without_unmap(c, &quiet),
+			 0);
+	map_dma(c, va, 0, 2 * MiB);
+	unmap_everything(c);
+	assert_int_equal(kapi_vfio_dev_nr_dma_unmaps(quiet), 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ anon 64 KiB ]   iova 0
+ *   groups: A (intel-sl, never pins), B (amd-v1, pins page 3 through
+ *           the backend's pin_pages)
+ *
+ * With dirty tracking on, a group that maps without pinning makes every
+ * mapped page dirty.  B pinning puts B in the pinned-page scope; when A,
+ * the last unscoped group, leaves, the bitmap reports everything once
+ * more (A may have written anywhere until then), and from then on only
+ * the pages pinned.  B leaving (scoped) changes nothing of that.
+ */
+static void test_iommu_group_that_pins_reports_its_own_dirt(void **state)
+{
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *a = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *b = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	unsigned long va = mmap_anon(16 * PAGE), pfn;
+	unsigned long long bits;
+
+	/* Pinning needs a registered device to tell about unmaps. */
+	attach_emulated_device(c);
+	map_dma(c, va, 0, 16 * PAGE);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_pin_pages(c, b, 3 * PAGE, 1, RW, &pfn), 1);
+	bits = 0;
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, 0xffff);
+	kapi_vfio_detach_dev(c, a);
+	bits = 0;
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, 0xffff);
+	bits = 0;
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, 1ULL << 3);
+	kapi_vfio_unpin_pages(c, b, 3 * PAGE, 1);
+	kapi_vfio_detach_dev(c, b);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	kapi_vfio_close(c);
+}
+
 /* ---- detach and release with DMAs mapped ---- */
 
 /*
@@ -922,14 +1101,17 @@ static void test_first_group_failing_anywhere_leaves_nothing_pinned(void **state
  *
  * Detaching the last IOMMU group while an emulated device stays unmaps
  * and unpins everything but the emulated device's pins, which stay
- * charged; the DMA stays.  Detaching the emulated device, the container's
- * last user, removes the DMA too.
+ * charged; the DMA stays, and a new IOMMU group pins it again (charging
+ * the emulated device's pages once).  Detaching an idle emulated device
+ * changes nothing; detaching the last one, the container's last user,
+ * removes the DMA too.
  */
 static void test_last_domain_goes_emulated_pins_stay(void **state)
 {
 	struct kapi_vfio *c = open_v2_container();
 	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	struct kapi_vfio_dev *idle = attach_emulated_device(c);
 	unsigned long va = mmap_anon(2 * MiB), pfns[4];
 
 	map_dma(c, va, 0, 2 * MiB);
@@ -938,6 +1120,15 @@ static void test_last_domain_goes_emulated_pins_stay(void **state)
 	assert_int_equal(kapi_mm_locked_vm(), 4);
 	assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 4);
 	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_UPDATE_VADDR), 0);
+	/* A new IOMMU group pins the DMA again, charging the 4 pages once. */
+	dev = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	kapi_vfio_detach_dev(c, dev);
+	assert_int_equal(kapi_mm_locked_vm(), 4);
+	/* One emulated device of two leaves: the DMA stays. */
+	kapi_vfio_detach_dev(c, idle);
+	assert_int_equal(kapi_mm_locked_vm(), 4);
 	kapi_vfio_detach_dev(c, mdev);
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0,
 					     KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
@@ -1041,7 +1232,8 @@ static int process_with_two_buffers(const void *param)
  * An emulated device, two DMAs; then groups join: one with an MSI window
  * and a reserved range (pinned by the replay), one sharing its domain,
  * one of another IOMMU (replayed from the first domain); then the first
- * DMAs are unmapped and the first group and the emulated device leave.
+ * DMAs are unmapped and the first group, the other IOMMU's group (its
+ * domain goes) and the emulated device leave.
  */
 static int groups_come_and_go(const void *param)
 {
@@ -1056,7 +1248,7 @@ static int groups_come_and_go(const void *param)
 			    KAPI_VFIO_RESV_SW_MSI : KAPI_VFIO_RESV_MSI },
 			  { 4 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
 	};
-	struct kapi_vfio_dev *mdev, *first, *dev;
+	struct kapi_vfio_dev *mdev, *first, *shared, *other;
 	long ret;
 
 	ret = kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &vm.c);
@@ -1069,9 +1261,9 @@ static int groups_come_and_go(const void *param)
 	if (!ret)
 		ret = kapi_vfio_attach_iommu_dev_opts(vm.c, &msi, &first);
 	if (!ret)
-		ret = kapi_vfio_attach_iommu_dev_opts(vm.c, &msi, &dev);
+		ret = kapi_vfio_attach_iommu_dev_opts(vm.c, &msi, &shared);
 	if (!ret)
-		ret = kapi_vfio_attach_iommu_dev(vm.c, SIM_IOMMU_AMD_V1, &dev);
+		ret = kapi_vfio_attach_iommu_dev(vm.c, SIM_IOMMU_AMD_V1, &other);
 	/*
 	 * A domain that goes while others stay is freed with its mappings
 	 * (its page tables go with it, as in the kernel), which the sweep
@@ -1083,6 +1275,7 @@ static int groups_come_and_go(const void *param)
 	if (ret)
 		return ret;
 	kapi_vfio_detach_dev(vm.c, first);
+	kapi_vfio_detach_dev(vm.c, other);
 	kapi_vfio_detach_dev(vm.c, mdev);
 	return 0;
 }
@@ -1162,7 +1355,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_groups_of_one_iommu_share_a_domain),
-		T(test_cache_coherency_keeps_domains_apart),
+		T(test_which_groups_share_a_domain),
+		T(test_aperture_of_one_page),
+		T(test_iommu_group_that_pins_reports_its_own_dirt),
+		T(test_replay_of_a_pfnmap_over_ram_fails),
+		T(test_get_info_whose_capabilities_cannot_be_built),
+		T(test_emulated_device_that_never_pins),
 		T(test_group_of_several_devices),
 		T(test_a_group_is_attached_once),
 		T(test_attach_waits_for_valid_vaddrs),

@@ -267,6 +267,8 @@ struct kapi_vfio_dev_opts {
 	unsigned int nr_devices;
 	/* The aperture of the domains allocated for it; both 0: the format's. */
 	unsigned long long aperture_start, aperture_end;
+	/* Behind an Intel/AMD unit that cannot block no-snoop DMA. */
+	int no_snoop_control;
 	/* Regions every device of the group reports. */
 	unsigned int nr_resv;
 	struct kapi_vfio_resv resv[KAPI_VFIO_MAX_RESV];
@@ -279,6 +281,13 @@ struct kapi_vfio_dev_opts {
 int kapi_vfio_attach_iommu_dev_opts(struct kapi_vfio *c,
 				    const struct kapi_vfio_dev_opts *opts,
 				    struct kapi_vfio_dev **dev);
+
+/*
+ * An emulated device that never pins (its driver has no dma_unmap
+ * callback), attached and registered.
+ */
+int kapi_vfio_attach_emulated_dev_without_unmap(struct kapi_vfio *c,
+						struct kapi_vfio_dev **dev);
 
 /*
  * attach_group of dev's group (attached to some container already) to

@@ -13,8 +13,9 @@
  *
  * A device may also describe its platform (struct sim_iommu_dev_opts):
  * the reserved regions its IOMMU reports for it (get_resv_regions: MSI
- * windows, direct-mapped and reserved ranges) and a narrower aperture for
- * the paging domains allocated for it.  Without options a device reports
+ * windows, direct-mapped and reserved ranges), a narrower aperture for
+ * the paging domains allocated for it, and an IOMMU unit without snoop
+ * control (its domains cannot enforce cache coherency).  Without options a device reports
  * no region and its domains span the format's whole input address space.
  *
  * (c) Test double: every driver call (map_pages, unmap_pages, iotlb_sync,
@@ -50,6 +51,7 @@ struct sim_iommu_dev_resv {
 };
 struct sim_iommu_dev_opts {
 	u64 aperture_start, aperture_end;	/* both 0: the format's */
+	bool no_snoop_control;		/* its unit cannot block no-snoop */
 	unsigned int nr_resv;
 	struct sim_iommu_dev_resv resv[SIM_IOMMU_MAX_RESV];
 };
