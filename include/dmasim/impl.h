@@ -144,12 +144,4 @@
  */
 #define DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY (!DMASIM_IMPL_IS_UPSTREAM)
 
-/*
- * VFIO_IOMMU_GET_INFO frees its capability buffer when adding a capability
- * fails.  Linux 6.12 returns the error with the buffer of the capabilities
- * added before still allocated (docs/vfio-type1.md, "Found"); the
- * project's core frees it.
- */
-#define DMASIM_IMPL_GET_INFO_FREES_CAPS (!DMASIM_IMPL_IS_UPSTREAM)
-
 #endif
