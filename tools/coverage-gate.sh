@@ -15,11 +15,13 @@
 # figures core/ has reached (a ratchet: coverage may rise, not fall), and
 # the gate says how far from the target it is; raise them as tests land.
 # Measured 2026-11-29 (main at the fuzzing merge): lines 82.7%, branches
-# 65.1% (1944/2352 lines, 980/1505 branches).
+# 65.1% (1944/2352 lines, 980/1505 branches).  Measured 2026-11-30 (main
+# at 196daee, type1's DMA half covered): lines 95.8%, branches 91.3%
+# (2255/2355 lines, 1299/1423 branches).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-line_min=${DMASIM_COV_LINE_MIN:-82}
-branch_min=${DMASIM_COV_BRANCH_MIN:-65}
+line_min=${DMASIM_COV_LINE_MIN:-95}
+branch_min=${DMASIM_COV_BRANCH_MIN:-90}
 build=build-cov
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" -Db_coverage=true >/dev/null
