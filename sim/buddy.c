@@ -52,6 +52,16 @@
  *   lists) until the request fits or none is left; with SIM_GFP_NORETRY
  *   one round of at most max(32, 2 << order) pages, then one more attempt.
  *   Without direct reclaim a request that finds no block fails at once.
+ * - Low memory: physical address 0 never reaches the allocator (the IOMMU
+ *   API's iommu_iova_to_phys() returns 0 for "not mapped", so a DMA-mapped
+ *   page at 0 would look unmapped; x86 keeps the first 1 MiB out of the
+ *   buddy allocator since Linux 5.13).  Here the zone starting at pfn 0
+ *   keeps its whole first max-order block (4 MiB with 4 KiB pages) out, so
+ *   that every block the allocator hands out stays aligned as on a zone
+ *   whose reserved low memory ends on a max-order boundary; a zone smaller
+ *   than that keeps only its first page.  Their struct pages are
+ *   SIM_PG_RESERVED, as memblock-reserved pages are PG_reserved: a driver
+ *   may still map them (remap_pfn_range), and freeing one is refused.
  * - Deferred struct page init (DEFERRED_STRUCT_PAGE_INIT): the max-order
  *   blocks of a zone from `frontier` to `deferred_end` are free without being
  *   on any list; they behave as if they sat, in address order, at the tail
@@ -769,6 +779,19 @@ void sim_buddy_free_direct(struct sim_page *page, unsigned int order)
 /* ------------------------------------------------------------------------
  * Queries
  */
+/* Pages at the start of a zone of [start, end) kept out (see the top). */
+static unsigned long low_reserved(unsigned long start, unsigned long end)
+{
+	if (start)
+		return 0;
+	return end - start > MAX_BLOCK ? MAX_BLOCK : 1;
+}
+
+static unsigned long low_reserved_pages(const struct zone *z)
+{
+	return low_reserved(z->start_pfn, z->end_pfn);
+}
+
 unsigned long sim_buddy_nr_free(void)
 {
 	unsigned long nr = 0;
@@ -782,6 +805,22 @@ unsigned long sim_buddy_nr_free(void)
 	}
 	pthread_mutex_unlock(&mem_lock);
 	return nr;
+}
+
+unsigned long sim_buddy_nr_managed(void)
+{
+	unsigned long nr = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_zones; i++)
+		nr += zones[i].end_pfn - zones[i].start_pfn -
+		      low_reserved_pages(&zones[i]);
+	return nr;
+}
+
+unsigned long sim_buddy_first_pfn(void)
+{
+	return nr_zones ? zones[0].start_pfn + low_reserved_pages(&zones[0]) : 0;
 }
 
 unsigned long sim_buddy_nr_free_blocks(unsigned int order)
@@ -942,7 +981,7 @@ static unsigned long zone_batch(unsigned long pages)
 
 static void setup_pcp(struct zone *z, unsigned long total_pages)
 {
-	unsigned long pages = z->end_pfn - z->start_pfn;
+	unsigned long pages = z->end_pfn - z->start_pfn - low_reserved_pages(z);
 	unsigned long long min_kb = isqrt((unsigned long long)total_pages *
 					  (SIM_PAGE_SIZE / 1024) * 16);
 	unsigned long min_pages, low, high, high_max, batch = zone_batch(pages);
@@ -994,15 +1033,17 @@ int sim_buddy_init(const struct sim_config *cfg)
 {
 	const struct sim_ram_range *ram;
 	unsigned int i, o, n = sim_ram_ranges(&ram);
-	unsigned long total = 0;
+	unsigned long total = 0, pfn;
 	int mt;
 
 	sim_buddy_destroy();
 	nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
 	current_cpu = 0;
 	allocated_pages = 0;
+	/* The kernel sizes pcp lists by managed pages: low memory left out. */
 	for (i = 0; i < n && i < MAX_ZONES; i++)
-		total += ram[i].end_pfn - ram[i].start_pfn;
+		total += ram[i].end_pfn - ram[i].start_pfn -
+			 low_reserved(ram[i].start_pfn, ram[i].end_pfn);
 	for (i = 0; i < n && i < MAX_ZONES; i++) {
 		struct zone *z = &zones[i];
 		unsigned long pages = ram[i].end_pfn - ram[i].start_pfn;
@@ -1011,9 +1052,13 @@ int sim_buddy_init(const struct sim_config *cfg)
 		memset(z, 0, sizeof(*z));
 		z->start_pfn = ram[i].start_pfn;
 		z->end_pfn = ram[i].end_pfn;
-		z->frontier = z->start_pfn;
+		z->frontier = z->start_pfn + low_reserved_pages(z);
+		for (pfn = z->start_pfn; pfn < z->frontier; pfn++)
+			sim_page_set(sim_pfn_to_page(pfn), SIM_PG_RESERVED);
 		z->deferred_end = z->start_pfn + (pages & ~(MAX_BLOCK - 1));
-		z->nr_free = z->deferred_end - z->start_pfn;
+		if (z->deferred_end < z->frontier)
+			z->deferred_end = z->frontier;
+		z->nr_free = z->deferred_end - z->frontier;
 		for (o = 0; o <= MAX_ORDER; o++)
 			for (mt = 0; mt < NR_MT; mt++)
 				list_init(&z->free_area[o][mt]);

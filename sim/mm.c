@@ -190,19 +190,7 @@ static void zero_page_ensure(void)
 	if (sim_zero_pfn != ~0UL)
 		return;
 	zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
-	/*
-	 * Never physical address 0: iommu_iova_to_phys() returns 0 for "not
-	 * mapped", so a DMA-mapped page at 0 would look unmapped (VFIO
-	 * type1's unmap WARNs and skips it).  x86 keeps the first page out
-	 * of the allocator at boot; here the first page the allocator gives
-	 * is kept reserved, beside the zero page, when it is pfn 0.
-	 */
 	sim_zero_page_cost = zero ? 1 : 0;
-	if (zero && !sim_page_to_pfn(zero)) {
-		sim_page_set(zero, SIM_PG_RESERVED);
-		zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
-		sim_zero_page_cost += zero != NULL;
-	}
 	if (zero) {
 		sim_page_set(zero, SIM_PG_RESERVED);
 		sim_zero_pfn = sim_page_to_pfn(zero);

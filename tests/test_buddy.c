@@ -28,8 +28,13 @@
 #define MiB (1ULL << 20)
 #define GiB (1ULL << 30)
 #define PAGES_PER_MAX_BLOCK (1UL << SIM_MAX_ORDER)
-/* Sixteen max-order blocks: 64 MiB with 4 KiB pages (1 GiB with 64 KiB). */
-#define SMALL_RAM (16ULL * SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK)
+/*
+ * Seventeen max-order blocks (68 MiB with 4 KiB pages): the first is low
+ * memory the allocator never hands out (sim/buddy.c), sixteen are free.
+ * BASE is the first pfn the allocator gives, the start of block 0 below.
+ */
+#define SMALL_RAM (17ULL * SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK)
+#define BASE sim_buddy_first_pfn()
 
 static void boot_machine(unsigned long long ram, unsigned int cpus)
 {
@@ -38,9 +43,10 @@ static void boot_machine(unsigned long long ram, unsigned int cpus)
 	assert_int_equal(sim_machine_init(&cfg), 0);
 }
 
-static unsigned long ram_pages(void)
+/* What a fresh or whole-again machine has free: RAM less low memory. */
+static unsigned long managed_pages(void)
 {
-	return (unsigned long)(sim_ram_bytes() >> SIM_PAGE_SHIFT);
+	return sim_buddy_nr_managed();
 }
 
 static unsigned long pfn_of(const struct sim_page *page)
@@ -64,10 +70,12 @@ static void assert_free_blocks_are(const long expected[SIM_NR_ORDERS])
 static void assert_machine_is_whole_again(void)
 {
 	sim_buddy_drain_pcp();
-	assert_int_equal(sim_buddy_nr_free(), ram_pages());
+	assert_int_equal(sim_buddy_nr_free(), managed_pages());
 	assert_int_equal(sim_buddy_nr_allocated(), 0);
 	assert_int_equal(sim_buddy_nr_free_blocks(SIM_MAX_ORDER),
-			 ram_pages() / PAGES_PER_MAX_BLOCK);
+			 managed_pages() / PAGES_PER_MAX_BLOCK);
+	assert_int_equal(managed_pages(), (sim_ram_bytes() >> SIM_PAGE_SHIFT) -
+			 PAGES_PER_MAX_BLOCK);
 }
 
 static int teardown_machine(void **state)
@@ -78,8 +86,9 @@ static int teardown_machine(void **state)
 
 /*
  * An order-4 request on a fresh machine carves block 0 and splits it as
- * expand() does: pfn 0 to the caller, one free block each of orders 4..9
- * (at pfns 16, 32, ..., 512), fifteen max-order blocks untouched.
+ * expand() does: its first pfn (BASE) to the caller, one free block each
+ * of orders 4..9 (at BASE + 16, 32, ..., 512), fifteen max-order blocks
+ * untouched.
  */
 static void test_first_allocation_splits_the_first_block(void **state)
 {
@@ -91,15 +100,16 @@ static void test_first_allocation_splits_the_first_block(void **state)
 	boot_machine(SMALL_RAM, 1);
 	page = sim_buddy_alloc(4, 0);
 	assert_non_null(page);
-	assert_int_equal(pfn_of(page), 0);
+	assert_int_equal(pfn_of(page), BASE);
 	assert_free_blocks_are(after_one);
 	assert_int_equal(count_of(SIM_CNT_BUDDY_SPLIT), 6);
-	assert_int_equal(sim_buddy_nr_free(), ram_pages() - 16);
+	assert_int_equal(sim_buddy_nr_free(), managed_pages() - 16);
 	assert_int_equal(sim_buddy_nr_allocated(), 16);
 }
 
 /*
- * Successive allocations on a fresh machine ascend contiguously.  (Orders
+ * Successive allocations on a fresh machine ascend contiguously from BASE
+ * (the table's pfns are relative to it).  (Orders
  * 4..8 and 10 only: a per-cpu order would refill its list with more than
  * the one block asked for.)
  */
@@ -119,7 +129,7 @@ static void test_successive_allocations_are_ascending_and_contiguous(void **stat
 							SIM_GFP_MOVABLE);
 
 		assert_non_null(page);
-		assert_int_equal(pfn_of(page), steps[i].pfn);
+		assert_int_equal(pfn_of(page), BASE + steps[i].pfn);
 	}
 }
 
@@ -142,9 +152,9 @@ static void test_free_merges_buddies_back_to_max_order(void **state)
 	/* Block 0 is fully allocated: no free block below order 10. */
 	static const long full[SIM_NR_ORDERS] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15 };
 	assert_free_blocks_are(full);
-	sim_buddy_free(pages[1], 4);	/* pfn 16: its buddy (pfn 0) is busy */
+	sim_buddy_free(pages[1], 4);	/* BASE + 16: its buddy (BASE) is busy */
 	assert_int_equal(sim_buddy_nr_free_blocks(4), 1);
-	sim_buddy_free(pages[0], 4);	/* pfn 0: merges with 16 into order 5 */
+	sim_buddy_free(pages[0], 4);	/* BASE: merges with BASE + 16 into order 5 */
 	assert_int_equal(sim_buddy_nr_free_blocks(4), 0);
 	assert_int_equal(sim_buddy_nr_free_blocks(5), 1);
 	for (size_t i = 2; i < 7; i++)
@@ -233,8 +243,8 @@ static void test_pcp_list_drains_when_over_high(void **state)
 	assert_int_equal(count_of(SIM_CNT_BUDDY_FREE), 0);
 	for (size_t i = 0; i < N; i++)
 		sim_buddy_free(pages[i], 0);
-	assert_true(sim_buddy_nr_pcp(0) <= ram_pages() / 8);
-	assert_true(count_of(SIM_CNT_BUDDY_FREE) >= N - ram_pages() / 8);
+	assert_true(sim_buddy_nr_pcp(0) <= managed_pages() / 8);
+	assert_true(count_of(SIM_CNT_BUDDY_FREE) >= N - managed_pages() / 8);
 	assert_machine_is_whole_again();
 }
 
@@ -272,7 +282,7 @@ static void test_free_count_is_conserved_over_random_sequences(void **state)
 			if (slot[i].page)
 				held += 1UL << order;
 		}
-		assert_int_equal(sim_buddy_nr_free() + held, ram_pages());
+		assert_int_equal(sim_buddy_nr_free() + held, managed_pages());
 		assert_int_equal(sim_buddy_nr_allocated(), held);
 	}
 	for (size_t i = 0; i < SLOTS; i++)
@@ -295,7 +305,8 @@ static void test_unmovable_request_claims_a_movable_block(void **state)
 	assert_non_null(page);
 	assert_int_equal(sim_pageblock_migratetype(pfn_of(page)), SIM_MIGRATE_UNMOVABLE);
 	assert_int_equal(sim_buddy_nr_free_blocks_mt(9, SIM_MIGRATE_UNMOVABLE), 1);
-	assert_int_equal(sim_pageblock_migratetype(PAGES_PER_MAX_BLOCK), SIM_MIGRATE_MOVABLE);
+	assert_int_equal(sim_pageblock_migratetype(BASE + PAGES_PER_MAX_BLOCK),
+			 SIM_MIGRATE_MOVABLE);
 	sim_buddy_free(page, 4);
 	assert_machine_is_whole_again();
 }
@@ -325,7 +336,8 @@ static void test_zones_and_the_hole_below_4g(void **state)
 	normal = sim_buddy_alloc(10, 0);
 	dma32 = sim_buddy_alloc(10, SIM_GFP_DMA32);
 	assert_int_equal(pfn_of(normal), ranges[1].start_pfn);
-	assert_int_equal(pfn_of(dma32), 0);
+	assert_int_equal(pfn_of(dma32), BASE);
+	assert_int_equal(BASE, PAGES_PER_MAX_BLOCK);
 	sim_buddy_free(normal, 10);
 	sim_buddy_free(dma32, 10);
 	assert_machine_is_whole_again();
@@ -443,7 +455,7 @@ static void test_a_1tib_machine_is_sparse(void **state)
 		skip();
 	boot_machine(1ULL << 40, 4);
 	assert_true(sim_mem_host_bytes() < 4 * MiB);
-	assert_int_equal(sim_buddy_nr_free(), ram_pages());
+	assert_int_equal(sim_buddy_nr_free(), managed_pages());
 	for (int i = 0; i < 8; i++) {
 		pages[i] = sim_buddy_alloc(10, SIM_GFP_MOVABLE);
 		assert_non_null(pages[i]);
@@ -517,7 +529,7 @@ static void test_ageing_is_deterministic_per_seed(void **state)
 	age_fresh_machine(512 * MiB, SIM_AGE_LEVEL_AGED, 8, &c);
 	assert_memory_equal(&a, &b, sizeof(a));
 	assert_memory_not_equal(&a, &c, sizeof(a));
-	assert_true(a.free_pages < ram_pages() / 4);
+	assert_true(a.free_pages < managed_pages() / 4);
 }
 
 /*
@@ -600,7 +612,7 @@ static void test_direct_reclaim_frees_page_cache_until_the_request_fits(void **s
 	unsigned long held;
 
 	age_fresh_machine(1 * GiB, 1.0, 5, &h);
-	held = ram_pages() - h.free_pages;
+	held = managed_pages() - h.free_pages;
 	sim_counters_reset();
 	page = sim_buddy_alloc(9, SIM_GFP_DIRECT_RECLAIM | SIM_GFP_MOVABLE);
 	assert_non_null(page);

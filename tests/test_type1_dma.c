@@ -1138,29 +1138,24 @@ static void test_pinned_page_and_a_contiguous_reserved_pfn(void **state)
 /*
  *   va:    [ pfnmap of physical page 0, reserved by the driver ]   iova 0
  *
- * A driver may hand physical page 0 to userspace (reserved, through
- * remap_pfn_range()), and type1 maps it like any reserved pfn.  It cannot
- * unmap it: iommu_iova_to_phys() returns 0 for "not mapped" too, so the
- * unmap WARNs, skips the page and leaves its IOMMU leaf (as Linux 6.12
- * does); the domain's teardown frees it.  (Physical page 0 is the first
- * GFP_DMA32 page of a fresh machine.)
+ * A driver may hand physical page 0 to userspace (low memory the page
+ * allocator never hands out, PageReserved, mapped with remap_pfn_range()),
+ * and type1 maps it like any reserved pfn.  It cannot unmap it:
+ * iommu_iova_to_phys() returns 0 for "not mapped" too, so the unmap WARNs,
+ * skips the page and leaves its IOMMU leaf (as Linux 6.12 does); the
+ * domain's teardown frees it.
  */
 static void test_dma_of_physical_page_zero_stays_in_the_iommu(void **state)
 {
-	struct sim_page *page = kapi_alloc_pages(kapi_gfp("GFP_DMA32"), 0);
 	struct kapi_vfio *c = open_v2_container();
 	struct kapi_vfio_dev *dev = attach_intel_device(c);
 	struct kapi_mm_map m = {
 		.len = PAGE, .kind = KAPI_MM_PFNMAP, .writable = 1,
 		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE, .pfn = 0,
 	};
-	struct kapi_page_info info;
 	unsigned long va;
 
-	assert_non_null(page);
-	kapi_page_info(page, &info);
-	assert_int_equal(info.pfn, 0);
-	kapi_set_page_reserved(page, 1);
+	assert_true(kapi_pfn_valid(0));
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 
 	map_exactly(c, va, 0, PAGE, RW);
@@ -1173,8 +1168,6 @@ static void test_dma_of_physical_page_zero_stays_in_the_iommu(void **state)
 
 	kapi_vfio_close(c);
 	assert_int_equal(kapi_mm_munmap(va), 0);
-	kapi_set_page_reserved(page, 0);
-	kapi___free_pages(page, 0);
 }
 
 /* ---- several IOMMU domains ---- */

@@ -205,6 +205,14 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp);
 void sim_buddy_free(struct sim_page *page, unsigned int order);
 /* Pages free in the buddy lists plus the per-cpu lists. */
 unsigned long sim_buddy_nr_free(void);
+/*
+ * Pages the allocator manages: RAM less the low memory it never hands out
+ * (the first max-order block of the zone at pfn 0, see sim/buddy.c); a
+ * fresh or whole-again machine has this many free.
+ */
+unsigned long sim_buddy_nr_managed(void);
+/* The first pfn the allocator hands out on a fresh machine. */
+unsigned long sim_buddy_first_pfn(void);
 /* Free blocks of exactly this order (all zones, all migratetypes, no pcp). */
 unsigned long sim_buddy_nr_free_blocks(unsigned int order);
 /* The same, of one migratetype (free list hygiene, fallback tests). */

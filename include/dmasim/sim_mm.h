@@ -237,9 +237,9 @@ int sim_page_is_zero(const struct sim_page *page);
  */
 extern unsigned long sim_zero_pfn;
 /*
- * Buddy pages taking the zero page cost: 1, or 2 when the allocator's
- * first page was pfn 0, which is then kept reserved too (physical address
- * 0 never backs memory: iommu_iova_to_phys() returns 0 for "not mapped").
+ * Buddy pages taking the zero page cost: 1 once it is taken, 0 before
+ * (physical address 0 is never one of them: the buddy allocator never
+ * hands out pfn 0, see sim/buddy.c).
  */
 extern unsigned long sim_zero_page_cost;
 
