@@ -20,6 +20,9 @@
 #
 # Usage: tools/ci-upstream.sh [KERNEL_SRC]
 #   KERNEL_SRC   a tree to use instead of the extracted 6.12 one (mainline)
+# CI has no network, so .ci/run stays on 6.12.  A mainline check, with a
+# build directory of its own (docs/upstream.md, "Mainline"):
+#   DMASIM_UPSTREAM_BUILD=build-mainline tools/ci-upstream.sh /path/to/linux
 # Environment: DMASIM_LINUX_SOURCE (default /usr/src/linux-source-6.12.tar.xz),
 #   DMASIM_UPSTREAM_BUILD (default build-upstream).
 # Exit status: non-zero when the tree does not build or a test fails.
