@@ -1033,7 +1033,7 @@ int sim_buddy_init(const struct sim_config *cfg)
 {
 	const struct sim_ram_range *ram;
 	unsigned int i, o, n = sim_ram_ranges(&ram);
-	unsigned long total = 0, pfn;
+	unsigned long total = 0, pfn, first;
 	int mt;
 
 	sim_buddy_destroy();
@@ -1052,9 +1052,16 @@ int sim_buddy_init(const struct sim_config *cfg)
 		memset(z, 0, sizeof(*z));
 		z->start_pfn = ram[i].start_pfn;
 		z->end_pfn = ram[i].end_pfn;
-		z->frontier = z->start_pfn + low_reserved_pages(z);
-		for (pfn = z->start_pfn; pfn < z->frontier; pfn++)
+		/*
+		 * [start, first) reserved low memory; [first, frontier) the
+		 * rest of its max-order block, freed now; [frontier,
+		 * deferred_end) deferred max-order blocks; then the tail.
+		 */
+		first = z->start_pfn + low_reserved_pages(z);
+		for (pfn = z->start_pfn; pfn < first; pfn++)
 			sim_page_set(sim_pfn_to_page(pfn), SIM_PG_RESERVED);
+		z->frontier = z->start_pfn +
+			((first - z->start_pfn + MAX_BLOCK - 1) & ~(MAX_BLOCK - 1));
 		z->deferred_end = z->start_pfn + (pages & ~(MAX_BLOCK - 1));
 		if (z->deferred_end < z->frontier)
 			z->deferred_end = z->frontier;
@@ -1076,6 +1083,8 @@ int sim_buddy_init(const struct sim_config *cfg)
 		}
 		z->pageblock_mt = p;
 		setup_pcp(z, total);
+		free_boot_range(z, first, z->frontier < z->end_pfn ?
+					  z->frontier : z->end_pfn);
 		free_boot_range(z, z->deferred_end, z->end_pfn);
 	}
 	return 0;

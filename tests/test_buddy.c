@@ -344,6 +344,58 @@ static void test_zones_and_the_hole_below_4g(void **state)
 }
 
 /*
+ * Low memory is never handed out, whatever the machine's size:
+ *
+ *   ram <= one max-order block:  [ pfn 0 reserved | 1 .. end free ]
+ *   larger:                      [ block 0 reserved | block 1 .. free ]
+ *
+ * Allocating every page of the machine, one at a time, never returns
+ * pfn 0, and pfn 0 is PageReserved; freeing it is refused with a warning.
+ */
+static void test_low_memory_is_never_handed_out(void **state)
+{
+	static const struct {
+		unsigned long long ram;
+		unsigned long reserved;
+	} cases[] = {
+		{ SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK / 2, 1 },
+		{ SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK, 1 },
+		{ 3 * SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK, PAGES_PER_MAX_BLOCK },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long pages, n = 0;
+		unsigned long long warnings;
+		struct sim_page *page, *first = NULL;
+
+		boot_machine(cases[i].ram, 1);
+		pages = (unsigned long)(cases[i].ram >> SIM_PAGE_SHIFT);
+		assert_int_equal(managed_pages(), pages - cases[i].reserved);
+		assert_int_equal(BASE, cases[i].reserved);
+		assert_true(sim_pfn_to_page(0)->flags & (1UL << SIM_PG_RESERVED));
+		while ((page = sim_buddy_alloc(0, 0))) {
+			assert_int_not_equal(pfn_of(page), 0);
+			page->owner = (unsigned long)first;	/* ours */
+			first = page;
+			n++;
+		}
+		assert_int_equal(n, managed_pages());
+		warnings = sim_kernel_warnings();
+		sim_buddy_free(sim_pfn_to_page(0), 0);
+		assert_int_equal(sim_kernel_warnings(), warnings + 1);
+		while ((page = first)) {
+			first = (struct sim_page *)page->owner;
+			page->owner = 0;
+			sim_buddy_free(page, 0);
+		}
+		sim_buddy_drain_pcp();
+		assert_int_equal(sim_buddy_nr_free(), managed_pages());
+		assert_int_equal(sim_buddy_nr_allocated(), 0);
+		sim_machine_destroy();
+	}
+}
+
+/*
  * SIM_GFP_ZERO gives zeroed data even for a page someone dirtied, freed,
  * and that comes straight back from the per-cpu list; without it the
  * old data is still there, as on a real machine.
@@ -664,6 +716,7 @@ int main(void)
 		T(test_free_count_is_conserved_over_random_sequences),
 		T(test_unmovable_request_claims_a_movable_block),
 		T(test_zones_and_the_hole_below_4g),
+		T(test_low_memory_is_never_handed_out),
 		T(test_zeroed_allocation_clears_a_dirty_recycled_page),
 		T(test_zeroing_covers_data_written_through_the_head),
 		T(test_compound_pages_have_head_and_tails),
