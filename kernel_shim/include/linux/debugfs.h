@@ -23,25 +23,24 @@
 struct dentry;
 struct file_operations;
 
-static inline struct dentry *debugfs_create_dir(const char *name,
-						struct dentry *parent)
+/* What creating anything gives when debugfs is not built in. */
+#define DMASIM_NO_DEBUGFS	((struct dentry *)ERR_PTR(-ENODEV))
+
+static inline struct dentry *
+debugfs_create_dir(const char *name, struct dentry *parent)
 {
-	return ERR_PTR(-ENODEV);
+	return DMASIM_NO_DEBUGFS;
 }
 
 static inline struct dentry *
 debugfs_create_file(const char *name, umode_t mode, struct dentry *parent,
 		    void *data, const struct file_operations *fops)
 {
-	return ERR_PTR(-ENODEV);
+	return DMASIM_NO_DEBUGFS;
 }
 
-static inline void debugfs_remove(struct dentry *dentry)
-{
-}
-
-static inline void debugfs_remove_recursive(struct dentry *dentry)
-{
-}
+/* Removing: nothing was created; NULL and error pointers are fine. */
+static inline void debugfs_remove(struct dentry *dentry) { }
+static inline void debugfs_remove_recursive(struct dentry *dentry) { }
 
 #endif
