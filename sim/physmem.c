@@ -21,9 +21,12 @@
  *
  * Zeroing: a page's data can be nonzero only once its address was handed
  * out (sim_page_address, sim_phys_to_virt, sim_vmap set SIM_PG_TOUCHED).
- * __GFP_ZERO clears only touched pages (memset, or hole punching for large
- * runs) and clears the flag; every page is still counted as zeroed, because
- * the kernel clears every page.
+ * __GFP_ZERO clears only touched pages and clears the flag; in a run of 16
+ * pages or more, a quarter of them touched, only the parts the file holds
+ * data for (a vmap of a whole
+ * buffer touches every page, but the host backs only the pages written):
+ * hole punching for large extents, memset for small ones.  Every page is
+ * still counted as zeroed, because the kernel clears every page.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -119,6 +122,43 @@ sim_phys_t sim_virt_to_phys(const void *addr)
 	return (sim_phys_t)(p - direct_map);
 }
 
+/*
+ * Zero [off, off + len) of the file, where it may hold data: a touched
+ * page whose data the host never backed (a vmap that was not written, a
+ * page already punched) is a hole and reads zero already.  The file says
+ * where its data is (SEEK_DATA/SEEK_HOLE: shmem counts swapped-out pages
+ * as data, so this never skips a nonzero page); each data extent of 16
+ * pages or more goes back to the host in one hole punch, smaller ones are
+ * written over.  Returns 0, or -1 when the file cannot say (the caller
+ * clears every touched page).
+ */
+static int clear_file_range(unsigned long long off, unsigned long long len)
+{
+	unsigned long long end = off + len, pos = off;
+
+	while (pos < end) {
+		off_t data = lseek(data_fd, (off_t)pos, SEEK_DATA);
+		unsigned long long hole;
+
+		if (data < 0)
+			return errno == ENXIO ? 0 : -1;	/* ENXIO: no data past pos */
+		if ((unsigned long long)data >= end)
+			return 0;
+		hole = (unsigned long long)lseek(data_fd, data, SEEK_HOLE);
+		if ((off_t)hole < 0)
+			return -1;
+		if (hole > end)
+			hole = end;
+		pos = (unsigned long long)data;
+		if (hole - pos < (16ULL << SIM_PAGE_SHIFT) ||
+		    fallocate(data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)pos, (off_t)(hole - pos)))
+			memset(direct_map + pos, 0, hole - pos);
+		pos = hole;
+	}
+	return 0;
+}
+
 void sim_mem_clear_data(struct sim_page *page, unsigned long nr)
 {
 	unsigned long i, touched = 0;
@@ -129,10 +169,12 @@ void sim_mem_clear_data(struct sim_page *page, unsigned long nr)
 	if (!touched)
 		return;
 	off = (unsigned long long)sim_page_to_pfn(page) << SIM_PAGE_SHIFT;
-	/* Many dirty pages: give the whole run back to the host at once. */
-	if (nr >= 16 && touched * 4 >= nr &&
-	    !fallocate(data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		       (off_t)off, (off_t)(nr << SIM_PAGE_SHIFT))) {
+	/*
+	 * A run of 16 pages or more, a quarter of them touched: clear only
+	 * where the file holds data.  Fewer touched: page by page.
+	 */
+	if (touched * 4 >= nr &&
+	    !clear_file_range(off, (unsigned long long)nr << SIM_PAGE_SHIFT)) {
 		for (i = 0; i < nr; i++)
 			sim_page_clear(page + i, SIM_PG_TOUCHED);
 		return;
