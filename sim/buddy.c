@@ -950,6 +950,211 @@ unsigned long long sim_buddy_host_bytes(void)
 }
 
 /* ------------------------------------------------------------------------
+ * Checkpoint and rewind (sim_mem.h)
+ *
+ * The record: per zone, every free list's block pfns in list order (one
+ * array, each list's run starting at first[order][mt]), the frontier,
+ * pageblock types and per-cpu tuning; the per-cpu lists are empty at both
+ * ends (drained).  A rewind checks that each recorded block is a free block
+ * of its order now, and that the carved part of the deferred range is free
+ * max-order blocks: with the zone's free page count equal to the record's,
+ * the free pages are then exactly the recorded ones, and relinking the
+ * recorded blocks restores every list's order.
+ */
+struct ckpt_zone {
+	unsigned long frontier, nr_free;
+	unsigned long nr_blocks[SIM_NR_ORDERS][NR_MT];
+	unsigned long first[SIM_NR_ORDERS][NR_MT];
+	unsigned char *pageblock_mt;
+	struct pcp *pcp;		/* tuning only: the lists are empty */
+};
+
+static struct {
+	int valid;
+	unsigned int nr_zones, nr_cpus;
+	unsigned long allocated_pages;
+	struct ckpt_zone z[MAX_ZONES];
+	unsigned long *pfns;
+	unsigned long nr_pfns, cap_pfns;
+} ckpt;
+
+static void ckpt_forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_ZONES; i++) {
+		free(ckpt.z[i].pageblock_mt);
+		free(ckpt.z[i].pcp);
+	}
+	free(ckpt.pfns);
+	memset(&ckpt, 0, sizeof(ckpt));
+}
+
+static int ckpt_push(unsigned long pfn)
+{
+	if (ckpt.nr_pfns == ckpt.cap_pfns) {
+		unsigned long cap = ckpt.cap_pfns ? 2 * ckpt.cap_pfns : 256;
+		unsigned long *p = realloc(ckpt.pfns, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ckpt.pfns = p;
+		ckpt.cap_pfns = cap;
+	}
+	ckpt.pfns[ckpt.nr_pfns++] = pfn;
+	return 0;
+}
+
+static void drain_all_locked(void)
+{
+	unsigned int i, cpu;
+
+	for (i = 0; i < nr_zones; i++)
+		for (cpu = 0; cpu < nr_cpus; cpu++)
+			if (zones[i].pcp[cpu].count)
+				pcp_drain_to(&zones[i], &zones[i].pcp[cpu], 0, 0);
+}
+
+static int checkpoint_zone(struct zone *z, struct ckpt_zone *c)
+{
+	unsigned int o;
+	int mt;
+
+	c->frontier = z->frontier;
+	c->nr_free = z->nr_free;
+	memcpy(c->nr_blocks, z->nr_blocks, sizeof(c->nr_blocks));
+	c->pageblock_mt = malloc(z->pageblock_bytes);
+	c->pcp = malloc(nr_cpus * sizeof(*c->pcp));
+	if (!c->pageblock_mt || !c->pcp)
+		return -ENOMEM;
+	memcpy(c->pageblock_mt, z->pageblock_mt, z->pageblock_bytes);
+	memcpy(c->pcp, z->pcp, nr_cpus * sizeof(*c->pcp));
+	for (o = 0; o <= MAX_ORDER; o++) {
+		for (mt = 0; mt < NR_MT; mt++) {
+			struct sim_list *head = &z->free_area[o][mt], *n;
+
+			c->first[o][mt] = ckpt.nr_pfns;
+			for (n = head->next; n != head; n = n->next)
+				if (ckpt_push(sim_page_to_pfn(lru_to_page(n))))
+					return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int sim_buddy_checkpoint(void)
+{
+	unsigned int i;
+	int ret = 0;
+
+	pthread_mutex_lock(&mem_lock);
+	ckpt_forget();
+	drain_all_locked();
+	ckpt.nr_zones = nr_zones;
+	ckpt.nr_cpus = nr_cpus;
+	ckpt.allocated_pages = allocated_pages;
+	for (i = 0; i < nr_zones && !ret; i++)
+		ret = checkpoint_zone(&zones[i], &ckpt.z[i]);
+	if (ret)
+		ckpt_forget();
+	else
+		ckpt.valid = 1;
+	pthread_mutex_unlock(&mem_lock);
+	return ret;
+}
+
+static int is_free_block(unsigned long pfn, unsigned int order)
+{
+	const struct sim_page *page = sim_pfn_to_page(pfn);
+
+	return sim_page_test(page, SIM_PG_BUDDY) && page->private == order;
+}
+
+/* Are the zone's free pages exactly the recorded ones? */
+static int zone_matches(const struct zone *z, const struct ckpt_zone *c)
+{
+	unsigned long pfn, k;
+	unsigned int o;
+	int mt;
+
+	if (z->nr_free != c->nr_free || z->frontier < c->frontier)
+		return 0;
+	for (pfn = c->frontier; pfn < z->frontier; pfn += MAX_BLOCK)
+		if (!is_free_block(pfn, MAX_ORDER))
+			return 0;
+	for (o = 0; o <= MAX_ORDER; o++)
+		for (mt = 0; mt < NR_MT; mt++)
+			for (k = 0; k < c->nr_blocks[o][mt]; k++)
+				if (!is_free_block(ckpt.pfns[c->first[o][mt] + k], o))
+					return 0;
+	return 1;
+}
+
+static void rewind_zone(struct zone *z, const struct ckpt_zone *c)
+{
+	unsigned long pfn, k;
+	unsigned int o, cpu;
+	int mt;
+
+	/* Carved since: back to the deferred range, off every list. */
+	for (pfn = c->frontier; pfn < z->frontier; pfn += MAX_BLOCK) {
+		struct sim_page *page = sim_pfn_to_page(pfn);
+
+		page->flags &= ~(1UL << SIM_PG_BUDDY);
+		page->private = 0;
+	}
+	for (o = 0; o <= MAX_ORDER; o++) {
+		for (mt = 0; mt < NR_MT; mt++) {
+			struct sim_list *head = &z->free_area[o][mt];
+
+			list_init(head);
+			for (k = 0; k < c->nr_blocks[o][mt]; k++) {
+				struct sim_page *page =
+					sim_pfn_to_page(ckpt.pfns[c->first[o][mt] + k]);
+
+				page->migratetype = (unsigned char)mt;
+				list_push_tail(&page->lru, head);
+			}
+		}
+	}
+	memcpy(z->nr_blocks, c->nr_blocks, sizeof(z->nr_blocks));
+	z->frontier = c->frontier;
+	memcpy(z->pageblock_mt, c->pageblock_mt, z->pageblock_bytes);
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		struct pcp *pcp = &z->pcp[cpu];
+
+		pcp->high = c->pcp[cpu].high;
+		pcp->high_min = c->pcp[cpu].high_min;
+		pcp->high_max = c->pcp[cpu].high_max;
+		pcp->batch = c->pcp[cpu].batch;
+		pcp->free_count = c->pcp[cpu].free_count;
+	}
+}
+
+int sim_buddy_rewind(void)
+{
+	unsigned int i;
+	int ret = 0;
+
+	pthread_mutex_lock(&mem_lock);
+	if (!ckpt.valid || ckpt.nr_zones != nr_zones || ckpt.nr_cpus != nr_cpus) {
+		pthread_mutex_unlock(&mem_lock);
+		return -ENOENT;
+	}
+	drain_all_locked();
+	for (i = 0; i < nr_zones && !ret; i++)
+		if (!zone_matches(&zones[i], &ckpt.z[i]))
+			ret = -EBUSY;
+	if (!ret) {
+		for (i = 0; i < nr_zones; i++)
+			rewind_zone(&zones[i], &ckpt.z[i]);
+		allocated_pages = ckpt.allocated_pages;
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
  * Boot
  */
 static unsigned long isqrt(unsigned long long n)
@@ -1094,6 +1299,7 @@ void sim_buddy_destroy(void)
 {
 	unsigned int i;
 
+	ckpt_forget();
 	for (i = 0; i < nr_zones; i++) {
 		if (zones[i].pageblock_mt)
 			munmap(zones[i].pageblock_mt, zones[i].pageblock_bytes);

@@ -238,6 +238,26 @@ unsigned int sim_current_cpu(void);
 unsigned long sim_buddy_nr_allocated(void);
 
 /*
+ * Checkpoint and rewind of the allocator, for runs that must not depend on
+ * what ran before them (a fuzzer's inputs, one after another in one
+ * process).  sim_buddy_checkpoint() drains the per-cpu lists and records
+ * the allocator's state: every free list's blocks in list order, the
+ * deferred frontier, pageblock types, per-cpu list tuning.  Once every page
+ * allocated since has been freed, sim_buddy_rewind() drains the per-cpu
+ * lists again and puts that state back, so the next allocations return the
+ * same blocks in the same order as right after the checkpoint.  Cost: the
+ * number of free blocks (tens on a machine that ran the checkpoint fresh),
+ * not the machine's size.  Page data is not part of it: a page's
+ * SIM_PG_TOUCHED stays, so __GFP_ZERO still clears what was written.
+ * -ENOMEM if the record cannot be stored; rewind: -ENOENT without a
+ * checkpoint, -EBUSY (and no change but the drain) if the free pages are
+ * not the ones free at the checkpoint (something allocated since is still
+ * held, or something free then is held now).
+ */
+int sim_buddy_checkpoint(void);
+int sim_buddy_rewind(void);
+
+/*
  * Ageing (sim/age.c): bring the free lists into the state of a long-running
  * machine.  level 0 leaves the machine fresh; 1 is the most fragmented the
  * workload makes it.  Deterministic for (level, seed).  The pages it keeps
