@@ -7,10 +7,16 @@
  *
  * Reading past the end of the input yields zeros: every input decodes to
  * some scenario, so the fuzzer never wastes runs on rejected inputs.
+ *
+ * Every input must behave the same whichever inputs ran before it in the
+ * process: a harness builds the machine once, takes a checkpoint, and
+ * puts the machine back to it after each input (sim_buddy_rewind()); the
+ * replay driver's --order-check proves it over a corpus.
  */
 #ifndef DMASIM_FUZZ_COMMON_H
 #define DMASIM_FUZZ_COMMON_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,12 +97,59 @@ static inline int fuzz_verbose(void)
 	return v;
 }
 
+/*
+ * The outcome of an input, for the replay driver's order check
+ * (replay_main.c --order-check): while fuzz_digesting is set, every
+ * FUZZ_LOG() line and every FUZZ_NOTE() value (pfns, addresses the log does
+ * not print) is hashed into fuzz_digest (FNV-1a).  Two runs of one input
+ * with the same digest did the same thing.  Defined here: each harness is
+ * one translation unit.
+ */
+int fuzz_digesting;
+unsigned long long fuzz_digest;
+
+static inline void fuzz_digest_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		fuzz_digest = (fuzz_digest ^ b[i]) * 0x100000001b3ULL;
+}
+
+#define FUZZ_NOTE(v)							\
+	do {								\
+		if (fuzz_digesting) {					\
+			unsigned long long fuzz_note_v_ = (v);		\
+									\
+			fuzz_digest_bytes(&fuzz_note_v_,		\
+					  sizeof(fuzz_note_v_));	\
+		}							\
+	} while (0)
+
+__attribute__((format(printf, 1, 2)))
+static inline void fuzz_log_line(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (fuzz_verbose())
+		fprintf(stderr, "%s\n", line);
+	if (fuzz_digesting)
+		fuzz_digest_bytes(line, (size_t)n + 1);
+}
+
 #define FUZZ_LOG(...)							\
 	do {								\
-		if (fuzz_verbose()) {					\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-		}							\
+		if (fuzz_verbose() || fuzz_digesting)			\
+			fuzz_log_line(__VA_ARGS__);			\
 	} while (0)
 
 /*

@@ -38,6 +38,11 @@
  * project's heap use LIST whatever the input says (the input's bytes are
  * still consumed), so its trace can be compared with a kernel tree's,
  * whose orders are fixed (8,4,0; DMASIM_IMPL_HEAP_ORDERS_PARAM false).
+ *
+ * The machine is built once per process; after each input the buddy
+ * allocator is rewound to its state after boot (sim_buddy_rewind), so the
+ * ageing starts from the same free lists and an input does the same
+ * whatever ran before it (replay --order-check).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -96,6 +101,8 @@ static void boot_once(void)
 	FUZZ_CHECK(kapi_dev_create(SIM_IOMMU_AMD_V1, 64 << 10, &devs[1]) == 0,
 		   "dev");
 	FUZZ_CHECK(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &devs[2]) == 0, "dev");
+	/* The state every input starts from (sim_buddy_rewind() after each). */
+	FUZZ_CHECK(sim_buddy_checkpoint() == 0, "checkpoint");
 	booted = 1;
 }
 
@@ -218,21 +225,52 @@ static void release_aged(void)
 
 /* ---- invariants ----------------------------------------------------------- */
 
-/* The byte at offset off of a mapped attachment's buffer, as a phys. */
+/*
+ * The byte at offset off of a mapped attachment's buffer, as a phys.  A
+ * cursor over the scatterlist's entries: offsets asked in ascending order
+ * (a walk over the DMA segments) cost one pass over the entries in all,
+ * not one pass per offset.
+ */
+struct buf_cursor {
+	const struct kapi_attach *a;
+	unsigned int i, n;		/* the entry e is entry i of n */
+	unsigned long long start;	/* buffer offset of entry i */
+	struct kapi_sg_entry e;
+};
+
+static void buf_cursor_init(struct buf_cursor *c, const struct kapi_attach *a)
+{
+	c->a = a;
+	c->i = 0;
+	c->n = kapi_attach_nr_entries(a);
+	c->start = 0;
+	FUZZ_CHECK(c->n && kapi_attach_sg_entry(a, 0, &c->e) == 0, "entry 0");
+}
+
+static sim_phys_t buf_cursor_phys(struct buf_cursor *c, unsigned long long off)
+{
+	if (off < c->start) {		/* backwards: start over */
+		c->i = 0;
+		c->start = 0;
+		FUZZ_CHECK(kapi_attach_sg_entry(c->a, 0, &c->e) == 0, "entry 0");
+	}
+	while (off - c->start >= c->e.length) {
+		c->start += c->e.length;
+		FUZZ_CHECK(++c->i < c->n, "offset 0x%llx past the buffer", off);
+		FUZZ_CHECK(kapi_attach_sg_entry(c->a, c->i, &c->e) == 0,
+			   "entry %u", c->i);
+	}
+	return ((sim_phys_t)c->e.pfn << SIM_PAGE_SHIFT) + c->e.offset +
+	       (off - c->start);
+}
+
 static sim_phys_t buffer_phys(const struct kapi_attach *a,
 			      unsigned long long off)
 {
-	unsigned int n = kapi_attach_nr_entries(a);
-	struct kapi_sg_entry e;
+	struct buf_cursor c;
 
-	for (unsigned int i = 0; i < n; i++) {
-		FUZZ_CHECK(kapi_attach_sg_entry(a, i, &e) == 0, "entry %u", i);
-		if (off < e.length)
-			return ((sim_phys_t)e.pfn << SIM_PAGE_SHIFT) + e.offset + off;
-		off -= e.length;
-	}
-	FUZZ_CHECK(0, "offset past the buffer");
-	return 0;
+	buf_cursor_init(&c, a);
+	return buf_cursor_phys(&c, off);
 }
 
 static void check_blocks(const struct attach *at)
@@ -257,6 +295,7 @@ static void check_blocks(const struct attach *at)
 			   "order %u after a block of order %u", order, last_order);
 		FUZZ_CHECK(!(e.pfn & ((1UL << order) - 1)),
 			   "block of order %u at pfn 0x%lx", order, e.pfn);
+		FUZZ_NOTE(e.pfn);
 		last_order = order;
 		total += e.length;
 	}
@@ -270,25 +309,31 @@ static void check_mapping(const struct attach *at, int nents)
 	struct sim_iommu_domain *dom = kapi_dev_sim_domain(devs[at->dev]);
 	unsigned long long off = 0;
 	struct kapi_sg_entry e;
+	struct buf_cursor c;
 
 	FUZZ_CHECK(nents >= 1 && (unsigned int)nents == kapi_attach_nr_segments(a),
 		   "nents %d", nents);
+	buf_cursor_init(&c, a);
 	for (int i = 0; i < nents; i++) {
 		FUZZ_CHECK(kapi_attach_sg_entry(a, (unsigned int)i, &e) == 0,
 			   "segment %d", i);
 		FUZZ_CHECK(e.dma_length, "empty segment %d", i);
+		FUZZ_NOTE(e.dma_address);
+		FUZZ_NOTE(e.dma_length);
 		if (dom) {
 			sim_phys_t first = sim_iommu_iova_to_phys(dom, e.dma_address);
 			sim_phys_t last = sim_iommu_iova_to_phys(dom, e.dma_address +
 							       e.dma_length - 1);
+			sim_phys_t want_first = buf_cursor_phys(&c, off);
+			sim_phys_t want_last = buf_cursor_phys(&c, off +
+							      e.dma_length - 1);
 
-			FUZZ_CHECK(first == buffer_phys(a, off) &&
-				   last == buffer_phys(a, off + e.dma_length - 1),
+			FUZZ_CHECK(first == want_first && last == want_last,
 				   "segment %d at iova 0x%llx: phys 0x%llx..0x%llx, buffer 0x%llx..0x%llx",
-				   i, e.dma_address, first, last, buffer_phys(a, off),
-				   buffer_phys(a, off + e.dma_length - 1));
+				   i, e.dma_address, first, last, want_first,
+				   want_last);
 		} else {
-			FUZZ_CHECK(e.dma_address == buffer_phys(a, off) &&
+			FUZZ_CHECK(e.dma_address == buf_cursor_phys(&c, off) &&
 				   e.dma_length == e.length,
 				   "dma-direct segment %d at 0x%llx", i, e.dma_address);
 		}
@@ -584,7 +629,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned long files;
 
 	boot_once();
-	sim_buddy_drain_pcp();
 	kmallocs = sim_kmalloc_outstanding();
 	free_pages = sim_buddy_nr_free();
 	fds = kapi_nr_open_fds();
@@ -635,5 +679,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   (long)(kapi_nr_files() - files),
 		   (long)(sim_vmap_outstanding() - vmaps),
 		   (long)(sim_iommu_nr_domains() - domains));
+	/* The free lists as the next input expects them. */
+	FUZZ_CHECK(sim_buddy_rewind() == 0, "free pages differ from the start");
 	return 0;
 }

@@ -36,7 +36,9 @@
  *   the end of the input, no kernel object either.
  *
  * The machine (256 MiB) is built once per process; each input runs in a
- * new process (kapi_proc_create) that exits at the end.
+ * new process (kapi_proc_create) that exits at the end, and the buddy
+ * allocator is rewound to its state after boot (sim_buddy_rewind), so an
+ * input does the same whatever ran before it (replay --order-check).
  */
 #include <errno.h>
 #include <string.h>
@@ -105,6 +107,13 @@ static void boot_once(void)
 		return;
 	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
 	FUZZ_CHECK(kapi_boot() == 0, "boot");
+	/*
+	 * The first address space takes the zero page for good: make one
+	 * now, so that no input is the first.  Then the allocator's state is
+	 * the one every input starts from (sim_buddy_rewind() after each).
+	 */
+	kapi_proc_destroy(kapi_proc_create());
+	FUZZ_CHECK(sim_buddy_checkpoint() == 0, "checkpoint");
 	booted = 1;
 }
 
@@ -248,6 +257,8 @@ static unsigned long check_fresh_mapping(unsigned long long iova,
 			   last_io == last_cpu,
 			   "iova 0x%llx: IOMMU and CPU differ at the leaf's end",
 			   iova + off);
+		FUZZ_NOTE(cpu_pfn);
+		FUZZ_NOTE(last_cpu);
 		if (sim_pfn_valid(cpu_pfn) && cpu_pfn != sim_zero_pfn)
 			ram += n;
 		off += n * PAGE;
@@ -588,6 +599,7 @@ static void op_pin(struct fuzz_input *in)
 
 		int d = dma_covering(a);
 
+		FUZZ_NOTE(pfns[k]);
 		FUZZ_CHECK(d >= 0, "pinned 0x%llx outside every mapping", a);
 		FUZZ_CHECK(iommu_pfn(a, &io_pfn) == 0 &&
 			   (io_pfn == pfns[k] || s.dmas[d].stale),
@@ -691,5 +703,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(sim_kmalloc_outstanding() == kmallocs,
 		   "%llu kernel objects after exit, %llu before",
 		   sim_kmalloc_outstanding(), kmallocs);
+	/* Every page back, and the free lists as the next input expects. */
+	FUZZ_CHECK(sim_buddy_rewind() == 0, "pages held after exit");
 	return 0;
 }

@@ -8,6 +8,10 @@
  * A harness aborts on a broken invariant, so any crash fails the test; an
  * empty corpus is an error too (a replay that runs nothing proves nothing).
  *
+ * --order-check first: run the inputs in name order, then in reverse order
+ * each twice in a row, and fail if any input's outcome digest (what it did,
+ * fuzz_common.h) depends on what ran before it in the process.
+ *
  * AFL++ (built by afl-clang-fast, which defines __AFL_FUZZ_TESTCASE_LEN):
  * with no argument, persistent mode: test cases arrive in shared memory and
  * up to 10,000 run in one process between forks (__AFL_LOOP).  With
@@ -28,6 +32,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 __AFL_FUZZ_INIT();
 #endif
 
+extern int fuzz_digesting;
+extern unsigned long long fuzz_digest;
+
+/* Run one file through the harness; 0, or -1 if it cannot be read. */
 static int run_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -56,6 +64,7 @@ static int run_file(const char *path)
 	if (getenv("DMASIM_FUZZ_VERBOSE") && *getenv("DMASIM_FUZZ_VERBOSE") &&
 	    *getenv("DMASIM_FUZZ_VERBOSE") != '0')
 		fprintf(stderr, "replay: %s (%ld bytes)\n", path, len);
+	fuzz_digest = 0xcbf29ce484222325ULL;
 	LLVMFuzzerTestOneInput(buf, (size_t)len);
 	free(buf);
 	return 0;
@@ -66,52 +75,93 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Run every regular file of dir; returns the number run, or -1. */
-static long run_dir(const char *dir)
+struct paths {
+	char **v;
+	size_t n, cap;
+};
+
+static void add_path(struct paths *p, char *path)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		p->v = realloc(p->v, p->cap * sizeof(*p->v));
+		if (!p->v)
+			abort();
+	}
+	p->v[p->n++] = path;
+}
+
+/* Add every regular file of dir, in name order; 0 or -1. */
+static int add_dir(struct paths *p, const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	long ran = 0;
+	size_t first = p->n;
 
 	if (!d) {
 		fprintf(stderr, "replay: %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d))) {
+		struct stat st;
+		char *path;
+
 		if (e->d_name[0] == '.')
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			names = realloc(names, cap * sizeof(*names));
-			if (!names)
-				abort();
-		}
-		if (asprintf(&names[n], "%s/%s", dir, e->d_name) < 0)
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
 			abort();
-		n++;
+		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		add_path(p, path);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
+	qsort(p->v + first, p->n - first, sizeof(*p->v), by_name);
+	return 0;
+}
 
-		if (!stat(names[i], &st) && S_ISREG(st.st_mode)) {
-			if (run_file(names[i]))
-				ran = -1;
-			else if (ran >= 0)
-				ran++;
-		}
-		free(names[i]);
+/*
+ * --order-check: every input must do the same whatever ran before it in the
+ * process.  Pass 1 runs the inputs in name order and records each one's
+ * outcome digest (fuzz_common.h); pass 2 runs them in reverse order, each
+ * twice in a row, and every run must match its pass-1 digest.  Returns the
+ * number of inputs whose outcome changed.
+ */
+static size_t order_check(const struct paths *p)
+{
+	unsigned long long *first = calloc(p->n ? p->n : 1, sizeof(*first));
+	size_t bad = 0;
+
+	if (!first)
+		abort();
+	fuzz_digesting = 1;
+	for (size_t i = 0; i < p->n; i++) {
+		run_file(p->v[i]);
+		first[i] = fuzz_digest;
 	}
-	free(names);
-	return ran;
+	for (size_t k = p->n; k-- > 0;) {
+		for (int again = 0; again < 2; again++) {
+			run_file(p->v[k]);
+			if (fuzz_digest == first[k])
+				continue;
+			fprintf(stderr, "replay: order check: %s: outcome %016llx %s, %016llx in name order\n",
+				p->v[k], fuzz_digest,
+				again ? "run twice in a row" : "in reverse order",
+				first[k]);
+			bad++;
+			break;
+		}
+	}
+	fuzz_digesting = 0;
+	free(first);
+	return bad;
 }
 
 int main(int argc, char **argv)
 {
-	long total = 0;
+	struct paths p = { 0 };
+	int order = 0, status = 0;
 
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
@@ -126,30 +176,48 @@ int main(int argc, char **argv)
 		return 0;
 	}
 #endif
+	if (argc > 1 && !strcmp(argv[1], "--order-check")) {
+		order = 1;
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s CORPUS_DIR|FILE...\n", argv[0]);
+		fprintf(stderr, "usage: %s [--order-check] CORPUS_DIR|FILE...\n",
+			argv[0]);
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
-		long ran;
 
 		if (stat(argv[i], &st)) {
 			fprintf(stderr, "replay: %s: %s\n", argv[i], strerror(errno));
 			return 1;
 		}
-		if (S_ISDIR(st.st_mode))
-			ran = run_dir(argv[i]);
-		else
-			ran = run_file(argv[i]) ? -1 : 1;
-		if (ran < 0)
-			return 1;
-		total += ran;
+		if (S_ISDIR(st.st_mode)) {
+			if (add_dir(&p, argv[i]))
+				return 1;
+		} else {
+			add_path(&p, strdup(argv[i]));
+		}
 	}
-	printf("replayed %ld inputs\n", total);
-	if (!total) {
+	if (order) {
+		size_t bad = order_check(&p);
+
+		printf("order check: %zu inputs, %zu changed with the order\n",
+		       p.n, bad);
+		status = bad ? 1 : 0;
+	} else {
+		for (size_t i = 0; i < p.n; i++)
+			if (run_file(p.v[i]))
+				return 1;
+		printf("replayed %zu inputs\n", p.n);
+	}
+	if (!p.n) {
 		fprintf(stderr, "replay: no input found\n");
-		return 1;
+		status = 1;
 	}
-	return 0;
+	for (size_t i = 0; i < p.n; i++)
+		free(p.v[i]);
+	free(p.v);
+	return status;
 }
