@@ -3,7 +3,8 @@
 # Fuzz smoke for CI: build every harness for libFuzzer (clang, ASan+UBSan,
 # -Dfuzzing=true, in build-fuzz/), then run each for an equal share of
 # DMASIM_FUZZ_SECONDS (default 20) from a copy of its seed corpus.  Prints
-# one line per harness (runs, exec/s, coverage, peak RSS) and fails on any
+# one line per harness (runs, exec/s, runs per CPU second, coverage, peak
+# RSS) and fails on any
 # crash, leak, timeout or RSS over 512 MiB; the input that broke it is kept
 # in fuzz/out/ci-<harness>-*.
 set -euo pipefail
@@ -35,20 +36,20 @@ for bin in "${bins[@]}"; do
 	[ -n "$dict" ] && args+=(-dict="fuzz/$dict")
 	work=$(mktemp -d)
 	cp fuzz/corpus/"$target"/* "$work"/
-	if "$bin" "${args[@]}" "$work" >"$work.log" 2>&1; then
-		result=ok
-	else
-		result=FAILED
-		status=1
-	fi
+	result=ok
+	{ TIMEFORMAT='%3U %3S'; time "$bin" "${args[@]}" "$work" >"$work.log" 2>&1 \
+		|| result=FAILED; } 2>"$work.cpu"
+	[ "$result" = ok ] || status=1
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
 	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work.log")
 	rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work.log")
 	cov=$(grep -o 'cov: [0-9]*' "$work.log" | tail -n 1 || true)
-	printf 'ci-fuzz: %-22s %s  %ss  %s runs  %s exec/s  %s  rss %s MiB\n' \
-		"$name" "$result" "$per" "${runs:-?}" "${eps:-?}" "${cov:-cov: ?}" \
-		"${rss:-?}"
+	# Runs per CPU second: the harness's cost, whatever the machine's load.
+	cps=$(awk -v r="${runs:-0}" '{ c = $1 + $2; printf "%d", (c > 0 ? r / c : 0) }' "$work.cpu")
+	printf 'ci-fuzz: %-22s %s  %ss  %s runs  %s exec/s  %s exec/cpu-s  %s  rss %s MiB\n' \
+		"$name" "$result" "$per" "${runs:-?}" "${eps:-?}" "${cps:-?}" \
+		"${cov:-cov: ?}" "${rss:-?}"
 	[ "$result" = ok ] || grep -E 'invariant|ERROR|SUMMARY|^  ' "$work.log" | head -n 20
-	rm -rf "$work" "$work.log"
+	rm -rf "$work" "$work.log" "$work.cpu"
 done
 exit $status

@@ -5,33 +5,45 @@
 # (default 10) from a copy of its seed corpus, with its .options max_len.
 # fuzz_iommu_pgsize is also measured with one operation per input
 # (max_len 34), the cost of one page-size choice end to end.  The 1-minute
-# load average is recorded: on a shared machine exec/s scale with it.
+# load average is recorded: on a shared machine exec/s scale with it, so
+# each harness's CPU seconds and runs per CPU second are recorded too (the
+# figure to compare between runs; docs record both).
+# DMASIM_FUZZ_BUILD=dir measures another build's binaries as they are (e.g.
+# a checkout of an older commit; nothing is rebuilt), same corpora and
+# options.
 #   tools/fuzz-bench.sh > fuzz-bench.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${DMASIM_BENCH_SECONDS:-10}
-build=build-fuzz
-if [ ! -f "$build/build.ninja" ]; then
-	CC=clang meson setup "$build" -Dfuzzing=true >/dev/null
+build=${DMASIM_FUZZ_BUILD:-build-fuzz}
+if [ -z "${DMASIM_FUZZ_BUILD:-}" ]; then
+	if [ ! -f "$build/build.ninja" ]; then
+		CC=clang meson setup "$build" -Dfuzzing=true >/dev/null
+	fi
+	ninja -C "$build" -j"${DMASIM_JOBS:-2}" >/dev/null
 fi
-ninja -C "$build" -j"${DMASIM_JOBS:-2}" >/dev/null
 
 measure() {	# name bin target max_len
 	local name=$1 bin=$2 target=$3 maxlen=$4 work log
 	work=$(mktemp -d)
 	log=$work.log
 	cp fuzz/corpus/"$target"/* "$work"/
-	taskset -c 0 "$bin" -max_total_time="$secs" -print_final_stats=1 \
-		-max_len="$maxlen" -rss_limit_mb=512 \
-		-artifact_prefix="fuzz/out/bench-$name-" "$work" >"$log" 2>&1 || true
-	printf '    {"harness": "%s", "seconds": %s, "max_len": %s, "runs": %s, "exec_per_sec": %s, "peak_rss_mb": %s, "coverage": %s, "corpus_files": %s}' \
-		"$name" "$secs" "$maxlen" \
-		"$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")" \
+	# CPU seconds (user + system) of the fuzzer: exec per CPU second is
+	# what the harness costs; exec/s is that divided by the machine's load.
+	{ TIMEFORMAT='%3U %3S'; time taskset -c 0 "$bin" -max_total_time="$secs" \
+		-print_final_stats=1 -max_len="$maxlen" -rss_limit_mb=512 \
+		-artifact_prefix="fuzz/out/bench-$name-" "$work" >"$log" 2>&1 \
+		|| true; } 2>"$work.cpu"
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$work.cpu")
+	printf '    {"harness": "%s", "seconds": %s, "max_len": %s, "runs": %s, "exec_per_sec": %s, "cpu_seconds": %s, "exec_per_cpu_sec": %s, "peak_rss_mb": %s, "coverage": %s, "corpus_files": %s}' \
+		"$name" "$secs" "$maxlen" "$runs" \
 		"$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")" \
+		"$cpu" "$(awk -v r="$runs" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? r / c : 0) }')" \
 		"$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")" \
 		"$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)" \
 		"$(find "$work" -type f | wc -l)"
-	rm -rf "$work" "$log"
+	rm -rf "$work" "$log" "$work.cpu"
 }
 
 mkdir -p fuzz/out
