@@ -48,6 +48,7 @@
 #include <linux/err.h>
 #include <linux/iommu.h>
 #include <linux/kernel.h>
+#include <linux/msi.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <shim/iommu_sim.h>
@@ -342,6 +343,14 @@ int sim_iommu_device_format(struct device *dev)
 		return -1;
 	return container_of(dev->iommu->iommu_dev, struct sim_drv_iommu,
 			    iommu)->format;
+}
+
+/* <linux/msi.h>: see there.  Devices of other drivers are remapped. */
+bool msi_device_has_isolated_msi(struct device *dev)
+{
+	if (sim_iommu_device_format(dev) < 0)
+		return true;
+	return !to_sim_device(dev)->opts.no_isolated_msi;
 }
 
 static bool sim_capable(struct device *dev, enum iommu_cap cap)

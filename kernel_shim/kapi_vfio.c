@@ -669,6 +669,7 @@ static int kapi_vfio_dev_opts_to_sim(const struct kapi_vfio_dev_opts *opts,
 	sim->aperture_start = opts->aperture_start;
 	sim->aperture_end = opts->aperture_end;
 	sim->no_snoop_control = opts->no_snoop_control;
+	sim->no_isolated_msi = opts->no_isolated_msi;
 	sim->nr_resv = opts->nr_resv;
 	for (i = 0; i < opts->nr_resv; i++) {
 		sim->resv[i].start = opts->resv[i].start;

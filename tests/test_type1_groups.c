@@ -484,6 +484,49 @@ static void test_attach_dev_failing_at_each_step(void **state)
 	}
 }
 
+/*
+ * A group on a platform without interrupt remapping (its devices' MSIs not
+ * isolated) could forge interrupts by DMA: attaching it is -EPERM, with no
+ * domain, pin or charge left and the container's DMA untouched, unless
+ * vfio_iommu_type1.allow_unsafe_interrupts is set; then it attaches and
+ * maps as any other group.  Groups of one and of three devices.
+ */
+static void test_groups_without_isolated_msi(void **state)
+{
+	static const unsigned int group_sizes[] = { 1, 3 };
+
+	for (size_t i = 0; i < ARRAY_LEN(group_sizes); i++) {
+		const struct kapi_vfio_dev_opts o = {
+			.fmt = SIM_IOMMU_AMD_V1, .nr_devices = group_sizes[i],
+			.no_isolated_msi = 1,
+		};
+		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio_dev *first, *unsafe = NULL;
+		unsigned long va = mmap_anon(2 * MiB);
+		unsigned long domains;
+
+		first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		map_dma(c, va, 0, 2 * MiB);
+		domains = sim_iommu_nr_domains();
+		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &unsafe),
+				 -EPERM);
+		assert_int_equal(sim_iommu_nr_domains(), domains);
+		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+		assert_iommu_matches_cpu(first, 0, va, 2 * MiB);
+
+		assert_int_equal(kapi_param_set("vfio_iommu_type1.allow_unsafe_interrupts",
+						"1"), 0);
+		unsafe = attach_device_with(c, &o);
+		assert_int_equal(kapi_param_set("vfio_iommu_type1.allow_unsafe_interrupts",
+						"0"), 0);
+		assert_iommu_matches_cpu(unsafe, 0, va, 2 * MiB);
+		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_left_behind();
+	}
+}
+
 /* ---- apertures ---- */
 
 /*
@@ -1399,6 +1442,7 @@ int main(void)
 		T(test_a_group_is_attached_once),
 		T(test_attach_waits_for_valid_vaddrs),
 		T(test_attach_dev_failing_at_each_step),
+		T(test_groups_without_isolated_msi),
 		T(test_apertures_narrow_and_widen),
 		T(test_aperture_conflicts),
 		T(test_reserved_regions_cut_the_iova_range),

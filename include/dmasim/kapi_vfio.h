@@ -269,6 +269,8 @@ struct kapi_vfio_dev_opts {
 	unsigned long long aperture_start, aperture_end;
 	/* Behind an Intel/AMD unit that cannot block no-snoop DMA. */
 	int no_snoop_control;
+	/* On a platform without interrupt remapping (MSIs not isolated). */
+	int no_isolated_msi;
 	/* Regions every device of the group reports. */
 	unsigned int nr_resv;
 	struct kapi_vfio_resv resv[KAPI_VFIO_MAX_RESV];

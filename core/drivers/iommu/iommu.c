@@ -28,6 +28,7 @@
 #include <linux/iommu.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/msi.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
@@ -627,12 +628,23 @@ unlock:
 EXPORT_SYMBOL_GPL(iommu_group_for_each_dev);
 
 /*
- * Every device the simulated platform knows sits behind interrupt
- * remapping, so MSIs cannot be forged by DMA.
+ * A group's MSIs are isolated only if those of each of its devices are:
+ * one device whose interrupts its DMA could forge is enough to refuse.
  */
 bool iommu_group_has_isolated_msi(struct iommu_group *group)
 {
-	return true;
+	struct group_device *gdev;
+	bool isolated = true;
+
+	mutex_lock(&group->mutex);
+	list_for_each_entry(gdev, &group->devices, list) {
+		if (!msi_device_has_isolated_msi(gdev->dev)) {
+			isolated = false;
+			break;
+		}
+	}
+	mutex_unlock(&group->mutex);
+	return isolated;
 }
 EXPORT_SYMBOL_GPL(iommu_group_has_isolated_msi);
 

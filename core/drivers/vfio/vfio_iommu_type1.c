@@ -2175,20 +2175,14 @@ static int vfio_iommu_type1_attach_group(void *iommu_data,
 		goto out_detach;
 	sw_msi = vfio_iommu_has_sw_msi(&group_resv_regions, &msi_base);
 
-	/*
-	 * Without MSI isolation a device could forge interrupts.  (Excluded
-	 * from coverage: the simulated platform remaps every interrupt, so
-	 * iommu_group_has_isolated_msi() is always true there.)
-	 */
+	/* Without MSI isolation a device could forge interrupts. */
 	ret = -EPERM;
-	/* GCOVR_EXCL_START */
 	if (!iommu_group_has_isolated_msi(iommu_group) &&
 	    !allow_unsafe_interrupts) {
 		pr_warn("%s: No interrupt remapping support.  Use the module param \"allow_unsafe_interrupts\" to enable VFIO IOMMU support on this platform\n",
 			__func__);
 		goto out_detach;
 	}
-	/* GCOVR_EXCL_STOP */
 
 	/* Block no-snoop DMA whenever the IOMMU can. */
 	if (domain->domain->ops->enforce_cache_coherency)

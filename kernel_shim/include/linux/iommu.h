@@ -25,8 +25,9 @@
  *       simulated device reports the regions it was created with (none by
  *       default: no MSI window, no direct-mapped ranges), and
  *       iommu_get_group_resv_regions() collects those of every device.
- *     - iommu_group_has_isolated_msi() is true: the simulated platform
- *       remaps interrupts.
+ *     - iommu_group_has_isolated_msi() asks <linux/msi.h> of each device:
+ *       the simulated platform remaps interrupts unless a device was made
+ *       without it (sim_iommu_dev_opts.no_isolated_msi).
  *     - iommu_get_msi_cookie() (dma-iommu in the kernel) records the base
  *       on the domain; nobody maps MSI doorbells (no device raises MSIs).
  * (b) Stubs on purpose: none in this header.

@@ -15,7 +15,8 @@
  * the reserved regions its IOMMU reports for it (get_resv_regions: MSI
  * windows, direct-mapped and reserved ranges), a narrower aperture for
  * the paging domains allocated for it, and an IOMMU unit without snoop
- * control (its domains cannot enforce cache coherency).  Without options a device reports
+ * control (its domains cannot enforce cache coherency), and a platform
+ * without interrupt remapping for it (msi_device_has_isolated_msi() false).  Without options a device reports
  * no region and its domains span the format's whole input address space.
  *
  * (c) Test double: every driver call (map_pages, unmap_pages, iotlb_sync,
@@ -52,6 +53,7 @@ struct sim_iommu_dev_resv {
 struct sim_iommu_dev_opts {
 	u64 aperture_start, aperture_end;	/* both 0: the format's */
 	bool no_snoop_control;		/* its unit cannot block no-snoop */
+	bool no_isolated_msi;		/* no interrupt remapping for it */
 	unsigned int nr_resv;
 	struct sim_iommu_dev_resv resv[SIM_IOMMU_MAX_RESV];
 };
