@@ -44,10 +44,15 @@ long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 	unsigned long done = 0;
 
 	if (!mm || !mm->dmasim_mm || uaddr < SIM_USER_BASE ||
-	    uaddr >= SIM_TASK_SIZE || !sim_mm_find_vma(mm->dmasim_mm, uaddr))
+	    uaddr >= SIM_TASK_SIZE)
 		return -1;	/* the test's own memory */
 
+	/* As the page fault handler: the VMA is looked up under the lock. */
 	mmap_read_lock(mm);
+	if (!sim_mm_find_vma(mm->dmasim_mm, uaddr)) {
+		mmap_read_unlock(mm);
+		return -1;
+	}
 	while (done < n) {
 		unsigned long addr = uaddr + done;
 		unsigned long off = addr & ~PAGE_MASK;

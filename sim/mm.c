@@ -263,9 +263,15 @@ static unsigned int vma_index_above(const struct sim_mm *mm, unsigned long addr)
 	return lo;
 }
 
+/*
+ * last_hit is a cache that readers of the address space (several may hold
+ * the mmap lock for read at once) all update: relaxed atomics, any value
+ * seen is a VMA of this mm or NULL, as the VMA tree cannot change under
+ * them.
+ */
 struct sim_vma *sim_mm_find_vma(struct sim_mm *mm, unsigned long addr)
 {
-	struct sim_vma *v = mm->last_hit;
+	struct sim_vma *v = __atomic_load_n(&mm->last_hit, __ATOMIC_RELAXED);
 	unsigned int i;
 
 	if (v && addr >= v->info.start && addr < v->info.end)
@@ -273,7 +279,7 @@ struct sim_vma *sim_mm_find_vma(struct sim_mm *mm, unsigned long addr)
 	i = vma_index_above(mm, addr);
 	if (i == mm->nr_vmas || addr < mm->vmas[i]->info.start)
 		return NULL;
-	mm->last_hit = mm->vmas[i];
+	__atomic_store_n(&mm->last_hit, mm->vmas[i], __ATOMIC_RELAXED);
 	return mm->vmas[i];
 }
 
