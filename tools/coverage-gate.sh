@@ -28,7 +28,7 @@ find "$build" -name '*.gcda' -delete
 meson test -C "$build" --no-suite slow --no-suite kbuild --no-suite style \
 	--no-suite docs --num-processes "${DMASIM_JOBS:-2}" >"$build/coverage-tests.log" 2>&1 ||
 	{ tail -n 30 "$build/coverage-tests.log"; echo "coverage-gate: tests failed" >&2; exit 1; }
-gcovr --root . --object-directory "$build" --filter 'core/' \
+gcovr "$build" --root . --object-directory "$build" --filter 'core/' \
 	--exclude-unreachable-branches --exclude-throw-branches \
 	--json-summary "$build/coverage-core.json" --txt "$build/coverage-core.txt" >/dev/null
 cat "$build/coverage-core.txt"

@@ -468,7 +468,11 @@ static int put_pfn(unsigned long pfn, int prot)
 	return 1;
 }
 
-static void __vfio_batch_init(struct vfio_batch *batch, bool single)
+/*
+ * A batch of pinned pages: a page's worth of pointers, or just one when
+ * @single (the external pin path) or when huge pages are disabled.
+ */
+static void vfio_batch_setup(struct vfio_batch *batch, bool single)
 {
 	batch->size = 0;
 	batch->offset = 0;
@@ -482,16 +486,6 @@ static void __vfio_batch_init(struct vfio_batch *batch, bool single)
 		batch->pages = &batch->fallback_page;
 		batch->capacity = 1;
 	}
-}
-
-static void vfio_batch_init(struct vfio_batch *batch)
-{
-	__vfio_batch_init(batch, false);
-}
-
-static void vfio_batch_init_single(struct vfio_batch *batch)
-{
-	__vfio_batch_init(batch, true);
 }
 
 /* Unpin the pages a batch still holds. */
@@ -653,9 +647,10 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 					     batch);
 			if (ret < 0)
 				goto unpin_out;
+			/* The run's first pfn decides what the run is. */
 			if (!*pfn_base) {
+				rsvd = is_invalid_reserved_pfn(pfn);
 				*pfn_base = pfn;
-				rsvd = is_invalid_reserved_pfn(*pfn_base);
 			}
 
 			/* A pfnmap stride: ret pfns from pfn, not pinned. */
@@ -707,8 +702,9 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 	}
 
 out:
-	dma->has_rsvd |= rsvd;
+	/* One locked_vm charge for the whole run; then note reserved pfns. */
 	ret = vfio_lock_acct(dma, lock_acct, false);
+	dma->has_rsvd |= rsvd;
 
 unpin_out:
 	if (ret >= 0)
@@ -756,7 +752,7 @@ static int vfio_pin_page_external(struct vfio_dma *dma, unsigned long vaddr,
 	if (!mmget_not_zero(mm))
 		return -ENODEV;
 
-	vfio_batch_init_single(&batch);
+	vfio_batch_setup(&batch, true);
 	ret = vaddr_get_pfns(mm, vaddr, 1, dma->prot, pfn, &batch);
 	if (ret != 1)
 		goto out;
@@ -1410,7 +1406,7 @@ static int vfio_pin_map_dma(struct vfio_iommu *iommu, struct vfio_dma *dma,
 	unsigned long pfn;
 	int ret = 0;
 
-	vfio_batch_init(&batch);
+	vfio_batch_setup(&batch, false);
 
 	while (dma->size < size) {
 		dma_addr_t iova = dma->iova + dma->size;
@@ -1623,37 +1619,40 @@ static size_t vfio_phys_run(struct vfio_domain *d, dma_addr_t iova,
 	return len;
 }
 
+/* Undo a partial replay of one DMA into domain. */
+static void vfio_replay_unwind_dma(struct vfio_domain *domain,
+				   struct vfio_dma *dma)
+{
+	dma_addr_t last = vfio_dma_last(dma);
+	size_t pos, len;
+
+	/* Mapped in the other domains already: it went in whole. */
+	if (dma->iommu_mapped) {
+		iommu_unmap(domain->domain, dma->iova, dma->size);
+		return;
+	}
+	/* Pinned for this domain alone: unmap and unpin each run. */
+	for (pos = 0; pos < dma->size; pos += len) {
+		dma_addr_t iova = dma->iova + pos;
+		phys_addr_t phys = iommu_iova_to_phys(domain->domain, iova);
+
+		len = PAGE_SIZE;
+		if (!phys)
+			continue;
+		len = vfio_phys_run(domain, iova, last, phys);
+		iommu_unmap(domain->domain, iova, len);
+		vfio_unpin_pages_remote(dma, iova, phys >> PAGE_SHIFT,
+					len >> PAGE_SHIFT, true);
+	}
+}
+
 /* Undo a partial replay into domain, from DMA node n back to the first. */
 static void vfio_iommu_replay_unwind(struct vfio_domain *domain,
 				     struct rb_node *n)
 {
-	for (; n; n = rb_prev(n)) {
-		struct vfio_dma *dma = rb_entry(n, struct vfio_dma, node);
-		size_t pos = 0;
-
-		if (dma->iommu_mapped) {
-			iommu_unmap(domain->domain, dma->iova, dma->size);
-			continue;
-		}
-		/* Pinned for this domain alone: unmap and unpin. */
-		while (pos < dma->size) {
-			dma_addr_t iova = dma->iova + pos;
-			phys_addr_t phys;
-			size_t len;
-
-			phys = iommu_iova_to_phys(domain->domain, iova);
-			if (!phys) {
-				pos += PAGE_SIZE;
-				continue;
-			}
-			len = vfio_phys_run(domain, iova, vfio_dma_last(dma),
-					    phys);
-			iommu_unmap(domain->domain, iova, len);
-			vfio_unpin_pages_remote(dma, iova, phys >> PAGE_SHIFT,
-						len >> PAGE_SHIFT, true);
-			pos += len;
-		}
-	}
+	for (; n; n = rb_prev(n))
+		vfio_replay_unwind_dma(domain,
+				       rb_entry(n, struct vfio_dma, node));
 }
 
 /*
@@ -1737,7 +1736,7 @@ static int vfio_iommu_replay(struct vfio_iommu *iommu,
 		known = list_first_entry(&iommu->domain_list,
 					 struct vfio_domain, next);
 
-	vfio_batch_init(&batch);
+	vfio_batch_setup(&batch, false);
 	for (n = rb_first(&iommu->dma_list); n && !ret; n = rb_next(n)) {
 		struct vfio_dma *dma = rb_entry(n, struct vfio_dma, node);
 		size_t pos = 0, step = 0;
@@ -1782,13 +1781,12 @@ static struct vfio_iommu_group *find_iommu_group(struct vfio_domain *domain,
 static void vfio_test_domain_fgsp(struct vfio_domain *domain,
 				  struct list_head *regions)
 {
-	unsigned int order = get_order(PAGE_SIZE * 2);
+	const unsigned int order = 1;	/* two pages */
+	struct page *pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
 	struct vfio_iova *region;
-	struct page *pages;
 	dma_addr_t start;
 	size_t unmapped;
 
-	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
 	if (!pages)
 		return;
 
@@ -2298,15 +2296,15 @@ static void vfio_iommu_aper_expand(struct vfio_iommu *iommu,
 	dma_addr_t start = 0, end = ~(dma_addr_t)0;
 	struct vfio_domain *domain;
 
-	if (list_empty(iova_copy))
-		return;
-
+	/* The widest range every remaining domain still translates. */
 	list_for_each_entry(domain, &iommu->domain_list, next) {
 		struct iommu_domain_geometry *geo = &domain->domain->geometry;
 
 		start = max_t(dma_addr_t, start, geo->aperture_start);
 		end = min_t(dma_addr_t, end, geo->aperture_end);
 	}
+	if (list_empty(iova_copy))
+		return;
 	list_first_entry(iova_copy, struct vfio_iova, list)->start = start;
 	list_last_entry(iova_copy, struct vfio_iova, list)->end = end;
 }
@@ -2963,9 +2961,8 @@ vfio_iommu_type1_group_iommu_domain(void *iommu_data,
 	struct iommu_domain *found = NULL;
 	struct vfio_domain *d;
 
-	if (!iommu || !iommu_group)
+	if (!iommu_group || !iommu)
 		return ERR_PTR(-EINVAL);
-
 	mutex_lock(&iommu->lock);
 	list_for_each_entry(d, &iommu->domain_list, next) {
 		if (!find_iommu_group(d, iommu_group))
