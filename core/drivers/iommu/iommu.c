@@ -354,12 +354,14 @@ static struct iommu_domain *iommu_alloc_domain_of(const struct iommu_ops *ops,
 	if (alloc_type == IOMMU_DOMAIN_BLOCKED && ops->blocked_domain) /* GCOVR_EXCL_BR_LINE */
 		return ops->blocked_domain;
 
-	if ((type & __IOMMU_DOMAIN_PAGING) && ops->domain_alloc_paging)
-		domain = ops->domain_alloc_paging(dev);
-	else if (ops->domain_alloc)
+	/* Paging domains from the per-device op where the driver has one. */
+	if (!(type & __IOMMU_DOMAIN_PAGING) || !ops->domain_alloc_paging) {
+		if (!ops->domain_alloc)
+			return ERR_PTR(-EOPNOTSUPP);
 		domain = ops->domain_alloc(alloc_type);
-	else
-		return ERR_PTR(-EOPNOTSUPP);
+	} else {
+		domain = ops->domain_alloc_paging(dev);
+	}
 
 	/* Drivers may report failure either way. */
 	if (!domain)
