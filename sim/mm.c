@@ -36,7 +36,6 @@
 
 int sim_mm_legacy_addr_mask;
 unsigned long sim_zero_pfn = ~0UL;
-unsigned long sim_zero_page_cost;
 
 /*
  * One lock for every change to the sim's address spaces, page-table pool
@@ -190,7 +189,6 @@ static void zero_page_ensure(void)
 	if (sim_zero_pfn != ~0UL)
 		return;
 	zero = sim_buddy_alloc(0, SIM_GFP_ZERO);
-	sim_zero_page_cost = zero ? 1 : 0;
 	if (zero) {
 		sim_page_set(zero, SIM_PG_RESERVED);
 		sim_zero_pfn = sim_page_to_pfn(zero);
@@ -958,7 +956,6 @@ int sim_mm_init(const struct sim_config *cfg __attribute__((unused)))
 	sim_mm_legacy_addr_mask = 0;
 	pins_outstanding = 0;
 	sim_zero_pfn = ~0UL;
-	sim_zero_page_cost = 0;
 	sim_bars_reset();
 	return 0;
 }

@@ -103,8 +103,7 @@ int sweep_snapshot_diff(const struct sweep_snapshot *b,
 			void (*say)(void *ctx, const char *msg), void *ctx)
 {
 	/* The zero page is taken once per machine, with its first mm. */
-	long zero = a->zero_page_taken && !b->zero_page_taken ?
-		    (long)sim_zero_page_cost : 0;
+	long zero = a->zero_page_taken && !b->zero_page_taken;
 	long long kmalloc = (long long)(a->kmalloc - b->kmalloc);
 	char msg[160];
 	int bad = 0;

@@ -236,12 +236,6 @@ int sim_page_is_zero(const struct sim_page *page);
  * sim_buddy_nr_allocated from then on); ~0UL before that.
  */
 extern unsigned long sim_zero_pfn;
-/*
- * Buddy pages taking the zero page cost: 1 once it is taken, 0 before
- * (physical address 0 is never one of them: the buddy allocator never
- * hands out pfn 0, see sim/buddy.c).
- */
-extern unsigned long sim_zero_page_cost;
 
 /*
  * Pre-6.15 reporting: when set, follow_pfnmap_start() reports PAGE_MASK as
