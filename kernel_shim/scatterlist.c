@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Scatter-gather table allocation and walking (see <linux/scatterlist.h>
- * for what is simplified): one flat array per table, taken from the kernel
- * heap (so it shows in sim_kmalloc_outstanding()), fallible through
- * "shim/scatterlist/sg_alloc_table".
+ * for what is simplified).  A table of more than SG_MAX_SINGLE_ALLOC
+ * entries is a chain of chunks, as the kernel builds it: every chunk but
+ * the last is SG_MAX_SINGLE_ALLOC entries long and gives its last slot to
+ * the link to the next chunk, so it carries SG_MAX_SINGLE_ALLOC - 1 data
+ * entries; the last chunk is as long as the entries left.  Each chunk is
+ * one kernel heap object (so it shows in sim_kmalloc_outstanding()), and
+ * each chunk allocation first asks "shim/scatterlist/sg_alloc_table".
  */
 #include <linux/errno.h>
 #include <linux/scatterlist.h>
@@ -46,20 +50,68 @@ void sg_init_table(struct scatterlist *sgl, unsigned int nents)
 	sg_init_marker(sgl, nents);
 }
 
+/* Data entries a chunk of a chained table holds when it is not the last. */
+#define SG_CHUNK_DATA	(SG_MAX_SINGLE_ALLOC - 1)
+
+/*
+ * Chunks a table of nents entries takes: one if it fits in a single
+ * allocation, else one per SG_CHUNK_DATA entries except that the last
+ * chunk also uses the slot a link would take.
+ */
+static unsigned int sg_table_chunks(unsigned int nents)
+{
+	if (nents <= SG_MAX_SINGLE_ALLOC)
+		return 1;
+	return 1 + DIV_ROUND_UP(nents - SG_MAX_SINGLE_ALLOC, SG_CHUNK_DATA);
+}
+
+/*
+ * Give back the first nr chunks of the chain at sgl.  All but the last of
+ * them are full chunks, whose link sits in their last slot.
+ */
+static void sg_free_chunks(struct scatterlist *sgl, unsigned int nr)
+{
+	while (nr) {
+		struct scatterlist *chunk = sgl;
+
+		if (--nr)
+			sgl = sg_chain_ptr(&chunk[SG_CHUNK_DATA]);
+		sim_kfree(chunk);
+	}
+}
+
 int sg_alloc_table(struct sg_table *table, unsigned int nents, gfp_t gfp_mask)
 {
-	struct scatterlist *sgl;
+	unsigned int nr_chunks, done, left = nents;
+	struct scatterlist *tail = NULL;
 
 	memset(table, 0, sizeof(*table));
 	if (nents == 0)
 		return -EINVAL;
-	if (sim_should_fail(SIM_FP_SG_ALLOC_TABLE))
-		return -ENOMEM;
-	sgl = sim_kmalloc((unsigned long)nents * sizeof(*sgl), 0);
-	if (!sgl)
-		return -ENOMEM;
-	sg_init_table(sgl, nents);
-	table->sgl = sgl;
+	nr_chunks = sg_table_chunks(nents);
+	for (done = 0; done < nr_chunks; done++) {
+		/* Only the last chunk can be short: it takes what is left. */
+		unsigned int len = min_t(unsigned int, left,
+					 SG_MAX_SINGLE_ALLOC);
+		struct scatterlist *chunk = NULL;
+
+		if (!sim_should_fail(SIM_FP_SG_ALLOC_TABLE))
+			chunk = sim_kmalloc((unsigned long)len * sizeof(*chunk),
+					    0);
+		if (!chunk) {
+			sg_free_chunks(table->sgl, done);
+			memset(table, 0, sizeof(*table));
+			return -ENOMEM;
+		}
+		sg_init_table(chunk, len);
+		if (tail)
+			sg_chain(tail, SG_MAX_SINGLE_ALLOC, chunk);
+		else
+			table->sgl = chunk;
+		tail = chunk;
+		/* A chunk that is followed gives its last slot to the link. */
+		left -= done + 1 < nr_chunks ? SG_CHUNK_DATA : len;
+	}
 	table->nents = nents;
 	table->orig_nents = nents;
 	return 0;
@@ -69,7 +121,7 @@ void sg_free_table(struct sg_table *table)
 {
 	if (!table->sgl)
 		return;
-	sim_kfree(table->sgl);
+	sg_free_chunks(table->sgl, sg_table_chunks(table->orig_nents));
 	table->sgl = NULL;
 	table->nents = 0;
 	table->orig_nents = 0;

@@ -7,13 +7,28 @@
  *     dma_length, dma_flags: x86-64 with an IOMMU has both
  *     CONFIG_NEED_SG_DMA_LENGTH and CONFIG_NEED_SG_DMA_FLAGS), struct
  *     sg_table (sgl, nents = mapped DMA segments, orig_nents = CPU entries),
- *     struct sg_page_iter and every accessor and iterator kernel code uses.
- * Simplified: sg_alloc_table() hands out one flat array of any length (up to
- *     2^20 entries and beyond) instead of a chain of page-sized pieces; the
- *     chain encoding is still honoured by sg_next() and sg_chain(), so a
- *     caller that builds its own chains works.  The fault point
- *     "shim/scatterlist/sg_alloc_table" fails it with -ENOMEM
- *     (kernel_shim/scatterlist.c).
+ *     struct sg_page_iter, SG_MAX_SINGLE_ALLOC, and every accessor and
+ *     iterator kernel code uses.
+ * Reproduced: sg_alloc_table() builds the kernel's chained table.  A table
+ *     of at most SG_MAX_SINGLE_ALLOC entries (a page of entries: 128 with
+ *     4 KiB pages, 2048 with 64 KiB) is one array; a longer one is a chain
+ *     of arrays of SG_MAX_SINGLE_ALLOC entries whose last slot is the
+ *     SG_CHAIN link to the next (SG_MAX_SINGLE_ALLOC - 1 entries of data
+ *     each), closed by an array as long as the entries left, as the
+ *     kernel's __sg_alloc_table() lays it out.  A chunk that cannot be had
+ *     fails the call with -ENOMEM after the chunks already taken are freed;
+ *     sg_free_table() follows the links and frees every chunk.  sg_next()
+ *     and so every iterator here steps over the links, so nothing may index
+ *     a table as a flat array.
+ * Simplified: every chunk comes from the kernel heap (sim_kmalloc, so
+ *     sim_kmalloc_outstanding() counts one object per chunk), where the
+ *     kernel takes a full chunk from the page allocator and only shorter
+ *     ones from kmalloc; gfp_mask is not looked at.  The fault point
+ *     "shim/scatterlist/sg_alloc_table" is asked before each chunk, so a
+ *     sweep can fail the second chunk of a table as well as the first
+ *     (kernel_shim/scatterlist.c).  Not provided: caller-supplied first
+ *     chunks (__sg_alloc_table, sg_alloc_table_chained), append tables
+ *     built from pages, and architectures without chaining.
  * Nothing here is a stub.
  */
 #ifndef _DMASIM_LINUX_SCATTERLIST_H
@@ -163,6 +178,9 @@ static inline void sg_init_marker(struct scatterlist *sgl, unsigned int nents)
 {
 	sg_mark_end(&sgl[nents - 1]);
 }
+
+/* Entries one chunk of a table holds: a page's worth. */
+#define SG_MAX_SINGLE_ALLOC	(PAGE_SIZE / sizeof(struct scatterlist))
 
 struct scatterlist *sg_next(struct scatterlist *sg);
 int sg_nents(struct scatterlist *sg);
