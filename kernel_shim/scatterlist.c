@@ -95,15 +95,20 @@ int sg_alloc_table(struct sg_table *table, unsigned int nents, gfp_t gfp_mask)
 					 SG_MAX_SINGLE_ALLOC);
 		struct scatterlist *chunk = NULL;
 
+		/*
+		 * Zeroed by the allocator, so only the end mark is left of
+		 * sg_init_table(): one pass over the chunk, not two (under
+		 * ASan a malloc is filled with a pattern first).
+		 */
 		if (!sim_should_fail(SIM_FP_SG_ALLOC_TABLE))
 			chunk = sim_kmalloc((unsigned long)len * sizeof(*chunk),
-					    0);
+					    1);
 		if (!chunk) {
 			sg_free_chunks(table->sgl, done);
 			memset(table, 0, sizeof(*table));
 			return -ENOMEM;
 		}
-		sg_init_table(chunk, len);
+		sg_init_marker(chunk, len);
 		if (tail)
 			sg_chain(tail, SG_MAX_SINGLE_ALLOC, chunk);
 		else

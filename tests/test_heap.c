@@ -447,6 +447,48 @@ static void test_direct_mapping_is_one_segment_per_block(void **state)
 	assert_everything_given_back();
 }
 
+/*
+ * A table longer than one chunk (1 GiB of 1 MiB blocks: 1024 entries, a
+ * chain of chunks of SG_MAX_SINGLE_ALLOC entries) maps through dma-direct
+ * entry by entry across the links: 1024 segments, each at its own block.
+ *
+ *   entries  [1M][1M] ... [1M]|link|-> [1M] ... |link|-> ... [1M](end)
+ *   bus      = phys of each block, one segment per entry
+ */
+static void test_chained_table_maps_every_entry_directly(void **state)
+{
+	unsigned long long bytes = 0;
+	struct kapi_attach *attach;
+	struct kapi_sg_entry e;
+	struct kapi_dev *dev;
+	unsigned int i;
+	int fd;
+
+	given_a_fresh_machine(4 * GiB);
+	assert_true(heap_uses_orders("8,4,0"));
+	fd = allocate(1 * GiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1024);
+	assert_int_equal(kapi_attach_nr_entries(attach), 1024);
+	for (i = 0; i < 1024; i++) {
+		assert_int_equal(kapi_attach_sg_entry(attach, i, &e), 0);
+		assert_int_equal(e.length, 1 * MiB);
+		assert_int_equal(e.dma_address,
+				 (unsigned long long)e.pfn << SIM_PAGE_SHIFT);
+		assert_int_equal(e.dma_length, e.length);
+		bytes += e.dma_length;
+	}
+	assert_int_equal(bytes, 1 * GiB);
+	assert_int_equal(kapi_attach_sg_entry(attach, 1024, &e), -EINVAL);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_close(fd), 0);
+	heap_uses_orders("9,8,4,0");
+	assert_everything_given_back();
+}
+
 /* ------------------------------------------------------------------------
  * CPU access.
  */
@@ -1055,6 +1097,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_buffer_ending_at_the_top_of_iova_space_unmaps, teardown_machine),
 		cmocka_unit_test_teardown(test_release_frees_every_page_when_segments_merged, teardown_machine),
 		cmocka_unit_test_teardown(test_direct_mapping_is_one_segment_per_block, teardown_machine),
+		cmocka_unit_test_teardown(test_chained_table_maps_every_entry_directly, teardown_machine),
 		cmocka_unit_test_teardown(test_vmap_aliases_the_blocks, teardown_machine),
 		cmocka_unit_test_teardown(test_failed_vmap_leaves_nothing_and_the_next_works, teardown_machine),
 		cmocka_unit_test_teardown(test_mmap_windows_map_the_buffer_pages, teardown_machine),
