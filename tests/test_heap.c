@@ -448,15 +448,18 @@ static void test_direct_mapping_is_one_segment_per_block(void **state)
 }
 
 /*
- * A table longer than one chunk (1 GiB of 1 MiB blocks: 1024 entries, a
- * chain of chunks of SG_MAX_SINGLE_ALLOC entries) maps through dma-direct
- * entry by entry across the links: 1024 segments, each at its own block.
+ * A buffer table longer than one chunk (1 GiB of order-8 blocks: with
+ * 4 KiB pages, 1024 entries of 1 MiB, a chain of chunks of
+ * SG_MAX_SINGLE_ALLOC = 128 entries) maps through dma-direct entry by
+ * entry across the links: one segment per entry, each at its own block.
  *
- *   entries  [1M][1M] ... [1M]|link|-> [1M] ... |link|-> ... [1M](end)
- *   bus      = phys of each block, one segment per entry
+ *   entries  [1M] ... [1M]|link|-> [1M] ... [1M]|link|-> ... [1M](end)
+ *   bus      each entry's segment = its block's physical address
  */
 static void test_chained_table_maps_every_entry_directly(void **state)
 {
+	const unsigned long long block = 256ULL << SIM_PAGE_SHIFT;
+	const unsigned int n = 1 * GiB / block;
 	unsigned long long bytes = 0;
 	struct kapi_attach *attach;
 	struct kapi_sg_entry e;
@@ -470,18 +473,18 @@ static void test_chained_table_maps_every_entry_directly(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
-	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1024);
-	assert_int_equal(kapi_attach_nr_entries(attach), 1024);
-	for (i = 0; i < 1024; i++) {
+	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), n);
+	assert_int_equal(kapi_attach_nr_entries(attach), n);
+	for (i = 0; i < n; i++) {
 		assert_int_equal(kapi_attach_sg_entry(attach, i, &e), 0);
-		assert_int_equal(e.length, 1 * MiB);
+		assert_int_equal(e.length, block);
 		assert_int_equal(e.dma_address,
 				 (unsigned long long)e.pfn << SIM_PAGE_SHIFT);
 		assert_int_equal(e.dma_length, e.length);
 		bytes += e.dma_length;
 	}
 	assert_int_equal(bytes, 1 * GiB);
-	assert_int_equal(kapi_attach_sg_entry(attach, 1024, &e), -EINVAL);
+	assert_int_equal(kapi_attach_sg_entry(attach, n, &e), -EINVAL);
 	kapi_dmabuf_detach(attach);
 	kapi_dev_destroy(dev);
 	assert_int_equal(kapi_close(fd), 0);
