@@ -718,6 +718,16 @@ static void sim_mm_zap_range_locked(struct sim_mm *mm, unsigned long start, unsi
 /* ------------------------------------------------------------------------
  * Map and unmap VMAs
  */
+/* The address after the leaf mapping addr (the next page if none). */
+static unsigned long populate_next(struct sim_mm *mm, unsigned long addr)
+{
+	struct sim_walk w;
+
+	if (sim_mm_walk(mm, addr, &w) || w.level == SIM_PT_PTE)
+		return addr + SIM_PAGE_SIZE;
+	return (addr | ((1UL << level_shift(w.level)) - 1)) + 1;
+}
+
 static int sim_mm_map_locked(struct sim_mm *mm, const struct sim_vma_info *info,
 	       struct sim_vma **out)
 {
@@ -764,8 +774,13 @@ static int sim_mm_map_locked(struct sim_mm *mm, const struct sim_vma_info *info,
 						     info->max_leaf,
 						     !!(info->flags & SIM_VMA_WRITE));
 		} else {
+			/*
+			 * As the kernel's populate steps over what the leaf
+			 * just faulted maps (follow_page_mask's page mask):
+			 * one fault per THP, not one per 4K page of it.
+			 */
 			for (addr = info->start; addr < info->end && !ret;
-			     addr += SIM_PAGE_SIZE)
+			     addr = populate_next(mm, addr))
 				ret = sim_mm_fault(mm, addr,
 						   !!(info->flags & SIM_VMA_WRITE));
 		}

@@ -183,6 +183,34 @@ static void test_read_pin_of_untouched_memory_is_the_zero_page(void **state)
 }
 
 /*
+ *   [ va, va+2M )  THP, 2 MiB  |  [ va+2M, +3 pages )  THP, small pages
+ * MAP_POPULATE faults once per leaf, as the kernel's populate steps over
+ * what a huge leaf maps: one fault for the PMD folio, one per tail page
+ * (with 64 KiB pages no PMD folio exists: a fault per page).
+ */
+static void test_populate_faults_once_per_leaf(void **state)
+{
+	struct kapi_mm_map m = { .len = PMD + 3 * PAGE, .kind = KAPI_MM_THP,
+				 .writable = 1, .populate = 1, .align = PMD };
+	unsigned long va, pmd_faults = SIM_PMD_ORDER > SIM_MAX_ORDER ?
+				       PAGES_PER_PMD : 1;
+	struct sim_counters before, after, d;
+	int level;
+
+	sim_counters_snapshot(&before);
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	sim_counters_snapshot(&after);
+	sim_counters_delta(&before, &after, &d);
+	assert_int_equal(d.c[SIM_CNT_FAULT], pmd_faults + 3);
+	for (unsigned long off = 0; off < m.len; off += PAGE)
+		assert_int_equal(kapi_mm_cpu_pfn(va + off, NULL, &level), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, &level), 0);
+	assert_int_equal(level, pmd_faults == 1 ? KAPI_MM_LEAF_PMD :
+						  KAPI_MM_LEAF_PTE);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
+/*
  *   [ va, va+4M )  THP, PMD aligned: two 2 MiB folios, PMD leaves
  * Pins land on the folios' pages, contiguous within each folio.  Where PMD
  * order exceeds the buddy's highest (64 KiB pages: 13 > 10) no PMD folio
@@ -416,6 +444,7 @@ int main(void)
 		T(test_pin_refuses_pfnmap_vma),
 		T(test_write_pin_of_read_only_vma_is_efault),
 		T(test_read_pin_of_untouched_memory_is_the_zero_page),
+		T(test_populate_faults_once_per_leaf),
 		T(test_thp_vma_is_backed_by_pmd_folios),
 		T(test_unmapped_pinned_page_lives_until_unpinned),
 		T(test_gup_hooks_shape_the_nth_call),
