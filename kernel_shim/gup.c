@@ -7,7 +7,11 @@
  *
  * GUP walks the sim's page tables with the reference walk (sim_mm_walk),
  * faults a page in when its entry is missing (or read-only for FOLL_WRITE),
- * and pins the struct page behind it.  Like the kernel's __get_user_pages()
+ * and pins the struct page behind it; a huge leaf's pages from there on
+ * are taken in one step, one pin each, as the kernel's follow_page_mask()
+ * page mask lets __get_user_pages() do.  The unpin family releases runs of
+ * consecutive pages a folio at a time (sim_page_unpin_range), as the
+ * kernel's gup_folio_next()/gup_folio_range_next() do.  Like the kernel's __get_user_pages()
  * it moves from one VMA to the next when they are adjacent, stops at a hole
  * or at a VMA it cannot pin from (VM_IO|VM_PFNMAP, or read-only for
  * FOLL_WRITE) and then returns what it pinned, or -EFAULT if it pinned
@@ -59,11 +63,17 @@ static int gup_vma_allows(struct vm_area_struct *vma, unsigned int gup_flags)
 	return 0;
 }
 
-/* The page mapped at addr, faulting it in as a CPU access would. */
+/*
+ * The page mapped at addr, faulting it in as a CPU access would; *in_leaf
+ * gets the pages from it to the end of the leaf that maps it (the kernel's
+ * follow_page_mask() page mask: GUP takes a huge leaf's pages at once).
+ */
 static struct page *gup_one_page(struct mm_struct *mm, unsigned long addr,
-				 unsigned int gup_flags, int *err)
+				 unsigned int gup_flags, unsigned long *in_leaf,
+				 int *err)
 {
 	bool write = gup_flags & FOLL_WRITE;
+	unsigned long leaf;
 	struct sim_walk w;
 	int ret;
 
@@ -81,6 +91,9 @@ static struct page *gup_one_page(struct mm_struct *mm, unsigned long addr,
 			return NULL;
 		}
 	}
+	leaf = w.level == SIM_PT_PTE ? PAGE_SIZE :
+	       w.level == SIM_PT_PMD ? SIM_PMD_SIZE : SIM_PUD_SIZE;
+	*in_leaf = (leaf - (addr & (leaf - 1))) >> PAGE_SHIFT;
 	return (struct page *)sim_pfn_to_page(w.pfn);
 }
 
@@ -110,7 +123,7 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 		      struct page **pages, bool pin)
 {
 	struct vm_area_struct *vma = NULL;
-	unsigned long i, addr;
+	unsigned long i, k, n, addr;
 	long hook;
 	int err = 0;
 
@@ -125,7 +138,7 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 		return -ENOMEM;
 
 	addr = untagged_addr(start) & PAGE_MASK;
-	for (i = 0; i < nr_pages; i++, addr += PAGE_SIZE) {
+	for (i = 0; i < nr_pages; i += n, addr += n * PAGE_SIZE) {
 		struct page *page;
 
 		if (!vma || addr >= vma->vm_end) {
@@ -138,13 +151,16 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 			if (err)
 				break;
 		}
-		page = gup_one_page(mm, addr, gup_flags, &err);
+		page = gup_one_page(mm, addr, gup_flags, &n, &err);
 		if (!page)
 			break;
+		/* The rest of a huge leaf in one go, one pin per page. */
+		n = min(n, nr_pages - i);
 		if (pin)
-			sim_page_pin((struct sim_page *)page, 1);
+			sim_page_pin((struct sim_page *)page, n);
 		if (pages)
-			pages[i] = page;
+			for (k = 0; k < n; k++)
+				pages[i + k] = nth_page(page, k);
 	}
 	sim_count(SIM_CNT_GUP_PAGE, i);
 	return i ? (long)i : err;
@@ -175,6 +191,30 @@ static void unpin_one(struct page *page, unsigned long n, bool dirty)
 	     "unpin of a page that is not pinned");
 }
 
+/* One pin off each of npages contiguous pages, a folio at a time. */
+static void unpin_range(struct page *page, unsigned long npages, bool dirty)
+{
+	sim_count(SIM_CNT_UNPIN_PAGE, npages);
+	WARN(sim_page_unpin_range((struct sim_page *)page, npages, dirty),
+	     "unpin of a page that is not pinned");
+}
+
+/*
+ * An array of pages: runs of consecutive struct pages go together (the
+ * kernel's gup_folio_next() groups a folio's entries the same way).
+ */
+static void unpin_array(struct page **pages, unsigned long npages, bool dirty)
+{
+	unsigned long i, run;
+
+	for (i = 0; i < npages; i += run) {
+		for (run = 1; i + run < npages &&
+			      pages[i + run] == nth_page(pages[i], run); run++)
+			;
+		unpin_range(pages[i], run, dirty);
+	}
+}
+
 void unpin_user_page(struct page *page)
 {
 	unpin_one(page, 1, false);
@@ -182,29 +222,19 @@ void unpin_user_page(struct page *page)
 
 void unpin_user_pages(struct page **pages, unsigned long npages)
 {
-	unsigned long i;
-
-	for (i = 0; i < npages; i++)
-		unpin_one(pages[i], 1, false);
+	unpin_array(pages, npages, false);
 }
 
 void unpin_user_pages_dirty_lock(struct page **pages, unsigned long npages,
 				 bool make_dirty)
 {
-	unsigned long i;
-
-	for (i = 0; i < npages; i++)
-		unpin_one(pages[i], 1, make_dirty);
+	unpin_array(pages, npages, make_dirty);
 }
 
 void unpin_user_page_range_dirty_lock(struct page *page, unsigned long npages,
 				      bool make_dirty)
 {
-	struct sim_page *p = (struct sim_page *)page;
-	unsigned long i;
-
-	for (i = 0; i < npages; i++)
-		unpin_one((struct page *)(p + i), 1, make_dirty);
+	unpin_range(page, npages, make_dirty);
 }
 
 void unpin_folio(struct folio *folio)

@@ -861,6 +861,37 @@ int sim_page_unpin(struct sim_page *page, unsigned long n, int dirty)
 	return ret;
 }
 
+int sim_page_unpin_range(struct sim_page *page, unsigned long n, int dirty)
+{
+	int ret = 0;
+
+	sim_mm_lock_take();
+	while (n) {
+		struct sim_page *head = folio_head(page);
+		unsigned long in_folio = (1UL << folio_order(head)) -
+					 (unsigned long)(page - head);
+		unsigned long k;
+
+		if (in_folio > n)
+			in_folio = n;
+		if (sim_page_to_pfn(head) != sim_zero_pfn &&
+		    (unsigned long)head->pincount < in_folio) {
+			ret = -EINVAL;
+		} else if (sim_page_to_pfn(head) != sim_zero_pfn) {
+			if (dirty)
+				for (k = 0; k < in_folio; k++)
+					sim_page_set(page + k, SIM_PG_DIRTY);
+			head->pincount -= in_folio;
+			pins_outstanding -= in_folio;
+			folio_release_if_unused(head);
+		}
+		page += in_folio;
+		n -= in_folio;
+	}
+	sim_mm_lock_drop();
+	return ret;
+}
+
 int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write)
 {
 	int ret;

@@ -211,6 +211,38 @@ static void test_populate_faults_once_per_leaf(void **state)
 }
 
 /*
+ *   [ va, va+2M )  THP (one folio)  |  [ va+2M, +4 pages )  small pages
+ * Unpinning the whole range at once (runs of consecutive pages go a folio
+ * at a time) marks every page dirty and releases every pin; unpinning a
+ * page that holds no pin WARNs and changes nothing.
+ */
+static void test_unpin_of_a_range_across_folios_marks_every_page_dirty(void **state)
+{
+	struct kapi_mm_map m = { .len = PMD + 4 * PAGE, .kind = KAPI_MM_THP,
+				 .writable = 1, .align = PMD };
+	unsigned long n = PAGES_PER_PMD + 4, va, warnings;
+	unsigned long *pfns = calloc(n, sizeof(*pfns));
+
+	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+	assert_int_equal(kapi_mm_pin(va, n, 1, 1, pfns), n);
+	assert_pfns_are_what_the_cpu_sees(va, pfns, n);
+	assert_int_equal(kapi_mm_pins_outstanding(), n);
+	kapi_mm_unpin(pfns, n, 1);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	for (unsigned long i = 0; i < n; i++)
+		assert_true(sim_page_test(sim_pfn_to_page(pfns[i]), SIM_PG_DIRTY));
+
+	warnings = sim_kernel_warnings();
+	assert_int_equal(kapi_mm_pin(va, 1, 1, 1, pfns), 1);
+	kapi_mm_unpin(pfns, 1, 0);
+	kapi_mm_unpin(pfns, 1, 0);
+	assert_int_equal(sim_kernel_warnings(), warnings + 1);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	free(pfns);
+}
+
+/*
  *   [ va, va+4M )  THP, PMD aligned: two 2 MiB folios, PMD leaves
  * Pins land on the folios' pages, contiguous within each folio.  Where PMD
  * order exceeds the buddy's highest (64 KiB pages: 13 > 10) no PMD folio
@@ -446,6 +478,7 @@ int main(void)
 		T(test_read_pin_of_untouched_memory_is_the_zero_page),
 		T(test_populate_faults_once_per_leaf),
 		T(test_thp_vma_is_backed_by_pmd_folios),
+		T(test_unpin_of_a_range_across_folios_marks_every_page_dirty),
 		T(test_unmapped_pinned_page_lives_until_unpinned),
 		T(test_gup_hooks_shape_the_nth_call),
 		T(test_persistent_gup_hook_applies_to_every_later_call),

@@ -225,6 +225,14 @@ unsigned long sim_mm_nr_anon_pages(const struct sim_mm *mm);
  */
 void sim_page_pin(struct sim_page *page, unsigned long n);
 int sim_page_unpin(struct sim_page *page, unsigned long n, int dirty);
+/*
+ * One pin off each page of [page, page + n) (contiguous struct pages),
+ * under one lock and a folio at a time, as the kernel's
+ * unpin_user_page_range_dirty_lock() works.  A folio holding fewer pins
+ * than the range asks of it is left as it is and the call returns -EINVAL;
+ * the other folios are unpinned.
+ */
+int sim_page_unpin_range(struct sim_page *page, unsigned long n, int dirty);
 /* Pins taken and not yet released, over every page (an invariant). */
 unsigned long sim_pins_outstanding(void);
 int sim_page_is_zero(const struct sim_page *page);
