@@ -82,6 +82,32 @@ static inline unsigned int fuzz_below(struct fuzz_input *in, unsigned int n)
 }
 
 /*
+ * A page count in [1, max] from two bytes, small most of the time.  What a
+ * run costs is per-page work (pinning, IOMMU leaves, unmapping, zeroing),
+ * and most paths need only a few pages; the counts that matter beyond
+ * that are the ones around `edge` (a PMD's worth of pages: a huge leaf,
+ * a GUP batch of struct page pointers) and the largest.  The top four
+ * bits pick the class: 10 in 16 give 1..16 pages, 3 in 16 give 1..256,
+ * 2 in 16 give edge - 8 .. edge + 8, and 1 in 16 gives 1..max.
+ */
+static inline unsigned long fuzz_pages(struct fuzz_input *in,
+				       unsigned long max, unsigned long edge)
+{
+	unsigned int v = fuzz_u16(in), low = v & 0xfff, cls = v >> 12;
+	unsigned long n;
+
+	if (cls < 10)
+		n = low % 16 + 1;
+	else if (cls < 13)
+		n = low % 256 + 1;
+	else if (cls < 15)
+		n = edge - 8 + low % 17;
+	else
+		n = low % max + 1;
+	return n < max ? n : max;
+}
+
+/*
  * DMASIM_FUZZ_VERBOSE=1 in the environment: FUZZ_LOG() prints each
  * operation as it is decoded (to read what a saved crash does).
  */

@@ -56,6 +56,7 @@
 #include "fuzz_common.h"
 
 #define PAGE		SIM_PAGE_SIZE
+#define PMD_PAGES	(SIM_PMD_SIZE / SIM_PAGE_SIZE)
 #define MAX_STEPS	16
 #define MAX_BUFS	4
 #define MAX_ATTACH	6
@@ -407,7 +408,7 @@ static void step_alloc(struct fuzz_input *in)
 {
 	unsigned int how = fuzz_u8(in);
 	unsigned long long len;
-	unsigned int fd_flags = KAPI_O_RDWR | KAPI_O_CLOEXEC;
+	unsigned int blocks, fd_flags = KAPI_O_RDWR | KAPI_O_CLOEXEC;
 	unsigned long long heap_flags = 0;
 	unsigned long free_before = sim_buddy_nr_free();
 	unsigned int fds_before = kapi_nr_open_fds();
@@ -415,20 +416,26 @@ static void step_alloc(struct fuzz_input *in)
 
 	if (nr_bufs == MAX_BUFS)
 		return;
+	/*
+	 * Sizes are small most of the time (fuzz_pages()): a buffer costs per
+	 * chunk, and with a small order set (orders 0) per page.
+	 */
 	switch (how & 3) {
 	case 0:	/* pages */
-		len = ((unsigned long long)fuzz_u16(in) % 1024 + 1) * PAGE;
+		len = fuzz_pages(in, 1024, PMD_PAGES) * PAGE;
 		break;
-	case 1:	/* blocks of 2 MiB, give or take a page */
-		len = ((unsigned long long)fuzz_u8(in) % 8 + 1) << 21;
+	case 1:	/* blocks of 2 MiB, give or take a page: mostly one */
+		blocks = fuzz_u8(in);
+		len = (blocks < 192 ? 1ULL : blocks % 8 + 1ULL) << 21;
 		len += ((how >> 2) & 1) ? PAGE : 0;
 		len -= ((how >> 3) & 1) ? PAGE : 0;
 		break;
-	case 2:	/* any length, not a page multiple */
-		len = fuzz_u32(in) % (4u << 20);
+	case 2:	/* any length below a page count, 0 included */
+		len = fuzz_pages(in, 1024, PMD_PAGES) * PAGE;
+		len = fuzz_u32(in) % len;
 		break;
-	default:	/* large: up to 16 MiB (zeroing costs per byte) */
-		len = ((unsigned long long)fuzz_u8(in) + 1) << 16;
+	default:	/* large: 64 KiB units, up to 16 MiB */
+		len = (unsigned long long)fuzz_pages(in, 256, 32) << 16;
 		break;
 	}
 	if (how & 0x10)

@@ -310,7 +310,7 @@ static void op_mmap(struct fuzz_input *in, int kind)
 {
 	struct vma *v = &s.vmas[s.nr_vmas];
 	unsigned int flags = fuzz_u8(in);
-	unsigned long pages = fuzz_u16(in) % 1024 + 1;
+	unsigned long pages = fuzz_pages(in, 1024, PMD / PAGE);
 	struct kapi_mm_map m = { 0 };
 	int ret;
 
@@ -371,7 +371,7 @@ static void op_map_dma(struct fuzz_input *in)
 		return;
 	v = &s.vmas[how % s.nr_vmas];
 	off = (fuzz_u16(in) % (v->len / PAGE)) * PAGE;
-	size = (fuzz_u16(in) % 2048 + 1) * PAGE;
+	size = fuzz_pages(in, 2048, PMD / PAGE) * PAGE;
 	if (!(how & 0x80) && size > v->len - off)
 		size = v->len - off;	/* mostly inside the VMA */
 	va = v->va + off;
