@@ -82,6 +82,32 @@ static inline unsigned int fuzz_below(struct fuzz_input *in, unsigned int n)
 }
 
 /*
+ * ASan's quarantine (freed memory held back so that a use after free is
+ * caught) is 256 MiB by default: every allocation then lands on memory
+ * last touched hundreds of inputs ago, cold in every cache.  4 MiB holds
+ * more than a whole input frees, so a use after free within an input is
+ * still caught: over the corpora an input allocates at most 75 KB
+ * (fuzz_type1) and 592 KB (fuzz_heap; 4 buffers of 4,096 pages and 6
+ * attachments, each with a 4,096-entry scatterlist, would be 1.3 MB).
+ * Measured, replaying with ASan+UBSan: a 2-byte fuzz_type1 input costs
+ * 27 us with the default, 12 us with 4 MiB; fuzz_type1's corpus 97 us per
+ * input with 16 MiB, 77 us with 4 MiB.  ASAN_OPTIONS in the environment
+ * still wins (OSS-Fuzz sets its own).
+ */
+#ifdef __has_feature
+#if __has_feature(address_sanitizer)
+#define FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(FUZZ_ASAN)
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "quarantine_size_mb=4";
+}
+#endif
+
+/*
  * A page count in [1, max] from two bytes, small most of the time.  What a
  * run costs is per-page work (pinning, IOMMU leaves, unmapping, zeroing),
  * and most paths need only a few pages; the counts that matter beyond
