@@ -8,7 +8,9 @@
 # The simulator, the kernel shims and the kernel code are built by meson with
 # the same $CC and $CFLAGS (so they carry the engine's coverage and the
 # sanitizer), as static libraries; this script compiles each harness and
-# links it against them.  libfiu is linked statically: the runner image
+# links it against them.  With libFuzzer's flags, the harnesses meson's
+# fuzz_quiet_sim names link a simulator without coverage, as meson's own
+# fuzzing build does (fuzz/meson.build says why).  libfiu is linked statically: the runner image
 # does not have it.
 #
 # Outside OSS-Fuzz, e.g. with Debian's clang alone:
@@ -39,11 +41,30 @@ CC="$CC" CFLAGS="$CFLAGS" LDFLAGS="${LDFLAGS:-}" \
 	-Dfuzzing=false >/dev/null
 ninja -C "$BUILD" core/libdmasim_kernel_core.a sim/libdmasim_sim.a
 
+# fuzz/meson.build's fuzz_quiet_sim harnesses learn from the kernel code's
+# edges alone: with libFuzzer's flags, they link a second simulator built
+# without coverage instrumentation (still with the sanitizers).
+quiet_targets=$(sed -n "s/^fuzz_quiet_sim = \[\(.*\)\]/\1/p" \
+	"$SRC_DIR/fuzz/meson.build" | tr -d "',")
+quiet_sim=$BUILD/sim/libdmasim_sim.a
+case " $CFLAGS " in
+*" -fsanitize=fuzzer-no-link "*)
+	rm -rf "$BUILD-quiet"
+	CC="$CC" CFLAGS="$CFLAGS -fno-sanitize=fuzzer-no-link" \
+		LDFLAGS="${LDFLAGS:-}" meson setup "$BUILD-quiet" "$SRC_DIR" \
+		--buildtype=plain -Db_ndebug=false -Dfuzzing=false >/dev/null
+	ninja -C "$BUILD-quiet" sim/libdmasim_sim.a
+	quiet_sim=$BUILD-quiet/sim/libdmasim_sim.a
+	;;
+esac
+
 plain_args=(-I"$SRC_DIR/include" -I"$SRC_DIR/fuzz" -D_GNU_SOURCE -DFIU_ENABLE=1
 	    -DDMASIM_PAGE_SHIFT=12 -std=gnu11)
-libs=(-Wl,--whole-archive "$BUILD/core/libdmasim_kernel_core.a"
-      -Wl,--no-whole-archive "$BUILD/sim/libdmasim_sim.a"
-      -Wl,-Bstatic -lfiu -Wl,-Bdynamic -ldl -lm -lpthread)
+libs_with() {	# the simulator library to link
+	libs=(-Wl,--whole-archive "$BUILD/core/libdmasim_kernel_core.a"
+	      -Wl,--no-whole-archive "$1"
+	      -Wl,-Bstatic -lfiu -Wl,-Bdynamic -ldl -lm -lpthread)
+}
 
 built=0
 for src in "$SRC_DIR"/fuzz/fuzz_*.c; do
@@ -51,6 +72,10 @@ for src in "$SRC_DIR"/fuzz/fuzz_*.c; do
 	target=${name#fuzz_}
 	# The differential harness needs two implementations: not here.
 	[ "$target" = differential ] && continue
+	libs_with "$BUILD/sim/libdmasim_sim.a"
+	case " $quiet_targets " in
+	*" $target "*) libs_with "$quiet_sim" ;;
+	esac
 	# shellcheck disable=SC2086
 	$CC $CFLAGS "${plain_args[@]}" -c "$src" -o "$WORK/$name.o"
 	# shellcheck disable=SC2086
