@@ -30,10 +30,7 @@ for bin in "${bins[@]}"; do
 	[ -f "$opts" ] || opts=fuzz/fuzz_${target%_pgsize}.options
 	args=(-max_total_time="$per" -print_final_stats=1 -rss_limit_mb=512
 	      -timeout=10 -artifact_prefix="fuzz/out/ci-$name-")
-	maxlen=$(sed -n 's/^max_len *= *//p' "$opts" 2>/dev/null || true)
-	dict=$(sed -n 's/^dict *= *//p' "$opts" 2>/dev/null || true)
-	[ -n "$maxlen" ] && args+=(-max_len="$maxlen")
-	[ -n "$dict" ] && args+=(-dict="fuzz/$dict")
+	mapfile -t -O ${#args[@]} args < <(tools/fuzz-options.sh "$opts")
 	work=$(mktemp -d)
 	cp fuzz/corpus/"$target"/* "$work"/
 	result=ok

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Fuzzing throughput, as JSON on stdout: every libFuzzer harness (build-fuzz/,
 # clang, ASan+UBSan, one process, one core) for DMASIM_BENCH_SECONDS
-# (default 10) from a copy of its seed corpus, with its .options max_len.
+# (default 10) from a copy of its seed corpus, with its .options flags.
 # fuzz_iommu_pgsize is also measured with one operation per input
 # (max_len 34), the cost of one page-size choice end to end.  The 1-minute
 # load average is recorded: on a shared machine exec/s scale with it, so
@@ -24,16 +24,18 @@ if [ -z "${DMASIM_FUZZ_BUILD:-}" ]; then
 fi
 
 measure() {	# name bin target max_len
-	local name=$1 bin=$2 target=$3 maxlen=$4 work log
+	local name=$1 bin=$2 target=$3 maxlen=$4 work log opts
 	work=$(mktemp -d)
 	log=$work.log
 	cp fuzz/corpus/"$target"/* "$work"/
+	# The .options flags but max_len, which the caller gives.
+	mapfile -t opts < <(tools/fuzz-options.sh "fuzz/fuzz_$target.options" max_len)
 	# CPU seconds (user + system) of the fuzzer: exec per CPU second is
 	# what the harness costs; exec/s is that divided by the machine's load.
 	{ TIMEFORMAT='%3U %3S'; time taskset -c 0 "$bin" -max_total_time="$secs" \
 		-print_final_stats=1 -max_len="$maxlen" -rss_limit_mb=512 \
-		-artifact_prefix="fuzz/out/bench-$name-" "$work" >"$log" 2>&1 \
-		|| true; } 2>"$work.cpu"
+		"${opts[@]}" -artifact_prefix="fuzz/out/bench-$name-" "$work" \
+		>"$log" 2>&1 || true; } 2>"$work.cpu"
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$work.cpu")
 	printf '    {"harness": "%s", "seconds": %s, "max_len": %s, "runs": %s, "exec_per_sec": %s, "cpu_seconds": %s, "exec_per_cpu_sec": %s, "peak_rss_mb": %s, "coverage": %s, "corpus_files": %s}' \
