@@ -9,8 +9,8 @@
 # the same $CC and $CFLAGS (so they carry the engine's coverage and the
 # sanitizer), as static libraries; this script compiles each harness and
 # links it against them.  With libFuzzer's flags, the harnesses meson's
-# fuzz_quiet_sim names link a simulator without coverage, as meson's own
-# fuzzing build does (fuzz/meson.build says why).  libfiu is linked statically: the runner image
+# fuzz_quiet_sim names are compiled, and link a simulator, without coverage,
+# as meson's own fuzzing build does (fuzz/meson.build says why).  libfiu is linked statically: the runner image
 # does not have it.
 #
 # Outside OSS-Fuzz, e.g. with Debian's clang alone:
@@ -42,13 +42,16 @@ CC="$CC" CFLAGS="$CFLAGS" LDFLAGS="${LDFLAGS:-}" \
 ninja -C "$BUILD" core/libdmasim_kernel_core.a sim/libdmasim_sim.a
 
 # fuzz/meson.build's fuzz_quiet_sim harnesses learn from the kernel code's
-# edges alone: with libFuzzer's flags, they link a second simulator built
-# without coverage instrumentation (still with the sanitizers).
+# edges alone: with libFuzzer's flags, the harness is compiled and the
+# simulator built a second time without coverage instrumentation (still
+# with the sanitizers).
 quiet_targets=$(sed -n "s/^fuzz_quiet_sim = \[\(.*\)\]/\1/p" \
 	"$SRC_DIR/fuzz/meson.build" | tr -d "',")
 quiet_sim=$BUILD/sim/libdmasim_sim.a
+quiet_cflags=
 case " $CFLAGS " in
 *" -fsanitize=fuzzer-no-link "*)
+	quiet_cflags=-fno-sanitize=fuzzer-no-link
 	rm -rf "$BUILD-quiet"
 	CC="$CC" CFLAGS="$CFLAGS -fno-sanitize=fuzzer-no-link" \
 		LDFLAGS="${LDFLAGS:-}" meson setup "$BUILD-quiet" "$SRC_DIR" \
@@ -73,11 +76,15 @@ for src in "$SRC_DIR"/fuzz/fuzz_*.c; do
 	# The differential harness needs two implementations: not here.
 	[ "$target" = differential ] && continue
 	libs_with "$BUILD/sim/libdmasim_sim.a"
+	harness_cflags=
 	case " $quiet_targets " in
-	*" $target "*) libs_with "$quiet_sim" ;;
+	*" $target "*)
+		libs_with "$quiet_sim"
+		harness_cflags=$quiet_cflags
+		;;
 	esac
 	# shellcheck disable=SC2086
-	$CC $CFLAGS "${plain_args[@]}" -c "$src" -o "$WORK/$name.o"
+	$CC $CFLAGS $harness_cflags "${plain_args[@]}" -c "$src" -o "$WORK/$name.o"
 	# shellcheck disable=SC2086
 	$CXX $CXXFLAGS "$WORK/$name.o" "${libs[@]}" $LIB_FUZZING_ENGINE \
 		-o "$OUT/$name"
