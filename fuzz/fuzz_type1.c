@@ -11,7 +11,9 @@
  * of one (or past its end) at an iova near 0, 1 GiB, 4 GiB or the top of
  * the 48-bit space; UNMAP_DMA of a range, of everything, or with a dirty
  * bitmap; dirty tracking start/stop/get; external pin/unpin; munmap;
- * close (and reopen).
+ * close (and reopen).  Sizes are small most of the time (fuzz_pages():
+ * a run's cost is its per-page work), up to 2,048 pages for one MAP_DMA
+ * and 4,096 for all of an input's (MAX_INPUT_PAGES).
  *
  * Invariants, after every operation:
  * - right after a MAP_DMA succeeds: every page of the range translates in
@@ -60,6 +62,13 @@
 #define MAX_DMAS	16
 #define MAX_VPFNS	64
 #define NR_SAMPLES	3
+/*
+ * What one input may ask MAP_DMA for in all, in pages: a MAP_DMA pins,
+ * maps and later unmaps and unpins every page it asks for (or pins up to
+ * where it fails, then unwinds), so this bounds an input's cost.  One
+ * MAP_DMA still reaches 2,048 pages (four GUP batches).
+ */
+#define MAX_INPUT_PAGES	4096
 
 struct vma {
 	unsigned long va, len;
@@ -95,6 +104,7 @@ static struct {
 	struct vpfn vpfns[MAX_VPFNS];
 	unsigned int nr_vpfns;
 	unsigned long domains_at_start, devices_at_start;
+	unsigned long pages_asked;	/* by MAP_DMA so far, MAX_INPUT_PAGES at most */
 } s;
 
 static int booted;
@@ -322,7 +332,10 @@ static void op_mmap(struct fuzz_input *in, int kind)
 	m.align = PUD;
 	m.misalign = ((flags >> 2) & 3) * PMD + ((flags >> 4) & 1) * PAGE;
 	if (kind == KAPI_MM_THP) {
-		m.len = ((flags >> 5) % 4 + 1) * PMD + (pages % 8) * PAGE;
+		/* One PMD five times in eight, else two, three or four. */
+		static const unsigned int pmds[8] = { 1, 1, 1, 1, 1, 2, 3, 4 };
+
+		m.len = pmds[flags >> 5] * PMD + (pages % 8) * PAGE;
 	} else if (kind == KAPI_MM_PFNMAP) {
 		unsigned long bar_mis = (fuzz_u8(in) % 4) * PMD;
 
@@ -379,6 +392,11 @@ static void op_map_dma(struct fuzz_input *in)
 	flags = (how >> 4) & 3 ? KAPI_VFIO_DMA_MAP_RW : KAPI_VFIO_DMA_MAP_FLAG_READ;
 	if ((how & 0x40) && (how & 0x20))
 		flags = 0;
+	if (size / PAGE > MAX_INPUT_PAGES - s.pages_asked)
+		size = (MAX_INPUT_PAGES - s.pages_asked) * PAGE;
+	if (!size)
+		return;
+	s.pages_asked += size / PAGE;
 
 	pins = kapi_mm_pins_outstanding();
 	locked = kapi_mm_locked_vm();
