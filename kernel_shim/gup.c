@@ -11,11 +11,11 @@
  * are taken in one step, one pin each, as the kernel's follow_page_mask()
  * page mask lets __get_user_pages() do.  The unpin family releases runs of
  * consecutive pages a folio at a time (sim_page_unpin_range), as the
- * kernel's gup_folio_next()/gup_folio_range_next() do.  Like the kernel's __get_user_pages()
- * it moves from one VMA to the next when they are adjacent, stops at a hole
- * or at a VMA it cannot pin from (VM_IO|VM_PFNMAP, or read-only for
- * FOLL_WRITE) and then returns what it pinned, or -EFAULT if it pinned
- * nothing.
+ * kernel's gup_folio_next()/gup_folio_range_next() do.  Like the kernel's
+ * __get_user_pages() it moves from one VMA to the next when they are
+ * adjacent, stops at a hole or at a VMA it cannot pin from
+ * (VM_IO|VM_PFNMAP, or read-only for FOLL_WRITE) and then returns what it
+ * pinned, or -EFAULT if it pinned nothing.
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>

@@ -25,6 +25,7 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 #include <shim/fs.h>
+#include <shim/sg_table.h>
 #include <linux/iommu.h>
 #include <linux/iommu-dma.h>
 #include <shim/iommu_sim.h>
@@ -247,28 +248,6 @@ unsigned int kapi_attach_nr_segments(const struct kapi_attach *ka)
 	return ka->sgt ? ka->sgt->nents : 0;
 }
 
-/*
- * Entry i of a table sg_alloc_table() laid out (see <linux/scatterlist.h>):
- * every chunk that is followed holds SG_MAX_SINGLE_ALLOC - 1 entries and
- * then the link, so whole chunks are hopped over, not walked entry by
- * entry (callers ask for every entry in turn).
- */
-static struct scatterlist *kapi_sgt_entry(struct sg_table *sgt,
-					  unsigned int i)
-{
-	unsigned int per_chunk = SG_MAX_SINGLE_ALLOC - 1;
-	unsigned int left = sgt->orig_nents;
-	struct scatterlist *chunk = sgt->sgl;
-
-	while (left > SG_MAX_SINGLE_ALLOC && i >= per_chunk) {
-		BUG_ON(!sg_is_chain(&chunk[per_chunk]));
-		chunk = sg_chain_ptr(&chunk[per_chunk]);
-		left -= per_chunk;
-		i -= per_chunk;
-	}
-	return &chunk[i];
-}
-
 int kapi_attach_sg_entry(const struct kapi_attach *ka, unsigned int i,
 			 struct kapi_sg_entry *entry)
 {
@@ -276,7 +255,7 @@ int kapi_attach_sg_entry(const struct kapi_attach *ka, unsigned int i,
 
 	if (!ka->sgt || i >= ka->sgt->orig_nents)
 		return -EINVAL;
-	sg = kapi_sgt_entry(ka->sgt, i);
+	sg = shim_sg_table_entry(ka->sgt, i);
 	entry->pfn = page_to_pfn(sg_page(sg));
 	entry->offset = sg->offset;
 	entry->length = sg->length;

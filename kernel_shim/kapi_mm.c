@@ -5,6 +5,7 @@
  * code under test uses (GUP, fixup_user_fault, account_locked_vm,
  * follow_pfnmap), each taken with the locks the kernel's callers hold.
  */
+#include <linux/array_size.h>
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/mm.h>
@@ -346,21 +347,15 @@ long kapi_mm_pin(unsigned long addr, unsigned long npages, int write,
 
 void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty)
 {
-	struct page **pages = sim_kmalloc((n ? n : 1) * sizeof(*pages), 0);
-	unsigned long i;
+	struct page *batch[64];
+	unsigned long i, k;
 
-	if (!pages) {	/* a test's own allocation: no fault point */
-		for (i = 0; i < n; i++) {
-			struct page *page = (struct page *)sim_pfn_to_page(pfns[i]);
-
-			unpin_user_pages_dirty_lock(&page, 1, dirty);
-		}
-		return;
+	/* unpin_user_pages_dirty_lock() on 64 pages at a time. */
+	for (i = 0; i < n; i += k) {
+		for (k = 0; k < ARRAY_SIZE(batch) && i + k < n; k++)
+			batch[k] = (struct page *)sim_pfn_to_page(pfns[i + k]);
+		unpin_user_pages_dirty_lock(batch, k, dirty);
 	}
-	for (i = 0; i < n; i++)
-		pages[i] = (struct page *)sim_pfn_to_page(pfns[i]);
-	unpin_user_pages_dirty_lock(pages, n, dirty);
-	sim_kfree(pages);
 }
 
 unsigned long kapi_mm_pins_outstanding(void)

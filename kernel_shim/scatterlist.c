@@ -9,11 +9,13 @@
  * one kernel heap object (so it shows in sim_kmalloc_outstanding()), and
  * each chunk allocation first asks "shim/scatterlist/sg_alloc_table".
  */
+#include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include <dmasim/sim.h>
+#include <shim/sg_table.h>
 
 struct scatterlist *sg_next(struct scatterlist *sg)
 {
@@ -78,6 +80,20 @@ static void sg_free_chunks(struct scatterlist *sgl, unsigned int nr)
 			sgl = sg_chain_ptr(&chunk[SG_CHUNK_DATA]);
 		sim_kfree(chunk);
 	}
+}
+
+struct scatterlist *shim_sg_table_entry(struct sg_table *sgt, unsigned int i)
+{
+	unsigned int left = sgt->orig_nents;
+	struct scatterlist *chunk = sgt->sgl;
+
+	while (left > SG_MAX_SINGLE_ALLOC && i >= SG_CHUNK_DATA) {
+		BUG_ON(!sg_is_chain(&chunk[SG_CHUNK_DATA]));
+		chunk = sg_chain_ptr(&chunk[SG_CHUNK_DATA]);
+		left -= SG_CHUNK_DATA;
+		i -= SG_CHUNK_DATA;
+	}
+	return &chunk[i];
 }
 
 int sg_alloc_table(struct sg_table *table, unsigned int nents, gfp_t gfp_mask)

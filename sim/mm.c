@@ -442,7 +442,9 @@ static void sim_page_pin_locked(struct sim_page *page, unsigned long n)
 	pins_outstanding += n;
 }
 
-static int sim_page_unpin_locked(struct sim_page *page, unsigned long n, int dirty)
+/* n pins off page's folio; the nr_dirty pages from page are marked dirty. */
+static int sim_page_unpin_locked(struct sim_page *page, unsigned long n,
+				 unsigned long nr_dirty)
 {
 	struct sim_page *head = folio_head(page);
 
@@ -450,8 +452,8 @@ static int sim_page_unpin_locked(struct sim_page *page, unsigned long n, int dir
 		return 0;
 	if ((unsigned long)head->pincount < n)
 		return -EINVAL;
-	if (dirty)
-		sim_page_set(page, SIM_PG_DIRTY);
+	while (nr_dirty--)
+		sim_page_set(page + nr_dirty, SIM_PG_DIRTY);
 	head->pincount -= n;
 	pins_outstanding -= n;
 	folio_release_if_unused(head);
@@ -718,12 +720,18 @@ static void sim_mm_zap_range_locked(struct sim_mm *mm, unsigned long start, unsi
 /* ------------------------------------------------------------------------
  * Map and unmap VMAs
  */
-/* The address after the leaf mapping addr (the next page if none). */
-static unsigned long populate_next(struct sim_mm *mm, unsigned long addr)
+/*
+ * The address after the leaf mapping addr: the next page but in a THP VMA,
+ * whose faults may map a PMD leaf (the only VMA a walk is asked of).
+ */
+static unsigned long populate_next(struct sim_mm *mm,
+				   const struct sim_vma_info *info,
+				   unsigned long addr)
 {
 	struct sim_walk w;
 
-	if (sim_mm_walk(mm, addr, &w) || w.level == SIM_PT_PTE)
+	if (info->kind != SIM_VMA_THP || sim_mm_walk(mm, addr, &w) ||
+	    w.level == SIM_PT_PTE)
 		return addr + SIM_PAGE_SIZE;
 	return (addr | ((1UL << level_shift(w.level)) - 1)) + 1;
 }
@@ -780,7 +788,7 @@ static int sim_mm_map_locked(struct sim_mm *mm, const struct sim_vma_info *info,
 			 * one fault per THP, not one per 4K page of it.
 			 */
 			for (addr = info->start; addr < info->end && !ret;
-			     addr = populate_next(mm, addr))
+			     addr = populate_next(mm, info, addr))
 				ret = sim_mm_fault(mm, addr,
 						   !!(info->flags & SIM_VMA_WRITE));
 		}
@@ -856,7 +864,7 @@ int sim_page_unpin(struct sim_page *page, unsigned long n, int dirty)
 	int ret;
 
 	sim_mm_lock_take();
-	ret = sim_page_unpin_locked(page, n, dirty);
+	ret = sim_page_unpin_locked(page, n, dirty ? 1 : 0);
 	sim_mm_lock_drop();
 	return ret;
 }
@@ -870,21 +878,11 @@ int sim_page_unpin_range(struct sim_page *page, unsigned long n, int dirty)
 		struct sim_page *head = folio_head(page);
 		unsigned long in_folio = (1UL << folio_order(head)) -
 					 (unsigned long)(page - head);
-		unsigned long k;
 
 		if (in_folio > n)
 			in_folio = n;
-		if (sim_page_to_pfn(head) != sim_zero_pfn &&
-		    (unsigned long)head->pincount < in_folio) {
+		if (sim_page_unpin_locked(page, in_folio, dirty ? in_folio : 0))
 			ret = -EINVAL;
-		} else if (sim_page_to_pfn(head) != sim_zero_pfn) {
-			if (dirty)
-				for (k = 0; k < in_folio; k++)
-					sim_page_set(page + k, SIM_PG_DIRTY);
-			head->pincount -= in_folio;
-			pins_outstanding -= in_folio;
-			folio_release_if_unused(head);
-		}
 		page += in_folio;
 		n -= in_folio;
 	}

@@ -40,15 +40,19 @@ measure() {	# name bin target max_len
 	# Each output line gets its arrival time: the second half's exec/s is
 	# the rate once the seeds are loaded and libFuzzer's feature
 	# frequencies have settled (a fresh process runs slower at first).
-	/usr/bin/time -o "$work.cpu" -f '%U %S' taskset -c "$cpu_nr" "$bin" \
+	# (Through a FIFO, so that the shell's time counts the fuzzer alone.)
+	mkfifo "$work.fifo"
+	while IFS= read -r line; do
+		printf '%s %s\n' "$EPOCHREALTIME" "$line"
+	done <"$work.fifo" >"$log" &
+	{ TIMEFORMAT='%3U %3S'; time taskset -c "$cpu_nr" "$bin" \
 		-max_total_time="$secs" -print_final_stats=1 -max_len="$maxlen" \
 		-rss_limit_mb=512 "${opts[@]}" \
-		-artifact_prefix="fuzz/out/bench-$name-" "$work" 2>&1 |
-		while IFS= read -r line; do
-			printf '%s %s\n' "$EPOCHREALTIME" "$line"
-		done >"$log" || true
+		-artifact_prefix="fuzz/out/bench-$name-" "$work" \
+		>"$work.fifo" 2>&1 || true; } 2>"$work.cpu"
+	wait
 	runs=$(sed -n 's/^[0-9.]* stat::number_of_executed_units: *//p' "$log")
-	cpu=$(awk '/Command exited/ { next } { printf "%.2f", $1 + $2 }' "$work.cpu")
+	cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$work.cpu")
 	half=$(awk -v secs="$secs" '
 		$2 ~ /^#[0-9]+$/ {
 			t = $1; n = substr($2, 2)
@@ -64,7 +68,7 @@ measure() {	# name bin target max_len
 		"$(sed -n 's/^[0-9.]* stat::peak_rss_mb: *//p' "$log")" \
 		"$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)" \
 		"$(find "$work" -type f | wc -l)"
-	rm -rf "$work" "$log" "$work.cpu"
+	rm -rf "$work" "$log" "$work.cpu" "$work.fifo"
 }
 
 mkdir -p fuzz/out

@@ -10,8 +10,8 @@
 # sanitizer), as static libraries; this script compiles each harness and
 # links it against them.  With libFuzzer's flags, the harnesses meson's
 # fuzz_quiet_sim names are compiled, and link a simulator, without coverage,
-# as meson's own fuzzing build does (fuzz/meson.build says why).  libfiu is linked statically: the runner image
-# does not have it.
+# as meson's own fuzzing build does (fuzz/meson.build says why).  libfiu is
+# linked statically: the runner image does not have it.
 #
 # Outside OSS-Fuzz, e.g. with Debian's clang alone:
 #   CC=clang CXX=clang++ \
