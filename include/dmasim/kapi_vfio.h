@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmasim: plain-C entry points into a VFIO container backed by the IOMMU
- * backend under test (type1), as a VMM drives it (kernel_shim/kapi_vfio.c).
+ * backend under test (type1), as a VMM drives it (kapi/kapi_vfio.c).
  *
  * A container is opened on the registered backend (kapi_boot() first), in
  * the calling thread's current process (kapi_mm.h): MAP_DMA pins that
