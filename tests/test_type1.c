@@ -659,8 +659,11 @@ static void test_extensions_type1_offers(void **state)
  * pages; the 64 KiB device goes, and the container's page size drops to
  * 4 KiB.  The bitmaps must be resized before detach marks everything dirty
  * (fuzz_type1 found the unresized fill running 16x past them, in this
- * project's type1 and in Linux 6.12's, whose file is left as it is: the
- * test is skipped for upstream).
+ * project's type1 and in Linux 6.12's).  A tree with that overrun
+ * (DMASIM_IMPL_DIRTY_BITMAP_OVERRUN, docs/kernel-bugs.md) is an expected
+ * failure by name: its 32-byte fill of a 16-byte bitmap lands in the slab
+ * red zone (sim/slab.c), reported when the bitmap is freed; a tree that
+ * fixes it fails here until impl.h says so.
  *
  *   IOVA 0                          1 MiB
  *        |------ one anonymous DMA ----|   16 pages of 64K -> 256 of 4K
@@ -671,18 +674,13 @@ static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 	struct kapi_mm_map m = {
 		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = 2 * MiB,
 	};
-	unsigned long long bits[MiB / PAGE / 64], unmapped;
+	unsigned long long bits[MiB / PAGE / 64], unmapped, redzone_hits;
 	struct kapi_vfio_dev *dev64k, *emul;
 	unsigned long va;
 
 	/* 2 MiB folios: physically contiguous, so 64 KiB IOMMU pages fit. */
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 
-	if (strcmp(DMASIM_IMPL, "core")) {
-		kapi_vfio_close(c);
-		kapi_mm_munmap(va);
-		skip();
-	}
 	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_ARM_LPAE_64K,
 						    &dev64k), 0);
 	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &emul), 0);
@@ -695,8 +693,21 @@ static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 	at_start.warnings++;
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 
+	redzone_hits = sim_slab_redzone_hits();
 	kapi_vfio_detach_dev(c, dev64k);
 
+	if (DMASIM_IMPL_DIRTY_BITMAP_OVERRUN) {
+		/* Freeing the bitmaps finds their red zones written. */
+		assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+		assert_int_equal(sim_slab_redzone_hits(), redzone_hits + 1);
+		assert_int_equal(sim_kernel_warnings(), at_start.warnings + 1);
+		at_start.warnings++;
+		print_message("XFAIL type1 dirty bitmap overrun "
+			      "(docs/kernel-bugs.md)\n");
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		return;
+	}
 	/* Now in 4 KiB pages: every one of the 256 reads dirty. */
 	memset(bits, 0, sizeof(bits));
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, MiB, PAGE, bits,
@@ -704,6 +715,7 @@ static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 	for (unsigned long i = 0; i < MiB / PAGE / 64; i++)
 		assert_int_equal(bits[i], ~0ULL);
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	assert_int_equal(sim_slab_redzone_hits(), redzone_hits);
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, MiB, 0, &unmapped), 0);
 	assert_int_equal(unmapped, MiB);
 	kapi_vfio_detach_dev(c, emul);
