@@ -37,8 +37,10 @@
  *     kernel is meant to give; the cmocka teardown
  *     check_and_destroy_the_machine() does both;
  *   - mappings from a struct kapi_mm_map with designated initialisers
- *     (map_memory(), map_anon(), map_bar()), VFIO containers and devices
- *     (open_a_container(), attach_a_device_of_format(), ...).
+ *     (map_memory(), map_anon(), map_anon_at(), map_bar()), VFIO
+ *     containers, devices and DMAs (open_a_container(),
+ *     attach_a_device_of_format(), map_dma(), unmap_dma_exactly(),
+ *     assert_iommu_matches_cpu(), ...).
  *
  * The fail-nth sweeps (sweep.h) build on the same snapshot.  A test
  * includes "shared.h" (and "sweep.h" for sweeps) besides <dmasim/...>,
@@ -195,6 +197,12 @@ void assert_nothing_left_behind(void);
 /* n WARNs came since at_start (and the last check): expected, absorbed. */
 void expect_warnings(unsigned long long n);
 /*
+ * n IOMMU leaves were freed with their domain since at_start (type1 frees
+ * a detached group's domain without unmapping when another domain keeps
+ * the DMAs): expected, absorbed.
+ */
+void expect_leaves_dropped(unsigned long long n);
+/*
  * The end of a scenario: no fatal signal pending, GUP hooks and the
  * legacy addr_mask switch reset, assert_nothing_held(), the current
  * process (if any) exits, assert_nothing_left_behind(), the machine is
@@ -207,6 +215,8 @@ int check_and_destroy_the_machine(void **state);
 unsigned long map_memory(const struct kapi_mm_map *m);
 /* The everyday buffer: len bytes of anonymous memory, writable, PMD-aligned. */
 unsigned long map_anon(unsigned long len);
+/* len bytes of anonymous writable memory at va exactly. */
+unsigned long map_anon_at(unsigned long va, unsigned long len);
 
 /* Where sim_bar_create() puts a BAR in the physical address map. */
 struct bar_placement {
@@ -233,5 +243,14 @@ struct kapi_vfio_dev *attach_a_device_with(struct kapi_vfio *c,
 					   const struct kapi_vfio_dev_opts *o);
 /* An emulated device (mdev-style: pins through the external interface). */
 struct kapi_vfio_dev *attach_an_emulated_device(struct kapi_vfio *c);
+/* MAP_DMA of [va, +size) at iova with prot (KAPI_VFIO_DMA_MAP_*), asserted. */
+void map_dma(struct kapi_vfio *c, unsigned long va, unsigned long long iova,
+	     unsigned long long size, unsigned int prot);
+/* UNMAP_DMA of [iova, +size): 0, and exactly size bytes unmapped. */
+void unmap_dma_exactly(struct kapi_vfio *c, unsigned long long iova,
+		       unsigned long long size);
+/* The IOMMU translates [iova, +len) to exactly the CPU's pfns of [va, +len). */
+void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev, unsigned long long iova,
+			      unsigned long va, unsigned long long len);
 
 #endif

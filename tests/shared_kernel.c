@@ -91,6 +91,12 @@ void expect_warnings(unsigned long long n)
 	at_start.warnings += n;
 }
 
+void expect_leaves_dropped(unsigned long long n)
+{
+	assert_int_equal(sim_iommu_leaves_dropped(), at_start.leaves_dropped + n);
+	at_start.leaves_dropped += n;
+}
+
 void check_and_destroy(void)
 {
 	struct kapi_proc *p = kapi_proc_current();
@@ -128,6 +134,13 @@ unsigned long map_anon(unsigned long len)
 {
 	return map_memory(&(struct kapi_mm_map){
 		.len = len, .kind = KAPI_MM_ANON, .writable = 1, .align = PMD,
+	});
+}
+
+unsigned long map_anon_at(unsigned long va, unsigned long len)
+{
+	return map_memory(&(struct kapi_mm_map){
+		.addr = va, .len = len, .kind = KAPI_MM_ANON, .writable = 1,
 	});
 }
 
@@ -185,4 +198,32 @@ struct kapi_vfio_dev *attach_an_emulated_device(struct kapi_vfio *c)
 
 	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &dev), 0);
 	return dev;
+}
+
+void map_dma(struct kapi_vfio *c, unsigned long va, unsigned long long iova,
+	     unsigned long long size, unsigned int prot)
+{
+	assert_int_equal(kapi_vfio_map_dma(c, va, iova, size, prot), 0);
+}
+
+void unmap_dma_exactly(struct kapi_vfio *c, unsigned long long iova,
+		       unsigned long long size)
+{
+	unsigned long long unmapped = ~0ULL;
+
+	assert_int_equal(kapi_vfio_unmap_dma(c, iova, size, 0, &unmapped), 0);
+	assert_int_equal(unmapped, size);
+}
+
+void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev, unsigned long long iova,
+			      unsigned long va, unsigned long long len)
+{
+	for (unsigned long long off = 0; off < len; off += PAGE) {
+		unsigned long io_pfn, cpu_pfn;
+
+		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, iova + off,
+							   &io_pfn), 0);
+		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
+		assert_int_equal(io_pfn, cpu_pfn);
+	}
 }
