@@ -210,6 +210,8 @@ void expect_leaves_dropped(unsigned long long n);
  */
 void check_and_destroy(void);
 int check_and_destroy_the_machine(void **state);
+/* The same, not checking what `unchecked` (LEAK_*) says, with the reason. */
+void check_and_destroy_except(unsigned int unchecked);
 
 /* mmap *m into the current process, asserted; returns the address (m->addr if set). */
 unsigned long map_memory(const struct kapi_mm_map *m);
