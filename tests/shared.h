@@ -185,6 +185,8 @@ extern struct leak_snapshot at_start;
  * cleared, then at_start taken.
  */
 void given_a_booted_machine(const struct sim_config *cfg);
+/* cmocka group setup: kapi_boot() before any machine, asserted. */
+int boot_the_kernel(void **state);
 /* A new process (kapi_proc_create()), made current; GUP hooks cleared. */
 struct kapi_proc *given_a_process(void);
 /*

@@ -52,6 +52,12 @@ void given_a_booted_machine(const struct sim_config *cfg)
 	leak_snapshot_take(&at_start);
 }
 
+int boot_the_kernel(void **state)
+{
+	assert_int_equal(kapi_boot(), 0);
+	return 0;
+}
+
 struct kapi_proc *given_a_process(void)
 {
 	struct kapi_proc *p = kapi_proc_create();
