@@ -18,6 +18,18 @@
 
 #include "shared.h"
 
+unsigned long mask_of_level(int level)
+{
+	switch (level) {
+	case SIM_PT_PUD:
+		return ~(PUD - 1);
+	case SIM_PT_PMD:
+		return ~(PMD - 1);
+	default:
+		return ~(PAGE - 1);
+	}
+}
+
 /* ---- fault injection by call number ---- */
 
 enum plan_kind { PLAN_ONLY_NTH, PLAN_FROM_NTH, PLAN_MASK };

@@ -11,7 +11,7 @@
  *   - sizes: KiB .. TiB, SZ_4K .. SZ_1G (hardware sizes, such as IOMMU
  *     page sizes), and PAGE, PMD, PUD, PAGES_PER_PMD, PAGES_PER_PUD
  *     derived from the build's page size (DMASIM_PAGE_SHIFT, <dmasim/sim.h>);
- *     ARRAY_SIZE();
+ *     ARRAY_SIZE(); mask_of_level() of a page-table leaf;
  *   - fault injection by call number: fail_nth_call_of(),
  *     fail_calls_from_nth_of(), fail_calls_in_mask_of(),
  *     fail_every_call_of(), run_at_nth_call_of(), ... stop_failing()
@@ -80,6 +80,9 @@
 #define PAGES_PER_PUD	(PUD / PAGE)
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The address mask of a leaf at level (SIM_PT_PTE/PMD/PUD = KAPI_MM_LEAF_*). */
+unsigned long mask_of_level(int level);
 
 /* ---- fault injection by call number (plain) ---- */
 
