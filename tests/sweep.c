@@ -267,3 +267,16 @@ int sweep_write_reached_beside_exe(void)
 	strcpy(path + n, ".reached");
 	return sweep_write_reached(path);
 }
+
+int sweep_slow_requested(int argc, char **argv)
+{
+	return argc > 1 && !strcmp(argv[1], "--slow");
+}
+
+int sweep_exit_status(int ret, int slow)
+{
+	/* The reach test reads what the default sweep reaches. */
+	if (!slow && sweep_write_reached_beside_exe())
+		return 1;
+	return ret;
+}

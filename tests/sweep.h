@@ -108,4 +108,12 @@ int sweep_write_reached(const char *path);
 /* sweep_write_reached() beside the running executable: "<exe>.reached". */
 int sweep_write_reached_beside_exe(void);
 
+/* A sweep test's argv asks for its longer sweep (--slow, suite 'slow'). */
+int sweep_slow_requested(int argc, char **argv);
+/*
+ * A sweep test's exit status: its cmocka result, or 1 if the default
+ * sweep's reach file (read by test_sweep_reach.c) cannot be written.
+ */
+int sweep_exit_status(int ret, int slow);
+
 #endif
