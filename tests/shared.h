@@ -33,16 +33,19 @@
  *     assert_nothing_held() mid-scenario (a process may still own its
  *     memory; nothing may stay pinned, charged, attached or open) and
  *     assert_nothing_left_behind() once every process exited (the whole
- *     snapshot is back to at_start), expect_warnings() for a WARN the
- *     kernel is meant to give; the cmocka teardown
- *     check_and_destroy_the_machine() does both;
+ *     snapshot is back to at_start), expect_warnings() and
+ *     expect_leaves_dropped() for what the kernel is meant to leave; the
+ *     cmocka teardown check_and_destroy_the_machine() does both
+ *     (check_and_destroy_except() leaves out what a file says it must);
+ *     boot_the_kernel() as a cmocka group setup, grow_the_fd_table();
  *   - mappings from a struct kapi_mm_map with designated initialisers
  *     (map_memory(), map_anon(), map_anon_at(), map_bar()), VFIO
  *     containers, devices and DMAs (open_a_container(),
  *     attach_a_device_of_format(), map_dma(), unmap_dma_exactly(),
  *     assert_iommu_matches_cpu(), ...).
  *
- * The fail-nth sweeps (sweep.h) build on the same snapshot.  A test
+ * The fail-nth sweeps (sweep.h, sweep.c: in the kernel part's library)
+ * build on the same snapshot.  A test
  * includes "shared.h" (and "sweep.h" for sweeps) besides <dmasim/...>,
  * cmocka and libc.
  */
