@@ -1416,7 +1416,7 @@ static void test_disable_hugepages_maps_page_by_page(void **state)
 	struct kapi_mm_map m = {
 		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
 	};
-	unsigned long va, io_pfn, cpu_pfn;
+	unsigned long va;
 
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
@@ -1426,11 +1426,8 @@ static void test_disable_hugepages_maps_page_by_page(void **state)
 					     SIM_PAGE_SHIFT), 2 * MiB / PAGE);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 2 * MiB / PAGE);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
-	for (unsigned long off = 0; off < 2 * MiB; off += 97 * PAGE) {
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, 0, va, 2 * MiB,
+							 NULL), 0);
 	unmap_exactly(c, 0, 2 * MiB);
 	kapi_vfio_close(c);
 }
@@ -1460,7 +1457,7 @@ static void test_disable_hugepages_switched_on_mid_map(void **state)
 {
 	struct kapi_vfio *c = open_v2_container();
 	struct kapi_vfio_dev *dev = attach_intel_device(c);
-	unsigned long va = mmap_anon(64 * PAGE), io_pfn, cpu_pfn;
+	unsigned long va = mmap_anon(64 * PAGE);
 	struct sim_counters before;
 
 	for (int i = 63; i >= 0; i--)
@@ -1474,11 +1471,8 @@ static void test_disable_hugepages_switched_on_mid_map(void **state)
 	sim_faults_arm(0);
 	assert_int_equal(sim_counters.c[SIM_CNT_GUP_CALL] -
 			 before.c[SIM_CNT_GUP_CALL], 1);
-	for (unsigned long off = 0; off < 64 * PAGE; off += PAGE) {
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, 0, va, 64 * PAGE,
+							 NULL), 0);
 	assert_int_equal(kapi_mm_locked_vm(), 64);
 	unmap_exactly(c, 0, 64 * PAGE);
 	kapi_vfio_close(c);

@@ -181,15 +181,10 @@ static void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev,
 				     unsigned long long iova, unsigned long va,
 				     unsigned long long len)
 {
-	for (unsigned long long off = 0; off < len; off += PAGE) {
-		unsigned long io_pfn, cpu_pfn;
-		int level;
+	unsigned long long bad = 0;
 
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, iova + off,
-							   &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, &level), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, iova, va, len,
+							 &bad), 0);
 }
 
 struct range {
