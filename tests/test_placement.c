@@ -435,16 +435,96 @@ static void test_a_vma_over_the_host_stack_keeps_ioctl_arguments(void **state)
 	shut_machine_down();
 }
 
-int main(void)
+/* ---- sizes beyond RAM ---- */
+
+/* --slow: the 8 TiB maps too (about 13 s of CPU each, see big_maps). */
+static int slow_run;
+
+#define TiB	(1ULL << 40)
+#define BIG_BAR	(16 * TiB)		/* physical base, 1 GiB aligned */
+#define BIG_VA	(16 * TiB)		/* user address, aligned alike */
+#define BIG_PAGES	((1ULL << 31) + 1)	/* one page past 2^31 */
+#define WRAP_ERRNO (DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES ? -EOVERFLOW : -EINVAL)
+
+static const struct big_map {
+	const char *what;
+	unsigned long long vaddr_off, iova, size;
+	long want;
+	int slow;	/* --slow only: type1's unmap asks the IOMMU page by page */
+} big_maps[] = {
+	{ "the whole 2^31+1-page BAR", 0, 16 * TiB, BIG_PAGES * PAGE, 0, 1 },
+	{ "2^31 pages (8 TiB)", 0, 16 * TiB, (1ULL << 31) * PAGE, 0, 1 },
+	{ "4 GiB less a page", PAGE, 0, 4 * GiB - PAGE, 0, 0 },
+	{ "4 GiB", 0, 4 * GiB, 4 * GiB, 0, 0 },
+	{ "4 GiB and a page, from the last page of 4 GiB", 4 * GiB - PAGE, 4 * GiB - PAGE,
+	  4 * GiB + PAGE, 0, 0 },
+	{ "2^32 pages: past the VMA's end", 0, 16 * TiB, (1ULL << 32) * PAGE, -EFAULT, 0 },
+	{ "one page past the VMA's end", 0, 16 * TiB, (BIG_PAGES + 1) * PAGE, -EFAULT, 0 },
+	{ "2^64 less a page: vaddr + size wraps", 0, 0, 0 - PAGE, WRAP_ERRNO, 0 },
+	{ "2^63: iova + size leaves the aperture", 0, 0, 1ULL << 63, -EINVAL, 0 },
+};
+
+/*
+ *   phys:  [ BAR of 2^31 + 1 pages at 16 TiB ]      no RAM behind it
+ *   va:    [ pfnmap of all of it at 16 TiB, 1 GiB leaves and one 4K leaf ]
+ *
+ * MAP_DMA requests whose sizes sit at the 32-bit and 64-bit edges of the
+ * code's own arithmetic (type1's npage, iova + size, long counters): each
+ * maps exactly its range with the oracle holding and unmaps its size back,
+ * or fails with the kernel's errno and leaves no leaf behind.  The maps of
+ * 2^31 pages and more run with --slow (suite slow): type1's unmap finds
+ * physically contiguous runs with one iommu_iova_to_phys() per page, 2^31
+ * of them for 8 TiB, whatever the leaf size.
+ */
+static void test_dma_sizes_at_the_32_and_64_bit_edges(void **state)
+{
+	static const struct placement p = {
+		.ram = { { .start = 0, .size = 256 * MiB } },
+	};
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio *c;
+
+	boot_machine_placed(&p);
+	assert_int_equal(sim_bar_place(BIG_BAR, BIG_PAGES * PAGE), 0);
+	mmap_at(BIG_VA, BIG_PAGES * PAGE, KAPI_MM_PFNMAP, BIG_BAR >> SIM_PAGE_SHIFT);
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev), 0);
+	for (size_t i = 0; i < sizeof(big_maps) / sizeof(big_maps[0]); i++) {
+		const struct big_map *m = &big_maps[i];
+		unsigned long long unmapped = 0, bad = 0;
+
+		if (m->slow && !slow_run)
+			continue;
+		print_message("size: %s\n", m->what);
+		assert_int_equal(kapi_vfio_map_dma(c, BIG_VA + m->vaddr_off, m->iova,
+						   m->size, RW), m->want);
+		if (!m->want) {
+			assert_int_equal(kapi_vfio_dev_check_translation(dev, m->iova,
+					BIG_VA + m->vaddr_off, m->size, &bad), 0);
+			assert_int_equal(kapi_vfio_unmap_dma(c, m->iova, m->size, 0,
+							     &unmapped), 0);
+			assert_int_equal(unmapped, m->size);
+		}
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+	}
+	kapi_vfio_close(c);
+	shut_machine_down();
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dma_at_every_placement),
 		cmocka_unit_test(test_the_oracle_sees_a_stale_mapping),
 		cmocka_unit_test(test_a_vma_over_the_host_stack_keeps_ioctl_arguments),
+		cmocka_unit_test(test_dma_sizes_at_the_32_and_64_bit_edges),
 		cmocka_unit_test(test_bad_placements_are_refused),
 		cmocka_unit_test(test_bar_place_checks_its_range),
 		cmocka_unit_test(test_far_apart_ram_costs_only_its_sections),
 	};
 
+	slow_run = argc > 1 && !strcmp(argv[1], "--slow");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
