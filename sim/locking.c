@@ -166,6 +166,46 @@ static int order_reaches(uintptr_t from, uintptr_t to)
 	return 0;
 }
 
+struct known_inversion {
+	const char *bug, *a, *b;
+};
+
+static struct known_inversion known_inversions[8];
+static unsigned int nr_known_inversions;
+static unsigned long long known_inversions_seen;
+
+void sim_lockdep_expect_inversion(const char *bug, const char *a,
+				  const char *b)
+{
+	if (nr_known_inversions < 8)
+		known_inversions[nr_known_inversions++] =
+			(struct known_inversion){ bug, a, b };
+}
+
+unsigned long long sim_lockdep_known_inversions(void)
+{
+	return __atomic_load_n(&known_inversions_seen, __ATOMIC_RELAXED);
+}
+
+/* An inversion between a and b the tree is known to have: noted, not reported. */
+static int inversion_known(const char *a, const char *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_known_inversions; i++) {
+		if ((strcmp(a, known_inversions[i].a) ||
+		     strcmp(b, known_inversions[i].b)) &&
+		    (strcmp(a, known_inversions[i].b) ||
+		     strcmp(b, known_inversions[i].a)))
+			continue;
+		__atomic_add_fetch(&known_inversions_seen, 1, __ATOMIC_RELAXED);
+		fprintf(stderr, "lockdep: known inversion %s: %s and %s\n",
+			known_inversions[i].bug, a, b);
+		return 1;
+	}
+	return 0;
+}
+
 /* Adds a -> b, unless b already leads to a: then that is reported. */
 static void order_add(const struct held_lock *a, uintptr_t b,
 		      const char *b_name, const char *file, int line)
@@ -176,7 +216,7 @@ static void order_add(const struct held_lock *a, uintptr_t b,
 	if (order_known(a->class, b))
 		goto out;
 	/* Reported once: the edge is then learnt like any other. */
-	if (order_reaches(b, a->class))
+	if (order_reaches(b, a->class) && !inversion_known(a->name, b_name))
 		lockdep_report(SIM_LOCKDEP_ORDER, file, line,
 			       "taking %s while holding %s; %s was taken before (directly or through other locks) while %s was held",
 			       b_name, a->name, a->name, b_name);

@@ -29,6 +29,8 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "known_bug.h"
+
 #define PAGE	SIM_PAGE_SIZE
 #define PMD	SIM_PMD_SIZE
 #define PUD	SIM_PUD_SIZE
@@ -343,23 +345,29 @@ static void test_pfnmap_of_normal_pages_is_refused(void **state)
 
 /* ---- GUP and fault-path behaviour ---- */
 
-/* GUP returning 0 pages is -EFAULT, not an endless loop; nothing is left. */
+/*
+ * GUP returning 0 pages is -EFAULT, not an endless loop; nothing is left.
+ * Known bug type1-gup-zero-maps-nothing (before 6.15): MAP_DMA returns 0.
+ */
 static void test_gup_returning_zero_is_efault(void **state)
 {
-	struct kapi_vfio *c;
-	struct kapi_vfio_dev *dev;
-	unsigned long va;
+	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = mmap_anon(2 * MiB, 1);
+	long ret;
 
-	if (!DMASIM_IMPL_GUP_ZERO_IS_EFAULT)
-		skip();		/* before 6.15 the map went on, pinning nothing */
-	c = open_v2_container();
-	dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	va = mmap_anon(2 * MiB, 1);
 	kapi_mm_gup_hook(1, KAPI_GUP_ZERO, 0, 0);
-	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
-	assert_iommu_maps_nothing(dev);
-	assert_int_equal(kapi_mm_locked_vm(), 0);
-	assert_int_equal(dma_entries_available(c), 65535);
+	ret = kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW);
+	kapi_mm_hooks_reset();
+	if (expect_known_bug(TYPE1_GUP_ZERO, ret == -EFAULT)) {
+		assert_iommu_maps_nothing(dev);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(dma_entries_available(c), 65535);
+	} else {
+		/* The symptom: success, and no page of the range pinned. */
+		assert_int_equal(ret, 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+	}
 	kapi_vfio_close(c);
 }
 
@@ -468,7 +476,8 @@ static void test_second_domain_gets_the_existing_mappings(void **state)
  *   iova: [ 2^64 - 4 MiB ... 2^64 - 1 ]   (amd-v1: a 64-bit aperture)
  *
  * A mapping whose last byte is the last IOVA maps, translates, unmaps
- * (by range and with UNMAP_ALL) and leaves nothing.
+ * (by range and with UNMAP_ALL) and leaves nothing.  Known bug
+ * type1-iova-end-wraps (before 6.18): the UNMAP_DMA by range unmaps 0 bytes.
  */
 static void test_mapping_at_the_top_of_the_iova_space(void **state)
 {
@@ -479,8 +488,6 @@ static void test_mapping_at_the_top_of_the_iova_space(void **state)
 	struct kapi_vfio_info info;
 	unsigned long va;
 
-	if (!DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES)
-		skip();		/* older type1 computes iova + size and wraps */
 	c = open_v2_container();
 	dev = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
 	va = mmap_anon(4 * MiB, 1);
@@ -490,7 +497,16 @@ static void test_mapping_at_the_top_of_the_iova_space(void **state)
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
 	assert_iommu_matches_cpu(dev, top, va, 4 * MiB);
-	unmap_exactly(c, top, 4 * MiB);
+	unmapped = ~0ULL;
+	assert_int_equal(kapi_vfio_unmap_dma(c, top, 4 * MiB, 0, &unmapped), 0);
+	if (!expect_known_bug(TYPE1_IOVA_END_WRAP, unmapped == 4 * MiB)) {
+		/* The symptom: nothing unmapped, the DMA still in place. */
+		assert_int_equal(unmapped, 0);
+		assert_iommu_matches_cpu(dev, top, va, 4 * MiB);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		return;
+	}
 	assert_iommu_maps_nothing(dev);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);

@@ -230,6 +230,15 @@ unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind);
 unsigned long long sim_lockdep_reports_total(void);
 /* Forget the lock order seen so far (for tests that break it on purpose). */
 void sim_lockdep_forget_order(void);
+/*
+ * An order inversion between the classes named a and b (either way round)
+ * that the kernel tree under test is known to have (bug, by name): it is
+ * counted by sim_lockdep_known_inversions() and printed as expected, not
+ * reported.  Up to 8.
+ */
+void sim_lockdep_expect_inversion(const char *bug, const char *a,
+				  const char *b);
+unsigned long long sim_lockdep_known_inversions(void);
 
 /* ------------------------------------------------------------------------
  * The machine (sim/machine.c)
