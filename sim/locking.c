@@ -113,8 +113,6 @@ static void lockdep_report(enum sim_lockdep_report kind, const char *file,
 	va_end(args);
 	snprintf(msg, sizeof(msg), "lockdep: %s: %s", report_title[kind],
 		 detail);
-	fprintf(stderr, "%s:%d: %s (thread %lu)\n", file, line, msg,
-		sim_thread_id());
 	sim_kernel_warn(file, line, msg);
 }
 
@@ -199,8 +197,6 @@ static int inversion_known(const char *a, const char *b)
 		     strcmp(b, known_inversions[i].a)))
 			continue;
 		__atomic_add_fetch(&known_inversions_seen, 1, __ATOMIC_RELAXED);
-		fprintf(stderr, "lockdep: known inversion %s: %s and %s\n",
-			known_inversions[i].bug, a, b);
 		return 1;
 	}
 	return 0;

@@ -174,7 +174,8 @@ unsigned long sim_thread_id(void);
  * (up to SIM_LOCKDEP_DEPTH); a lock's class is the key its init site gives
  * it (mutex_init(), init_rwsem(): one static key per call site, as the
  * kernel's), plus the subclass of a *_nested() call.  Reports are kernel
- * warnings (sim_kernel_warnings()), printed to stderr and counted by kind:
+ * warnings (sim_kernel_warnings(), in the kernel log: DMASIM_KLOG=1 echoes
+ * them), counted by kind:
  *  - an unlock by a thread that does not hold the lock (the lock is left
  *    as it was);
  *  - a lock taken again by the thread that holds it (reported, and not
@@ -233,8 +234,7 @@ void sim_lockdep_forget_order(void);
 /*
  * An order inversion between the classes named a and b (either way round)
  * that the kernel tree under test is known to have (bug, by name): it is
- * counted by sim_lockdep_known_inversions() and printed as expected, not
- * reported.  Up to 8.
+ * counted by sim_lockdep_known_inversions(), not reported.  Up to 8.
  */
 void sim_lockdep_expect_inversion(const char *bug, const char *a,
 				  const char *b);
