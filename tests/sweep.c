@@ -119,6 +119,12 @@ unsigned long long sweep_run_choices_at(enum sim_choice_point cp)
 	return sim_choice_taken[cp] - cur->taken_at_start[cp];
 }
 
+int sweep_run_killed(void)
+{
+	return sweep_run_failures_at(SIM_FP_ACCOUNT_LOCKED_VM) ||
+	       sweep_run_choices_at(SIM_CH_FATAL_SIGNAL);
+}
+
 int sweep_snapshot_diff(const struct sweep_snapshot *b,
 			const struct sweep_snapshot *a,
 			unsigned long expected_kmalloc, int warning_ok,

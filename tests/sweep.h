@@ -100,6 +100,12 @@ void sweep_leak(const char *what, long long delta);
 unsigned long long sweep_run_failures_at(enum sim_fault_point fp);
 /* From teardown: the alternatives taken at one choice point this run. */
 unsigned long long sweep_run_choices_at(enum sim_choice_point cp);
+/*
+ * From teardown: the run's process was being killed (a SIGKILL arrived, or
+ * a killable lock gave -EINTR), so it exits and its mm's locked_vm goes
+ * with it.
+ */
+int sweep_run_killed(void);
 
 /*
  * What must come back to its value once a run is torn down (and what a
