@@ -704,7 +704,7 @@ static __attribute__((unused)) void run_tables_mode(struct fuzz_input *in)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fuzz_input in = fuzz_input(data, size);
+	struct fuzz_input in = fuzz_input_choosing(data, size);
 
 	boot_once();
 #ifdef FUZZ_IOMMU_PGSIZE_ONLY
@@ -715,5 +715,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		run_pgsize_mode(&in);
 #endif
+	fuzz_choices_end();
 	return 0;
 }
