@@ -288,6 +288,15 @@ static void test_gup_error_midway_unwinds(void **state)
 	}
 }
 
+/* A writable 2 MiB BAR of PMD leaves, mapped but not yet faulted in. */
+static unsigned long map_a_2m_bar_not_faulted_in(void)
+{
+	return map_bar(&(struct kapi_mm_map){
+		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
+		.writable = 1,
+	}, NULL, NULL);
+}
+
 /*
  * A BAR not yet faulted in, whose fault drops the mmap lock: type1 looks
  * the vma up again (-EAGAIN inside vaddr_get_pfns) and maps it right.
@@ -296,10 +305,7 @@ static void test_fault_that_drops_mmap_lock_is_retried(void **state)
 {
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = map_bar(&(struct kapi_mm_map){
-		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
-		.writable = 1,
-	}, NULL, NULL);
+	unsigned long va = map_a_2m_bar_not_faulted_in();
 	struct sim_counters before;
 
 	sim_counters_snapshot(&before);
@@ -374,10 +380,7 @@ static void test_mapping_changed_while_fault_drops_lock_is_looked_up_again(void 
 		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *dev =
 			attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
-		unsigned long va = map_bar(&(struct kapi_mm_map){
-			.len = 2 * MiB, .align = PMD,
-			.max_leaf = KAPI_MM_LEAF_PMD, .writable = 1,
-		}, NULL, NULL);
+		unsigned long va = map_a_2m_bar_not_faulted_in();
 		int replaced = cases[i].action == SIM_MM_RACE_MUNMAP ||
 			       cases[i].action == SIM_MM_RACE_REPLACE;
 		int expect = DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP &&
@@ -416,10 +419,7 @@ static void test_endless_lock_drops_end_with_the_fatal_signal(void **state)
 {
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = map_bar(&(struct kapi_mm_map){
-		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
-		.writable = 1,
-	}, NULL, NULL);
+	unsigned long va = map_a_2m_bar_not_faulted_in();
 	long ret;
 
 	another_task_will(SIM_MM_RACE_ZAP, 1, 100);
