@@ -109,6 +109,7 @@ struct zone {
 	unsigned long start_pfn, end_pfn;
 	unsigned long frontier, deferred_end;
 	unsigned long nr_free;		/* pages on the lists + deferred */
+	unsigned long wmark_low;	/* low watermark (compaction_suitable) */
 	unsigned long nr_blocks[SIM_NR_ORDERS][NR_MT];
 	struct sim_list free_area[SIM_NR_ORDERS][NR_MT];
 	unsigned char *pageblock_mt;
@@ -657,6 +658,151 @@ unsigned long long sim_buddy_order_failures(unsigned int order)
 	return order < SIM_NR_ORDERS ? order_failures[order] : 0;
 }
 
+/* Which zones a request may use, in the order alloc_from_zones tries them. */
+unsigned int sim_buddy_zones_for(unsigned int sim_gfp, unsigned int idx[2])
+{
+	int i = (sim_gfp & SIM_GFP_DMA32) ? 0 : (int)nr_zones - 1;
+	unsigned int n = 0;
+
+	for (; i >= 0; i--)
+		idx[n++] = (unsigned int)i;
+	return n;
+}
+
+void sim_buddy_zone_info(unsigned int zi, struct sim_zone_info *info)
+{
+	const struct zone *z = &zones[zi];
+	unsigned int o;
+	int mt;
+
+	pthread_mutex_lock(&mem_lock);
+	info->start_pfn = z->start_pfn;
+	info->end_pfn = z->end_pfn;
+	info->deferred_start = z->frontier;
+	info->deferred_end = z->deferred_end;
+	info->nr_free = z->nr_free;
+	info->wmark_low = z->wmark_low;
+	for (o = 0; o <= MAX_ORDER; o++) {
+		info->nr_blocks[o] = 0;
+		for (mt = 0; mt < NR_MT; mt++)
+			info->nr_blocks[o] += z->nr_blocks[o][mt];
+	}
+	info->nr_blocks[MAX_ORDER] += deferred_blocks(z);
+	pthread_mutex_unlock(&mem_lock);
+}
+
+int sim_buddy_isolate_free(unsigned long pfn, unsigned int below)
+{
+	struct sim_page *page = sim_pfn_to_page(pfn);
+	struct zone *z = pfn_zone(pfn);
+	int order = -1;
+
+	pthread_mutex_lock(&mem_lock);
+	if (sim_page_test(page, SIM_PG_BUDDY) && page->private < below &&
+	    pageblock_mt(z, pfn) == SIM_MIGRATE_MOVABLE) {
+		order = (int)page->private;
+		del_free(z, page, (unsigned int)order);
+		allocated_pages += 1UL << order;
+		prep_new_page_meta(page, (unsigned int)order, 0, SIM_MIGRATE_MOVABLE);
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return order;
+}
+
+/* Drain the per-cpu lists, then reclaim; one round with a limit or until it fits. */
+static struct sim_page *reclaim_and_alloc(unsigned int order, int mt,
+					  unsigned int sim_gfp,
+					  unsigned long *reclaimed)
+{
+	struct sim_page *page;
+	unsigned long limit = 0, got;
+	int one_round = !!(sim_gfp & (SIM_GFP_NORETRY | SIM_GFP_RETRY_MAYFAIL));
+
+	*reclaimed = 0;
+	sim_buddy_drain_pcp();
+	page = alloc_from_zones(order, mt, sim_gfp);
+	if (one_round)
+		limit = (2UL << order) > 32 ? (2UL << order) : 32;
+	while (!page) {
+		got = sim_age_reclaim(order, sim_gfp, limit);
+		*reclaimed += got;
+		if (!got)
+			break;
+		page = alloc_from_zones(order, mt, sim_gfp);
+		if (one_round)
+			break;
+	}
+	return page;
+}
+
+/* Compaction, and the allocation it makes room for. */
+static struct sim_page *compact_and_alloc(unsigned int order, int mt,
+					  unsigned int sim_gfp,
+					  enum sim_compact_mode mode,
+					  enum sim_compact_result *result)
+{
+	*result = sim_compact(order, sim_gfp, mode);
+	return *result == SIM_COMPACT_SUCCESS ?
+	       alloc_from_zones(order, mt, sim_gfp) : NULL;
+}
+
+#define COSTLY_ORDER		3	/* PAGE_ALLOC_COSTLY_ORDER */
+#define MAX_COMPACT_RETRIES	16
+
+/*
+ * __alloc_pages_slowpath for a request the free lists could not serve,
+ * in the kernel's order: async compaction first for costly (and non-movable
+ * high-order) requests; NORETRY costly requests stop there when
+ * compaction was skipped or __GFP_THISNODE is set; then one reclaim and one
+ * more compaction (async for NORETRY, sync-light otherwise); NORETRY stops;
+ * RETRY_MAYFAIL retries while reclaim makes progress and compaction was
+ * skipped or succeeded without the allocation (at most 16/4 times).
+ */
+static struct sim_page *alloc_slowpath(unsigned int order, int mt,
+				       unsigned int sim_gfp)
+{
+	int can_compact = !!(sim_gfp & SIM_GFP_COMPACT);
+	int costly = order > COSTLY_ORDER;
+	enum sim_compact_mode mode = SIM_COMPACT_SYNC;
+	enum sim_compact_result result = SIM_COMPACT_SKIPPED;
+	struct sim_page *page;
+	unsigned long reclaimed;
+	unsigned int retries = 0;
+
+	if (!(sim_gfp & SIM_GFP_DIRECT_RECLAIM))
+		return NULL;
+	if (can_compact && (costly || (order && mt != SIM_MIGRATE_MOVABLE))) {
+		page = compact_and_alloc(order, mt, sim_gfp, SIM_COMPACT_ASYNC,
+					 &result);
+		if (page)
+			return page;
+		if (costly && (sim_gfp & SIM_GFP_NORETRY)) {
+			if (result == SIM_COMPACT_SKIPPED ||
+			    (sim_gfp & SIM_GFP_THISNODE))
+				return NULL;
+			mode = SIM_COMPACT_ASYNC;
+		}
+	}
+	for (;;) {
+		page = reclaim_and_alloc(order, mt, sim_gfp, &reclaimed);
+		if (page)
+			return page;
+		if (can_compact) {
+			page = compact_and_alloc(order, mt, sim_gfp, mode, &result);
+			if (page)
+				return page;
+		}
+		if ((sim_gfp & SIM_GFP_NORETRY) ||
+		    !(sim_gfp & SIM_GFP_RETRY_MAYFAIL) || !can_compact ||
+		    !reclaimed)
+			return NULL;
+		if (result == SIM_COMPACT_COMPLETE ||
+		    ++retries > (result == SIM_COMPACT_SUCCESS && costly ?
+				 MAX_COMPACT_RETRIES / 4 : MAX_COMPACT_RETRIES))
+			return NULL;
+	}
+}
+
 struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 {
 	int mt = gfp_migratetype(sim_gfp);
@@ -668,21 +814,8 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 	}
 	__atomic_fetch_add(&order_attempts[order], 1, __ATOMIC_RELAXED);
 	page = alloc_from_zones(order, mt, sim_gfp);
-	if (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
-		sim_buddy_drain_pcp();
-		page = alloc_from_zones(order, mt, sim_gfp);
-	}
-	while (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
-		unsigned long limit = 0;
-
-		if (sim_gfp & SIM_GFP_NORETRY)
-			limit = (2UL << order) > 32 ? (2UL << order) : 32;
-		if (!sim_age_reclaim(order, sim_gfp, limit))
-			break;
-		page = alloc_from_zones(order, mt, sim_gfp);
-		if (sim_gfp & SIM_GFP_NORETRY)
-			break;
-	}
+	if (!page)
+		page = alloc_slowpath(order, mt, sim_gfp);
 	if (!page) {
 		__atomic_fetch_add(&order_failures[order], 1, __ATOMIC_RELAXED);
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
@@ -1200,6 +1333,7 @@ static void setup_pcp(struct zone *z, unsigned long total_pages)
 	min_pages = (unsigned long)(min_kb * 1024 / SIM_PAGE_SIZE *
 				    pages / total_pages);
 	low = min_pages + (min_pages / 4 > pages / 1000 ? min_pages / 4 : pages / 1000);
+	z->wmark_low = low;
 	high = low / nr_cpus;
 	if (high < 4 * batch)
 		high = 4 * batch;
