@@ -124,6 +124,28 @@ static _Thread_local unsigned int current_cpu;
 static unsigned long allocated_pages;
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* sim/cpus.c's scheduler, around the outermost allocator call of a thread. */
+static void (*call_enter)(void), (*call_exit)(void);
+static _Thread_local unsigned int call_depth;
+
+void sim_buddy_set_call_hooks(void (*enter)(void), void (*exit)(void))
+{
+	call_enter = enter;
+	call_exit = exit;
+}
+
+static inline void call_begin(void)
+{
+	if (call_enter && !call_depth++)
+		call_enter();
+}
+
+static inline void call_end(void)
+{
+	if (call_exit && !--call_depth)
+		call_exit();
+}
+
 static const unsigned char fallbacks[NR_MT][NR_MT - 1] = {
 	[SIM_MIGRATE_UNMOVABLE]   = { SIM_MIGRATE_RECLAIMABLE, SIM_MIGRATE_MOVABLE },
 	[SIM_MIGRATE_MOVABLE]     = { SIM_MIGRATE_RECLAIMABLE, SIM_MIGRATE_UNMOVABLE },
@@ -813,15 +835,17 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 		return NULL;
 	}
 	__atomic_fetch_add(&order_attempts[order], 1, __ATOMIC_RELAXED);
+	call_begin();
 	page = alloc_from_zones(order, mt, sim_gfp);
 	if (!page)
 		page = alloc_slowpath(order, mt, sim_gfp);
 	if (!page) {
 		__atomic_fetch_add(&order_failures[order], 1, __ATOMIC_RELAXED);
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
-		return NULL;
+	} else {
+		prep_new_page_data(page, order, sim_gfp);
 	}
-	prep_new_page_data(page, order, sim_gfp);
+	call_end();
 	return page;
 }
 
@@ -883,9 +907,11 @@ static void buddy_free(struct sim_page *page, unsigned int order, int use_pcp)
 		sim_kernel_warn(__FILE__, __LINE__, "freeing a block that is not one");
 		return;
 	}
+	call_begin();
 	pthread_mutex_lock(&mem_lock);
 	if (!free_prepare(page, order)) {
 		pthread_mutex_unlock(&mem_lock);
+		call_end();
 		return;
 	}
 	allocated_pages -= 1UL << order;
@@ -897,6 +923,7 @@ static void buddy_free(struct sim_page *page, unsigned int order, int use_pcp)
 		free_to_buddy(z, page, order);
 	}
 	pthread_mutex_unlock(&mem_lock);
+	call_end();
 }
 
 void sim_buddy_free(struct sim_page *page, unsigned int order)

@@ -22,6 +22,8 @@ void sim_buddy_destroy(void);
 unsigned long long sim_buddy_host_bytes(void);
 /* sim_buddy_free() straight to the buddy lists, past the per-cpu lists. */
 void sim_buddy_free_direct(struct sim_page *page, unsigned int order);
+/* sim/cpus.c: called around each thread's outermost allocator call (NULL: none). */
+void sim_buddy_set_call_hooks(void (*enter)(void), void (*exit)(void));
 /* 1 if a free block of order >= order exists where sim_gfp may allocate. */
 int sim_buddy_fits(unsigned int order, unsigned int sim_gfp);
 
