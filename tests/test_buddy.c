@@ -795,7 +795,7 @@ static void build_compaction_layout(const struct compaction_case *c)
 	struct sim_page *page;
 	unsigned int i;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){ .ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1 });
 	for (i = 0; i < 16; i++) {
 		page = sim_buddy_alloc(SIM_MAX_ORDER, i || !c->source_unmovable ?
 				       SIM_GFP_MOVABLE : 0);
@@ -855,7 +855,7 @@ static void test_compaction_splits_a_piece_too_large_for_the_holes(void **state)
 	struct sim_page *page;
 	unsigned long held;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){ .ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1 });
 	for (int i = 0; i < 16; i++)
 		assert_non_null(sim_buddy_alloc(SIM_MAX_ORDER, SIM_GFP_MOVABLE));
 	free_range(BASE + 8, BASE + PB_PAGES);

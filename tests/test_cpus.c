@@ -17,6 +17,8 @@
 
 #include <dmasim/sim.h>
 
+#include "shared.h"
+
 #define SMALL_RAM (17ULL * SIM_PAGE_SIZE * (1UL << SIM_MAX_ORDER))
 #define MAX_CPUS 4
 
@@ -27,9 +29,8 @@ static double cost_of(enum sim_counter id, unsigned long long n)
 
 static void boot_machine_with_cpus(unsigned int cpus)
 {
-	struct sim_config cfg = { .ram_bytes = SMALL_RAM, .nr_cpus = cpus, .seed = 1 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = cpus, .seed = 1 });
 }
 
 struct workload {
