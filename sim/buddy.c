@@ -42,16 +42,28 @@
  *   Not modelled: the decay of high by vmstat refresh, the reclaim and
  *   below-high-watermark limits, the free_high drain of orders 1..3.
  * - Zones DMA32 (RAM below 4 GiB) and Normal; requests try Normal then
- *   DMA32, SIM_GFP_DMA32 only DMA32.  No ZONE_DMA, no watermarks (a request
- *   succeeds while any block fits), no compaction, no CMA, no highatomic
- *   reserves, no kswapd (SIM_GFP_KSWAPD_RECLAIM is accepted and ignored).
- * - Direct reclaim (SIM_GFP_DIRECT_RECLAIM): when nothing fits, every
- *   per-cpu list is drained and the request retried (as the kernel's
- *   drain_all_pages() in the slow path); then clean page cache the ageing
- *   workload holds is given back (sim_age_reclaim, straight to the buddy
- *   lists) until the request fits or none is left; with SIM_GFP_NORETRY
- *   one round of at most max(32, 2 << order) pages, then one more attempt.
- *   Without direct reclaim a request that finds no block fails at once.
+ *   DMA32, SIM_GFP_DMA32 only DMA32.  No ZONE_DMA, no watermarks for
+ *   allocation (a request succeeds while any block fits; the low watermark
+ *   only gates compaction), no CMA, no highatomic reserves, no kswapd
+ *   (SIM_GFP_KSWAPD_RECLAIM is accepted and ignored).
+ * - The slow path (__alloc_pages_slowpath), for a request the lists could
+ *   not serve; without SIM_GFP_DIRECT_RECLAIM it fails at once.  With it:
+ *   async direct compaction first (sim/compact.c; needs SIM_GFP_COMPACT,
+ *   the kernel's __GFP_IO) for costly orders (> 3) and for non-movable
+ *   orders above 0; a costly NORETRY request stops there when compaction
+ *   was skipped or SIM_GFP_THISNODE is set.  Then direct reclaim: every
+ *   per-cpu list is drained and the request retried (drain_all_pages()),
+ *   then clean page cache the ageing workload holds is given back
+ *   (sim_age_reclaim, straight to the buddy lists): with SIM_GFP_NORETRY
+ *   or SIM_GFP_RETRY_MAYFAIL one round of at most max(32, 2 << order)
+ *   pages, otherwise until the request fits or no page cache is left
+ *   (simplified: the kernel stops a costly request without RETRY_MAYFAIL
+ *   after one round).  Then one more compaction: async for NORETRY, sync
+ *   (MIGRATE_SYNC_LIGHT) otherwise.  RETRY_MAYFAIL repeats reclaim and
+ *   compaction while reclaim makes progress and compaction was skipped or
+ *   succeeded without the allocation getting the block (16 rounds, 4 for
+ *   costly orders); the kernel's should_reclaim_retry() watermark checks
+ *   and the OOM killer are not modelled.
  * - Low memory: physical address 0 never reaches the allocator (the IOMMU
  *   API's iommu_iova_to_phys() returns 0 for "not mapped", so a DMA-mapped
  *   page at 0 would look unmapped; x86 keeps the first 1 MiB out of the
@@ -77,7 +89,10 @@
  * failed sim_buddy_alloc, PAGE_ZEROED per page cleared for SIM_GFP_ZERO.
  *
  * Host side: one mutex serialises every call (threads may act as different
- * simulated cpus; the simulated zone lock is only counted).
+ * simulated cpus).  The simulated zone lock is counted; sim/cpus.c, when
+ * it runs simulated CPUs, is called around each thread's outermost
+ * allocator call (sim_buddy_set_call_hooks) and models the zone lock as a
+ * contended resource in modelled time.
  */
 #include <errno.h>
 #include <pthread.h>
