@@ -95,16 +95,29 @@ static void pass_baton(struct cpu *me)
 		pthread_cond_wait(&me->cv, &run.lock);
 }
 
-static void call_enter(void)
+/*
+ * The calling thread's CPU with run.lock taken and what it did since its
+ * snapshot added to its clock (in *delta); NULL for a thread that is none.
+ */
+static struct cpu *this_cpu_accounted(struct sim_counters *delta)
 {
-	struct sim_counters delta;
 	struct cpu *me;
 
 	if (this_cpu < 0)
-		return;
+		return NULL;
 	me = &run.cpus[this_cpu];
 	pthread_mutex_lock(&run.lock);
-	account(me, &delta);
+	account(me, delta);
+	return me;
+}
+
+static void call_enter(void)
+{
+	struct sim_counters delta;
+	struct cpu *me = this_cpu_accounted(&delta);
+
+	if (!me)
+		return;
 	if (!sim_mutexes_held()) {
 		me->state = CPU_WAITING;
 		pass_baton(me);
@@ -118,13 +131,10 @@ static void call_enter(void)
 static void call_exit(void)
 {
 	struct sim_counters delta;
-	struct cpu *me;
+	struct cpu *me = this_cpu_accounted(&delta);
 
-	if (this_cpu < 0)
+	if (!me)
 		return;
-	me = &run.cpus[this_cpu];
-	pthread_mutex_lock(&run.lock);
-	account(me, &delta);
 	if (delta.c[SIM_CNT_ZONE_LOCK]) {
 		unsigned long long outside = run.exclude | (1ULL << SIM_CNT_PAGE_ZEROED) |
 			(1ULL << SIM_CNT_PCP_HIT) | (1ULL << SIM_CNT_PCP_FREE);
