@@ -256,6 +256,41 @@ void sim_mutex_unlock(unsigned long *raw);
 void sim_cpu_relax_yield(unsigned int *spins);
 /* A small number naming the calling thread (1, 2, ...), for lock owners. */
 unsigned long sim_thread_id(void);
+/* Mutexes the calling thread holds now (sim/cpus.c yields only at none). */
+int sim_mutexes_held(void);
+
+/* ------------------------------------------------------------------------
+ * Simulated CPUs running concurrently (sim/cpus.c).
+ *
+ * sim_cpus_run() runs fn(cpu, arg) for cpu 0..n-1, each on a host thread
+ * bound to that simulated CPU (sim_set_cpu: its per-cpu lists), and
+ * interleaves them deterministically in modelled time: every CPU has a
+ * clock that advances by the modelled cost (sim_cost_ns) of what it did;
+ * only one thread runs at a time, and at each call into the page
+ * allocator the CPU whose clock is lowest goes next (ties: the lower CPU
+ * number).  So allocator calls happen in the order of their modelled start
+ * times, the same order on every run, and the zone lock can be modelled
+ * as a contended resource: a call that takes it holds it for the modelled
+ * cost of its locked part (everything but zeroing and the per-cpu list
+ * operations, which the kernel does outside the zone lock); a call that
+ * starts while another CPU holds it waits until it is free.  Waiting is
+ * counted (SIM_CNT_ZONE_LOCK_WAIT, in ns) and costed like any count.
+ * Work between allocator calls is the thread's own and is not ordered.
+ * A thread holding a shim mutex is not switched away at an allocator call
+ * (another CPU could block on the mutex), so its call runs at once.
+ *
+ * exclude: counters (bit SIM_CNT_x) left out of the clocks, e.g.
+ * 1ULL << SIM_CNT_PAGE_ZEROED for pages that came zeroed.  The machine
+ * needs nr_cpus >= n.  Returns 0, -EINVAL (n is 0 or above the machine's
+ * CPUs, or a run is under way), -EAGAIN (a thread could not be started).
+ */
+struct sim_cpu_stats {
+	double clock_ns;		/* modelled time when fn returned */
+	double wait_ns;			/* of it, spent waiting for the zone lock */
+	unsigned long long lock_sections;	/* allocator calls that took the zone lock */
+};
+int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *arg,
+		 unsigned long long exclude, struct sim_cpu_stats *stats);
 
 /*
  * Lock checking (sim/locking.c): lockdep's checks, for the shim's mutex,
