@@ -317,6 +317,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 	unsigned long long seen = 0;
 
 	memset(opts, 0, cmd->opts_size);
+	/* DMASIM_PARAMS first, so that --param overrides it. */
+	if (cmd->kernel && kapi_boot_params())
+		return cli_usage_error(cmd, "DMASIM_PARAMS='%s' does not apply",
+				       sim_boot_params());
 	for (const struct cli_opt *o = cmd->opts; o->name; o++)
 		if (o->def && set_value(cmd, o, o->def, opts))
 			return cli_usage_error(cmd, "bad default of --%s (internal)", o->name);

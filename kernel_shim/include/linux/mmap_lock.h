@@ -11,6 +11,10 @@
  *     mmap_assert_locked()/mmap_assert_write_locked() WARN when the lock is
  *     not held (read holders are counted, not named, so a read holder is
  *     "somebody", as lockdep's check without lock-class tracking).
+ * (c) Counting (the cost model): every mmap lock taken (read or write,
+ *     killable or not, a successful trylock) counts SIM_CNT_MMAP_LOCK, so
+ *     the code that takes it (type1's vaddr_get_pfns(), once per call) is
+ *     what counts its cost.
  * Simplified: no per-VMA locks, no lock events/tracepoints.
  */
 #ifndef _DMASIM_LINUX_MMAP_LOCK_H
@@ -29,6 +33,7 @@ static inline void mmap_init_lock(struct mm_struct *mm)
 
 static inline void mmap_read_lock(struct mm_struct *mm)
 {
+	sim_count(SIM_CNT_MMAP_LOCK, 1);
 	down_read(&mm->mmap_lock);
 }
 
@@ -36,13 +41,17 @@ static inline int mmap_read_lock_killable(struct mm_struct *mm)
 {
 	if (current->fatal_signal)
 		return -EINTR;
+	sim_count(SIM_CNT_MMAP_LOCK, 1);
 	down_read(&mm->mmap_lock);
 	return 0;
 }
 
 static inline bool mmap_read_trylock(struct mm_struct *mm)
 {
-	return down_read_trylock(&mm->mmap_lock);
+	if (!down_read_trylock(&mm->mmap_lock))
+		return false;
+	sim_count(SIM_CNT_MMAP_LOCK, 1);
+	return true;
 }
 
 static inline void mmap_read_unlock(struct mm_struct *mm)
@@ -52,6 +61,7 @@ static inline void mmap_read_unlock(struct mm_struct *mm)
 
 static inline void mmap_write_lock(struct mm_struct *mm)
 {
+	sim_count(SIM_CNT_MMAP_LOCK, 1);
 	down_write(&mm->mmap_lock);
 }
 
@@ -59,6 +69,7 @@ static inline int mmap_write_lock_killable(struct mm_struct *mm)
 {
 	if (sim_should_fail(SIM_FP_ACCOUNT_LOCKED_VM) || current->fatal_signal)
 		return -EINTR;
+	sim_count(SIM_CNT_MMAP_LOCK, 1);
 	down_write(&mm->mmap_lock);
 	return 0;
 }

@@ -7,6 +7,8 @@
  *     pfn_to_page() are linear over one memmap indexed by pfn (as
  *     SPARSEMEM_VMEMMAP: page + 1 is the next pfn's page everywhere, RAM or
  *     not); pfn_valid() is true for RAM only (BARs have no struct page);
+ *     pfn_valid() counts SIM_CNT_PFN_VALID (the cost model: the kernel
+ *     code's per-pfn checks, type1's put_pfn() of a reserved run);
  *     compound pages (head/tail, compound_head(), compound_order()); folios
  *     as views of head pages; reference counts: alloc_pages() returns a
  *     page with refcount 1, put_page() on the last reference frees the
@@ -53,6 +55,7 @@ static inline int page_to_nid(const struct page *page)
 
 static inline int pfn_valid(unsigned long pfn)
 {
+	sim_count(SIM_CNT_PFN_VALID, 1);
 	return sim_pfn_valid(pfn);
 }
 
