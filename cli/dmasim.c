@@ -16,6 +16,7 @@ static const struct cli_command *const commands[] = {
 	&cli_cmd_heap,
 	&cli_cmd_report,
 	&cli_cmd_params,
+	&cli_cmd_replay,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -339,7 +339,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 			if (arg[0] == '-' && arg[1])
 				return cli_usage_error(cmd, "unknown option '%s' (dmasim %s --help "
 						       "lists them)", arg, cmd->name);
-			return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+			if (!cmd->arg_name || *(const char **)((char *)opts + cmd->arg_off))
+				return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+			*(const char **)((char *)opts + cmd->arg_off) = arg;
+			continue;
 		}
 		name = arg + 2;
 		eq = strchr(name, '=');
@@ -368,6 +371,9 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 		if (set_value(cmd, o, val, opts))
 			return 2;
 	}
+	if (cmd->arg_name && !*(const char **)((char *)opts + cmd->arg_off))
+		return cli_usage_error(cmd, "%s missing (dmasim %s --help)", cmd->arg_name,
+				       cmd->name);
 	return nr_params_given ? boot_with_params(cmd) : 0;
 }
 
@@ -465,7 +471,8 @@ static void help_row(FILE *out, const struct cli_opt *o)
 
 void cli_help(const struct cli_command *cmd, FILE *out)
 {
-	fprintf(out, "usage: dmasim %s [options]\n%s\n\noptions:\n", cmd->name, cmd->about);
+	fprintf(out, "usage: dmasim %s [options]%s%s\n%s\n\noptions:\n", cmd->name,
+		cmd->arg_name ? " " : "", cmd->arg_name ? cmd->arg_name : "", cmd->about);
 	for (const struct cli_opt *o = cmd->opts; o->name; o++)
 		help_row(out, o);
 	if (cmd->kernel)

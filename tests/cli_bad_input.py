@@ -21,6 +21,7 @@ OPTIONS = {
     "bench": ["repeat", "only", "json", "param"],
     "report": ["seeds", "ram", "json", "param"],
     "params": ["param"],
+    "replay": ["mode", "qemu-trace", "json", "param"],
 }
 
 # (argv, exit status, regex stderr must match).  Exit 2: stdout must be
@@ -129,7 +130,11 @@ BAD = [
     (["heap", "--param", "vfio_iommu_type1.disable_hugepages=2"], 2, r"'2' is not a valid bool"),
     (["report", "--param", "x"], 2, r"dmasim report: --param 'x' is not MODULE\.NAME=VALUE"),
     (["bench", "--param", "vfio_iommu_type1.nosuch=1"], 2, r"module vfio_iommu_type1 has no parameter 'nosuch'"),
+    (["replay"], 2, r"dmasim replay: FILE missing"),
+    (["replay", "a", "b"], 2, r"dmasim replay: unexpected argument 'b'"),
+    (["replay", "--mode", "during", "x"], 2, r"--mode 'during' is not one of both, before, after"),
     # runs that fail: exit 1, where on stderr, no result on stdout
+    (["replay", "/nonexistent.replay"], 1, r"dmasim replay: /nonexistent\.replay: No such file"),
     (["heap", "--ram", "64M", "--size", "128M"], 1, r"dmasim heap: failed at alloc: Cannot allocate memory \(-12\)"),
 ]
 
