@@ -172,6 +172,17 @@ static void map_and_unmap(const struct layout *l, int stride,
 	assert_nothing_held();
 }
 
+/* A 64 MiB BAR mmapped with 2 MiB leaves, populated; its address. */
+static unsigned long map_a_64m_bar_of_2m_leaves(void)
+{
+	struct kapi_mm_map m = {
+		.len = 64 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
+		.populate = 1, .max_leaf = KAPI_MM_LEAF_PMD, .align = PMD,
+	};
+
+	return map_bar(&m, NULL, NULL);
+}
+
 static unsigned long long unmap_count(const struct unmap_cost *c,
 				      enum sim_counter id)
 {
@@ -306,12 +317,8 @@ static void test_notes_follow_the_iommu_domain_going_and_coming(void **state)
  */
 static void test_turning_unmap_stride_between_map_and_unmap(void **state)
 {
-	struct kapi_mm_map m = {
-		.len = 64 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
-		.populate = 1, .max_leaf = KAPI_MM_LEAF_PMD, .align = PMD,
-	};
 	unsigned long long pages = 64 * MiB / PAGE;
-	unsigned long va = map_bar(&m, NULL, NULL);
+	unsigned long va = map_a_64m_bar_of_2m_leaves();
 	struct kapi_vfio *c;
 	struct sim_counters before;
 	char was;
@@ -345,11 +352,7 @@ static void test_turning_unmap_stride_between_map_and_unmap(void **state)
  */
 static void test_each_pfn_lookup_takes_the_mmap_lock_once(void **state)
 {
-	struct kapi_mm_map m = {
-		.len = 64 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
-		.populate = 1, .max_leaf = KAPI_MM_LEAF_PMD, .align = PMD,
-	};
-	unsigned long va = map_bar(&m, NULL, NULL);
+	unsigned long va = map_a_64m_bar_of_2m_leaves();
 	struct kapi_vfio *c = open_a_v2_container();
 	struct sim_counters before, d;
 
