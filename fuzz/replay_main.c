@@ -8,6 +8,9 @@
  * A harness aborts on a broken invariant, so any crash fails the test; an
  * empty corpus is an error too (a replay that runs nothing proves nothing).
  *
+ * DMASIM_FUZZ_STATS set: also print (stderr) how many inputs carried a
+ * choice stream and how many choice alternatives they took.
+ *
  * --order-check first: run the inputs in name order, then in reverse order
  * each twice in a row, and fail if any input's outcome digest (what it did,
  * fuzz_common.h) depends on what ran before it in the process.
@@ -34,6 +37,9 @@ __AFL_FUZZ_INIT();
 
 extern int fuzz_digesting;
 extern unsigned long long fuzz_digest;
+/* fuzz_common.h's choice counts (weak: a harness without choices has none). */
+extern unsigned long long fuzz_choice_inputs __attribute__((weak));
+extern unsigned long long fuzz_choices_taken __attribute__((weak));
 
 /* Run one file through the harness; 0, or -1 if it cannot be read. */
 static int run_file(const char *path)
@@ -211,6 +217,14 @@ int main(int argc, char **argv)
 			if (run_file(p.v[i]))
 				return 1;
 		printf("replayed %zu inputs\n", p.n);
+		/*
+		 * DMASIM_FUZZ_STATS=1: how many inputs carried a choice
+		 * stream and how many alternatives they took (stderr, one
+		 * line, for tools/fuzz-differential.sh).
+		 */
+		if (getenv("DMASIM_FUZZ_STATS") && &fuzz_choices_taken)
+			fprintf(stderr, "replay stats: %zu inputs, %llu with a choice stream, %llu choice alternatives taken\n",
+				p.n, fuzz_choice_inputs, fuzz_choices_taken);
 	}
 	if (!p.n) {
 		fprintf(stderr, "replay: no input found\n");
