@@ -40,7 +40,8 @@
 
 #define RW		KAPI_VFIO_DMA_MAP_RW
 #define IOVA		(4 * GiB)
-#define BATCH_PAGES	512ULL	/* vfio_batch capacity: a page of pointers */
+/* vfio_batch capacity: a page of page pointers (512 with 4 KiB pages). */
+#define BATCH_PAGES	((unsigned long long)(PAGE / sizeof(void *)))
 #define TLB_SYNC_MAX	512ULL	/* VFIO_IOMMU_TLB_SYNC_MAX */
 #define HEAP_CHUNK_PAGES (1ULL << 8)	/* 6.12's largest order: 8 */
 
@@ -195,27 +196,29 @@ static unsigned long long heap_pages_between_signal_checks(unsigned long len,
 
 /* ---- bounds the code promises ---- */
 
+/* A MAP_DMA of at least two batches: 16 MiB with 4 KiB pages (8 batches). */
+static unsigned long gup_scenario_len(void)
+{
+	return 2 * BATCH_PAGES * PAGE > 16 * MiB ? 2 * BATCH_PAGES * PAGE :
+						    16 * MiB;
+}
+
 /*
- * A 16 MiB MAP_DMA refills its batch 8 times or more: no stretch between
+ * A MAP_DMA that refills its batch several times: no stretch between
  * reschedule points pins more than one batch, and the stretches reach it.
  */
 static void test_gup_pages_per_refill_stay_within_the_batch(void **state)
 {
-	unsigned long len = 16 * MiB;
-
-	assert_true(len / PAGE >= 8 * BATCH_PAGES || PAGE > SZ_4K);
-	assert_int_equal(gup_pages_between_yields_mapping(len, NULL),
-			 BATCH_PAGES < len / PAGE ? BATCH_PAGES : len / PAGE);
+	assert_int_equal(gup_pages_between_yields_mapping(gup_scenario_len(),
+							  NULL),
+			 BATCH_PAGES);
 }
 
 /* Without vfio_pin_pages_remote()'s yield the same MAP_DMA breaks the bound. */
 static void test_gup_bound_catches_a_missing_refill_yield(void **state)
 {
-	unsigned long len = 16 * MiB;
-
-	assert_true(gup_pages_between_yields_mapping(len,
-			"vfio_pin_pages_remote") > BATCH_PAGES ||
-		    len / PAGE <= BATCH_PAGES);
+	assert_true(gup_pages_between_yields_mapping(gup_scenario_len(),
+			"vfio_pin_pages_remote") > BATCH_PAGES);
 }
 
 /*
@@ -235,22 +238,29 @@ static void test_sync_unpin_bound_catches_a_missing_yield(void **state)
 			"vfio_sync_unpin") > TLB_SYNC_MAX);
 }
 
+/* A heap buffer of four chunks of the largest order. */
+static unsigned long heap_scenario_len(void)
+{
+	return 4 * heap_largest_chunk_pages() * PAGE;
+}
+
 /*
- * A 16 MiB heap buffer: system_heap_allocate() checks for a fatal signal
- * before every chunk, so no stretch zeroes more than one chunk of the
- * largest order (8 in 6.12; core's orders parameter).
+ * A four-chunk heap buffer: system_heap_allocate() checks for a fatal
+ * signal before every chunk, so no stretch zeroes more than one chunk of
+ * the largest order (8 in 6.12; core's orders parameter).
  */
 static void test_heap_zeroes_at_most_one_chunk_per_signal_check(void **state)
 {
-	assert_int_equal(heap_pages_between_signal_checks(16 * MiB, NULL),
+	assert_int_equal(heap_pages_between_signal_checks(heap_scenario_len(),
+							  NULL),
 			 heap_largest_chunk_pages());
 }
 
 /* Without that check the whole buffer is one stretch. */
 static void test_heap_bound_catches_a_missing_signal_check(void **state)
 {
-	assert_int_equal(heap_pages_between_signal_checks(16 * MiB,
-			"system_heap_allocate"), 16 * MiB / PAGE);
+	assert_int_equal(heap_pages_between_signal_checks(heap_scenario_len(),
+			"system_heap_allocate"), heap_scenario_len() / PAGE);
 }
 
 /* ---- known kernel gaps: loops with no yield, reported by name ---- */
@@ -266,7 +276,7 @@ struct gap {
 	enum sim_counter also;	/* a second kind of the same work, or 0 */
 };
 
-#define GAP_PAGES	4096UL
+#define GAP_PAGES	2048UL
 
 static unsigned long long drive_replay(unsigned long npages)
 {
@@ -405,8 +415,13 @@ static unsigned long long largest_gap_stretch(const struct gap *g,
 		return yields_inside() ? 0 : input;
 	}
 	n = sim_yield_max_any(SIM_YIELD_RESCHED, g->work, site);
-	if (g->also)
-		n += sim_yield_max(SIM_YIELD_RESCHED, *site, g->also);
+	if (g->also) {
+		const char *also_site;
+
+		n += sim_yield_max_any(SIM_YIELD_RESCHED, g->also, &also_site);
+		if (!*site)
+			*site = also_site;
+	}
 	return n;
 }
 
