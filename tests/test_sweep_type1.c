@@ -219,6 +219,14 @@ static int pin_externally_then_unmap(const void *param)
 				   0, NULL);
 }
 
+/* A container with the IOMMU device, and which regions mapped. */
+static long open_and_map(const int *which, int n)
+{
+	long ret = open_container_with_device(0);
+
+	return ret ? ret : map_regions(which, n);
+}
+
 /* A device of another IOMMU than format: its group gets a domain of its own. */
 static enum sim_iommu_format_id another_format(enum sim_iommu_format_id f)
 {
@@ -239,9 +247,7 @@ static int replay_into_a_second_domain(const void *param)
 	unsigned long long unmapped;
 	long ret;
 
-	ret = open_container_with_device(0);
-	if (!ret)
-		ret = map_regions(first, ARRAY_SIZE(first));
+	ret = open_and_map(first, ARRAY_SIZE(first));
 	if (!ret)
 		ret = kapi_vfio_attach_iommu_dev(vm.c,
 						 another_format(iommu_format),
@@ -272,9 +278,7 @@ static int unmap_ranges_across_mappings(const void *param)
 	unsigned long long unmapped;
 	long ret;
 
-	ret = open_container_with_device(0);
-	if (!ret)
-		ret = map_regions(some, ARRAY_SIZE(some));
+	ret = open_and_map(some, ARRAY_SIZE(some));
 	if (!ret)
 		ret = kapi_vfio_unmap_dma(vm.c, 0, 2 * GiB, 0, &unmapped);
 	if (!ret)
