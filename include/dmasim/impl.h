@@ -98,6 +98,23 @@
 #define DMASIM_IMPL_GET_INFO_CAPS_LEAK_ALLOC 3
 
 /*
+ * VFIO type1 writes past the end of every dirty bitmap when the container's
+ * smallest IOMMU page size shrinks while dirty tracking is on
+ * (docs/kernel-bugs.md, "type1 dirty bitmap overrun").  The bitmaps are
+ * sized in pages of the size in force when tracking started; detaching the
+ * group whose domain had the largest minimum page (a 16 KiB-granule SMMU
+ * domain beside an emulated device, on a 4 KiB-page kernel) shrinks it, and
+ * vfio_iommu_type1_detach_group()'s vfio_iommu_populate_bitmap_full() then
+ * sets size >> new_shift bits in bitmaps of size >> old_shift.  Found by the
+ * differential replay of mutated fuzz_type1 inputs (sim/slab.c's red zones
+ * report it).  Linux 6.12 has it and so has mainline as read (linux-mm at
+ * 7.0-rc5: the functions are unchanged), so every tree is expected to
+ * overrun; the project's core/ resizes the bitmaps when the page size moves
+ * (vfio_dma_bitmap_resize_all()).
+ */
+#define DMASIM_IMPL_DIRTY_BITMAP_OVERRUN DMASIM_IMPL_IS_UPSTREAM
+
+/*
  * VFIO type1 accepts the nesting container type (VFIO_TYPE1_NESTING_IOMMU,
  * 6: a v2 container) and reports the extension (35890f85573c "vfio: Remove
  * VFIO_TYPE1_NESTING_IOMMU", merged for v6.13: nesting moved to iommufd).

@@ -128,6 +128,12 @@ void *sim_kmalloc(unsigned long size, int zero);
 void *sim_krealloc(void *p, unsigned long size);
 void sim_kfree(const void *p);
 unsigned long long sim_kmalloc_outstanding(void);
+/*
+ * Bytes of red zone behind every kmalloc'd object (sim/slab.c): a write
+ * into it is reported as a WARN when the object is freed, and counted.
+ */
+#define SIM_SLAB_REDZONE 64
+unsigned long long sim_slab_redzone_hits(void);
 
 /* ------------------------------------------------------------------------
  * Kernel log (sim/klog.c): printk, WARN and BUG land here.  Messages are
