@@ -1304,7 +1304,7 @@ static void test_disable_hugepages_maps_page_by_page(void **state)
 	struct kapi_mm_map m = {
 		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
 	};
-	unsigned long va, io_pfn, cpu_pfn;
+	unsigned long va;
 
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
@@ -1314,11 +1314,7 @@ static void test_disable_hugepages_maps_page_by_page(void **state)
 					     SIM_PAGE_SHIFT), 2 * MiB / PAGE);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 2 * MiB / PAGE);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
-	for (unsigned long off = 0; off < 2 * MiB; off += 97 * PAGE) {
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
 	unmap_dma_exactly(c, 0, 2 * MiB);
 	kapi_vfio_close(c);
 }
@@ -1343,7 +1339,7 @@ static void test_disable_hugepages_switched_on_mid_map(void **state)
 {
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = map_anon(64 * PAGE), io_pfn, cpu_pfn;
+	unsigned long va = map_anon(64 * PAGE);
 	struct sim_counters before;
 
 	for (int i = 63; i >= 0; i--)
@@ -1354,11 +1350,7 @@ static void test_disable_hugepages_switched_on_mid_map(void **state)
 	stop_failing("shim/iommu/map");
 	assert_int_equal(sim_counters.c[SIM_CNT_GUP_CALL] -
 			 before.c[SIM_CNT_GUP_CALL], 1);
-	for (unsigned long off = 0; off < 64 * PAGE; off += PAGE) {
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
+	assert_iommu_matches_cpu(dev, 0, va, 64 * PAGE);
 	assert_int_equal(kapi_mm_locked_vm(), 64);
 	unmap_dma_exactly(c, 0, 64 * PAGE);
 	kapi_vfio_close(c);
