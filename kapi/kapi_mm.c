@@ -417,6 +417,20 @@ int kapi_mm_cpu_pfn(unsigned long addr, unsigned long *pfn, int *level)
 	return 0;
 }
 
+int kapi_mm_set_entry(unsigned long addr, int level,
+		      enum sim_pt_entry_kind kind)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	if (!mm)
+		return kapi_return(-ENOENT);
+	mmap_write_lock(mm);
+	ret = sim_mm_set_entry(mm->dmasim_mm, addr, level, kind);
+	mmap_write_unlock(mm);
+	return kapi_return(ret);
+}
+
 unsigned long kapi_mm_nr_tables(void)
 {
 	return current->mm ? sim_mm_nr_tables(current->mm->dmasim_mm) : 0;

@@ -87,6 +87,16 @@ int kapi_mm_touch(unsigned long addr, unsigned long len, int write);
  * the leaf mapping it (KAPI_MM_LEAF_*).  -ENOENT if unmapped.
  */
 int kapi_mm_cpu_pfn(unsigned long addr, unsigned long *pfn, int *level);
+/*
+ * Turn the leaf at level (KAPI_MM_LEAF_*) that maps addr into kind: a
+ * swap- or migration-like entry, PROT_NONE, a PMD/PUD pfnmap leaf mid-split,
+ * a devmap leaf, or back to present (sim_mm_set_entry(), sim_mm.h, says
+ * what each is and what a fault does to it), under the mmap write lock.
+ * 0, -ENOENT (no leaf of that level maps addr, or no process), -EINVAL,
+ * -EOPNOTSUPP.
+ */
+int kapi_mm_set_entry(unsigned long addr, int level,
+		      enum sim_pt_entry_kind kind);
 /* Page-table pages of the current process. */
 unsigned long kapi_mm_nr_tables(void);
 

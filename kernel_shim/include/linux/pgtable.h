@@ -188,7 +188,7 @@ static inline spinlock_t *pmd_lock(struct mm_struct *mm, pmd_t *pmd)
 {
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);
 
-	sim_pt_lock_race(mm->dmasim_mm, pmd);
+	sim_pt_lock_race(mm->dmasim_mm, pmd, SIM_PT_PMD);
 	spin_lock(ptl);
 	return ptl;
 }
@@ -201,7 +201,7 @@ static inline spinlock_t *pud_lockptr(struct mm_struct *mm, pud_t *pud)
 
 static inline spinlock_t *pud_lock(struct mm_struct *mm, pud_t *pud)
 {
-	sim_pt_lock_race(mm->dmasim_mm, pud);
+	sim_pt_lock_race(mm->dmasim_mm, pud, SIM_PT_PUD);
 	spin_lock(&mm->page_table_lock);
 	return &mm->page_table_lock;
 }
