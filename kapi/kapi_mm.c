@@ -170,7 +170,9 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 {
 	vm_flags_t flags = VM_READ | VM_MAYREAD;
 
-	if (m->writable)
+	if (m->prot_none)
+		flags = VM_MAYREAD;
+	else if (m->writable)
 		flags |= VM_WRITE | VM_MAYWRITE;
 	switch (m->kind) {
 	case KAPI_MM_THP:
@@ -185,7 +187,8 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 		break;
 	}
 	vm_flags_init(vma, flags);
-	vma->vm_page_prot = m->writable ? PAGE_SHARED : PAGE_READONLY;
+	vma->vm_page_prot = m->prot_none ? PAGE_NONE :
+			    m->writable ? PAGE_SHARED : PAGE_READONLY;
 	vma->vm_pgoff = m->kind == KAPI_MM_ANON || m->kind == KAPI_MM_THP ?
 			vma->vm_start >> PAGE_SHIFT : m->pgoff;
 }
@@ -247,6 +250,8 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 		    m->kind == KAPI_MM_PFNMAP ? SIM_VMA_PFNMAP : SIM_VMA_IO;
 	info.flags = SIM_VMA_READ | (m->writable ? SIM_VMA_WRITE : 0) |
 		     (m->populate ? SIM_VMA_POPULATE : 0);
+	if (m->prot_none)
+		info.flags = 0;	/* nothing to populate: no access */
 	info.pfn = m->pfn;
 	info.max_leaf = max_leaf;
 	info.owner = vma;

@@ -81,6 +81,20 @@ static const char *const kind_names[] = {
 	"present", "swap", "migration", "PROT_NONE", "mid-split", "devmap",
 };
 
+/* A booted machine, a process, a BAR whose leaf holding page 3 is c->kind. */
+static unsigned long given_a_bar_with_the_case_at_page_3(
+	const struct lookup_case *c, unsigned long *len, unsigned long *bar_pfn)
+{
+	unsigned long va;
+
+	print_message("%s at level %d\n", kind_names[c->kind], c->level);
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 1 * GiB });
+	given_a_process();
+	va = given_a_bar_of_leaves(c->level, len, bar_pfn);
+	assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, c->level, c->kind), 0);
+	return va;
+}
+
 /*
  * follow_pfnmap_start() on each kind at each level: a non-present entry
  * fails -EINVAL holding nothing; a present one (PROT_NONE at PTE/PMD,
@@ -93,12 +107,7 @@ static void test_follow_pfnmap_on_each_kind(void **state)
 		unsigned long va, len, bar_pfn, pfn;
 		struct kapi_pfnmap r;
 
-		print_message("%s at level %d\n", kind_names[c->kind], c->level);
-		given_a_booted_machine(&(struct sim_config){ .ram_bytes = 1 * GiB });
-		given_a_process();
-		va = given_a_bar_of_leaves(c->level, &len, &bar_pfn);
-		assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, c->level,
-						   c->kind), 0);
+		va = given_a_bar_with_the_case_at_page_3(c, &len, &bar_pfn);
 
 		assert_int_equal(kapi_mm_follow_pfnmap(va + 3 * PAGE, &r), c->ret);
 		if (!c->ret) {
@@ -183,12 +192,7 @@ static void test_map_dma_of_a_bar_with_each_kind(void **state)
 		struct kapi_vfio_dev *dev;
 		struct kapi_vfio *ct;
 
-		print_message("%s at level %d\n", kind_names[c->kind], c->level);
-		given_a_booted_machine(&(struct sim_config){ .ram_bytes = 1 * GiB });
-		given_a_process();
-		va = given_a_bar_of_leaves(c->level, &len, &bar_pfn);
-		assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, c->level,
-						   c->kind), 0);
+		va = given_a_bar_with_the_case_at_page_3(c, &len, &bar_pfn);
 		ct = open_a_v2_container();
 		dev = attach_a_device_of_format(ct, SIM_IOMMU_INTEL_SL);
 
@@ -284,6 +288,47 @@ static void test_gup_on_each_kind(void **state)
 }
 
 /*
+ * A PROT_NONE mapping (no access at all): GUP refuses it -EFAULT, read or
+ * write, and so does MAP_DMA of it, anonymous or a BAR (type1's fixup
+ * fault is refused too), with nothing pinned, charged or mapped.
+ */
+static void test_prot_none_mapping_is_efault_for_gup_and_map_dma(void **state)
+{
+	static const int kinds[] = { KAPI_MM_ANON, KAPI_MM_PFNMAP };
+
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		struct kapi_vfio_dev *dev;
+		struct kapi_vfio *ct;
+		unsigned long va, pfn;
+
+		given_a_booted_machine(&(struct sim_config){ .ram_bytes = 256 * MiB });
+		given_a_process();
+		if (kinds[i] == KAPI_MM_PFNMAP)
+			va = map_bar(&(struct kapi_mm_map){
+				.len = PMD, .prot_none = 1, .align = PMD,
+			}, NULL, NULL);
+		else
+			va = map_memory(&(struct kapi_mm_map){
+				.len = 4 * PAGE, .kind = KAPI_MM_ANON,
+				.prot_none = 1,
+			});
+		if (kinds[i] == KAPI_MM_ANON) {
+			assert_int_equal(kapi_mm_pin(va, 1, 0, 1, &pfn), -EFAULT);
+			assert_int_equal(kapi_mm_pin(va, 1, 1, 1, &pfn), -EFAULT);
+		}
+		ct = open_a_v2_container();
+		dev = attach_a_device_of_format(ct, SIM_IOMMU_INTEL_SL);
+		assert_int_equal(kapi_vfio_map_dma(ct, va, IOVA, PAGE, RO), -EFAULT);
+		assert_int_equal(kapi_vfio_map_dma(ct, va, IOVA, PAGE, RW), -EFAULT);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		kapi_vfio_close(ct);
+		check_and_destroy();
+	}
+}
+
+/*
  * Choice point pt_leaf_changed: a PMD or PUD leaf zapped between the
  * lockless read and the lock fails the lookup; one split into the next
  * level's leaves is walked again and reported at that level (the walk
@@ -363,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_set_entry_refuses_what_the_kernel_never_leaves),
 		cmocka_unit_test(test_map_dma_of_a_bar_with_each_kind),
 		cmocka_unit_test(test_gup_on_each_kind),
+		cmocka_unit_test(test_prot_none_mapping_is_efault_for_gup_and_map_dma),
 		cmocka_unit_test(test_leaf_changes_before_the_lock_by_choice),
 		cmocka_unit_test(test_gup_finds_a_migration_entry_by_choice),
 	};

@@ -67,6 +67,7 @@ struct kapi_mm_map {
 	unsigned long pgoff;		/* vm_pgoff (need not equal pfn) */
 	unsigned long align;		/* when addr is 0: alignment ... */
 	unsigned long misalign;		/* ... plus this page offset */
+	int prot_none;			/* PROT_NONE: no access (writable, populate ignored) */
 };
 
 /* Map into the current process; *addr_out gets the start address. */

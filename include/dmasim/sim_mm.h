@@ -67,7 +67,8 @@
  *                   leaves, special); it has no fault handler.
  *
  * Walk cost: the shim's entry accessors count SIM_CNT_PT_READ; faults count
- * SIM_CNT_FAULT.  Not simulated: swap, page reclaim of user memory,
+ * SIM_CNT_FAULT.  Not simulated: swap devices (see
+ * "Non-present entries"), page reclaim of user memory,
  * mprotect, fork/COW, mremap, NUMA, MMU notifiers.
  */
 #ifndef DMASIM_SIM_MM_H
