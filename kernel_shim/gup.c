@@ -76,9 +76,9 @@ static int gup_vma_allows(struct vm_area_struct *vma, unsigned int gup_flags)
  * Choice point SIM_CH_GUP_NONPRESENT: the present anonymous leaf GUP is
  * about to follow turns out to be a migration entry (compaction is moving
  * the page) or a swap entry, so GUP must fault and look again.  Offered at
- * the first page of a call.
+ * the first page of a call.  True if the entry changed.
  */
-static void gup_entry_goes_away(struct mm_struct *mm, unsigned long addr,
+static bool gup_entry_goes_away(struct mm_struct *mm, unsigned long addr,
 				const struct sim_walk *w)
 {
 	static const enum sim_pt_entry_kind kinds[] = {
@@ -88,10 +88,10 @@ static void gup_entry_goes_away(struct mm_struct *mm, unsigned long addr,
 
 	if (!(w->entry & SIM_PTE_PRESENT) || (w->entry & SIM_PTE_SPECIAL) ||
 	    w->pfn == sim_zero_pfn)
-		return;
+		return false;
 	alt = sim_choose(SIM_CH_GUP_NONPRESENT, ARRAY_SIZE(kinds));
-	if (alt)
-		sim_mm_set_entry(mm->dmasim_mm, addr, w->level, kinds[alt]);
+	return alt && !sim_mm_set_entry(mm->dmasim_mm, addr, w->level,
+					kinds[alt]);
 }
 
 /*
@@ -113,10 +113,8 @@ static struct page *gup_one_page(struct mm_struct *mm, unsigned long addr,
 	int ret;
 
 	ret = sim_mm_walk_any(mm->dmasim_mm, addr, &w);
-	if (!ret && first) {
-		gup_entry_goes_away(mm, addr, &w);
+	if (!ret && first && gup_entry_goes_away(mm, addr, &w))
 		ret = sim_mm_walk_any(mm->dmasim_mm, addr, &w);
-	}
 	if (ret || !(w.entry & (SIM_PTE_PRESENT | SIM_PTE_PROTNONE)) ||
 	    (write && !(w.entry & SIM_PTE_WRITE))) {
 		if (gup_flags & FOLL_NOFAULT) {
