@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dmasim/kapi.h>
-#include <dmasim/sim.h>
+#include <errno.h>
 
 #include <dmasim/kapi.h>
+#include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
 /* The simulated CPU's page and leaf sizes (the build's DMASIM_PAGE_SHIFT). */
@@ -392,9 +392,11 @@ static inline struct fuzz_placement fuzz_placement_of(struct fuzz_input *ops)
 
 /*
  * The machine of fuzz_boot_machine(seed 0) with its RAM where ram says
- * (the same 256 MiB, placed).
+ * (the same 256 MiB, placed), booted again only when the layout differs
+ * from the machine's now.  Returns 1 if it booted (the caller then makes
+ * its one-time state again), 0 if the machine stays.
  */
-static inline void fuzz_boot_machine_placed(enum fuzz_ram_place ram)
+static inline int fuzz_boot_machine_for(enum fuzz_ram_place ram)
 {
 	static const struct sim_phys_range layouts[FUZZ_RAM_NR][2] = {
 		[FUZZ_RAM_AT_PFN0] = { { 0, 256ULL << 20 } },
@@ -407,12 +409,135 @@ static inline void fuzz_boot_machine_placed(enum fuzz_ram_place ram)
 			{ (1ULL << 30) + (64ULL << 20) + 19 * PAGE,
 			  192ULL << 20 } },
 	};
+	static int booted_ram = -1;
 	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
 
+	if (booted_ram == (int)ram)
+		return 0;
+	if (booted_ram >= 0)
+		sim_machine_destroy();
 	if (ram != FUZZ_RAM_DEFAULT)
 		memcpy(cfg.ram, layouts[ram], sizeof(layouts[ram]));
 	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine, RAM layout %d", ram);
 	FUZZ_CHECK(kapi_boot() == 0, "boot");
+	booted_ram = (int)ram;
+	return 1;
+}
+
+/* An input's placement and the cursors of what it placed so far. */
+struct fuzz_place_state {
+	struct fuzz_placement place;
+	unsigned long long bar_low, bar_high;	/* BARs placed up / down */
+	unsigned long va_low, va_high;		/* VMAs placed up / down */
+};
+
+/*
+ * A BAR of len bytes at bar_mis past a PUD boundary, where the placement
+ * says; where that place is taken (RAM, another BAR, no room), where
+ * sim_bar_create() puts it above RAM.  0 and *pfn its first pfn (pfn 0
+ * can be one), or -1 if it cannot be placed.
+ */
+static inline int fuzz_place_bar(struct fuzz_place_state *ps,
+				 unsigned long len, unsigned long bar_mis,
+				 unsigned long *pfn)
+{
+	unsigned long long base = 0;
+	int placed = 0;
+
+	switch (ps->place.bar) {
+	case FUZZ_BAR_BELOW_4G:
+		*pfn = sim_bar_create(len, PUD, bar_mis, 1);
+		placed = *pfn != 0;
+		break;
+	case FUZZ_BAR_AT_TOP:
+		if (!ps->bar_high)
+			ps->bar_high = 1ULL << sim_phys_bits();
+		if (ps->bar_high < len + bar_mis + PUD)
+			break;
+		base = ((ps->bar_high - len - bar_mis) & ~(PUD - 1ULL)) +
+		       bar_mis;
+		placed = !sim_bar_place(base, len);
+		if (placed)
+			ps->bar_high = base;
+		break;
+	case FUZZ_BAR_AT_PFN0:
+		/*
+		 * Not physical page 0 itself: iommu_iova_to_phys() returns 0
+		 * for "not mapped" too, so type1 cannot unmap a DMA of it
+		 * (docs/vfio-type1.md, "Found"); tests/test_type1_dma.c
+		 * covers that page.
+		 */
+		base = ((ps->bar_low + PUD - 1) & ~(PUD - 1ULL)) + bar_mis;
+		if (!base)
+			base = PUD;
+		placed = !sim_bar_place(base, len);
+		if (placed)
+			ps->bar_low = base + len;
+		break;
+	default:
+		break;
+	}
+	if (placed && ps->place.bar != FUZZ_BAR_BELOW_4G)
+		*pfn = base >> SIM_PAGE_SHIFT;
+	if (!placed)
+		*pfn = sim_bar_create(len, PUD, bar_mis, 0);
+	return placed || *pfn ? 0 : -1;
+}
+
+/*
+ * kapi_mm_mmap(m) at the address the placement gives a VMA of m->len
+ * bytes at m->misalign past a PUD; where that is taken or outside user
+ * space, where the sim picks.  *va gets the address.
+ */
+static inline int fuzz_mmap_placed(struct fuzz_place_state *ps,
+				   struct kapi_mm_map *m, unsigned long *va)
+{
+	unsigned long len = m->len, mis = m->misalign, addr = 0;
+	int ret;
+
+	switch (ps->place.vma) {
+	case FUZZ_VMA_BOTTOM:
+		addr = ((ps->va_low + PUD - 1) & ~(PUD - 1)) + mis;
+		if (!addr)
+			addr = PUD;
+		ps->va_low = addr + len;
+		break;
+	case FUZZ_VMA_TOP:
+		if (!ps->va_high)
+			ps->va_high = SIM_TASK_SIZE;
+		if (ps->va_high < len + mis + PUD)
+			break;
+		addr = ((ps->va_high - len - mis) & ~(PUD - 1)) + mis;
+		ps->va_high = addr;
+		break;
+	default:
+		break;
+	}
+	m->addr = addr;
+	ret = kapi_mm_mmap(m, va);
+	if (addr && (ret == -EEXIST || ret == -EINVAL)) {
+		m->addr = 0;
+		ret = kapi_mm_mmap(m, va);
+	}
+	return ret;
+}
+
+/* The placement applied to the iova an operation asked for. */
+static inline unsigned long long fuzz_place_iova(struct fuzz_place_state *ps,
+						 unsigned long long iova,
+						 unsigned long long size)
+{
+	unsigned long long in_pud = iova & (PUD - 1);
+
+	switch (ps->place.iova) {
+	case FUZZ_IOVA_TOP_HALF:
+		return iova ^ (1ULL << 63);
+	case FUZZ_IOVA_END:
+		return (0ULL - ((in_pud + size + PUD - 1) & ~(PUD - 1ULL))) +
+		       in_pud;
+	default:
+		return iova;
+	}
 }
 
 #endif

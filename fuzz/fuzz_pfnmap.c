@@ -27,6 +27,8 @@
  * A walk with the stride covers the same pages, with the same pfn sum, as
  * a page-by-page walk, in one lookup per leaf.  At the end every VMA is
  * unmapped, the process exits, and no page, pin or kernel object is left.
+ * An optional placement ("\xd3place" mark, fuzz_common.h) puts RAM, the
+ * BARs and the VMAs where machines rarely do (IOVAs: not used here).
  */
 #include <errno.h>
 #include <string.h>
@@ -52,17 +54,9 @@ struct mapping {
 
 static struct mapping maps[MAX_MAPS];
 static unsigned int nr_maps;
-static int booted;
 static unsigned long long kmalloc_at_start;
 static unsigned long allocated_at_start;
-
-static void boot_once(void)
-{
-	if (booted)
-		return;
-	fuzz_boot_machine(0);
-	booted = 1;
-}
+static struct fuzz_place_state place;
 
 static unsigned long mask_of_level(int level)
 {
@@ -152,12 +146,12 @@ static void create_mapping(struct fuzz_input *in)
 	req.misalign = va_mis;
 	req.pgoff = fuzz_u16(in);
 	if (m->kind == KAPI_MM_PFNMAP) {
-		m->pfn = sim_bar_create(m->len, PUD, bar_mis, 0);
-		FUZZ_CHECK(m->pfn != 0, "BAR of 0x%lx", m->len);
+		FUZZ_CHECK(fuzz_place_bar(&place, m->len, bar_mis, &m->pfn) == 0,
+			   "BAR of 0x%lx", m->len);
 		req.pfn = m->pfn;
 		req.max_leaf = m->max_leaf;
 	}
-	ret = kapi_mm_mmap(&req, &m->va);
+	ret = fuzz_mmap_placed(&place, &req, &m->va);
 	FUZZ_CHECK(ret == 0, "mmap of 0x%lx: %d", m->len, ret);
 	m->live = 1;
 	nr_maps++;
@@ -332,7 +326,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kapi_proc *proc;
 	unsigned int n;
 
-	boot_once();
+	place = (struct fuzz_place_state){ .place = fuzz_placement_of(&in) };
+	fuzz_boot_machine_for(place.place.ram);
 	kmalloc_at_start = sim_kmalloc_outstanding();
 	proc = kapi_proc_create();
 	FUZZ_CHECK(proc != NULL, "process");

@@ -108,28 +108,17 @@ static struct {
 	unsigned int nr_vpfns;
 	unsigned long domains_at_start, devices_at_start;
 	unsigned long pages_asked;	/* by MAP_DMA so far, MAX_INPUT_PAGES at most */
-	struct fuzz_placement place;
-	unsigned long long bar_low, bar_high;	/* cursors of placed BARs */
-	unsigned long va_low, va_high;		/* cursors of placed VMAs */
+	struct fuzz_place_state place;
 } s;
 
-static int booted;
-static enum fuzz_ram_place booted_ram;
-
 /*
- * The machine with RAM where the input says, built once per layout: a
- * different layout than the last input's boots again (measured in the
- * commit that added it; the corpora keep the default, so a replay boots
- * once).
+ * The machine with RAM where the input says (fuzz_boot_machine_for()),
+ * with this harness's one-time state made again after each boot.
  */
 static void boot_once(enum fuzz_ram_place ram)
 {
-	if (booted && booted_ram == ram)
+	if (!fuzz_boot_machine_for(ram))
 		return;
-	if (booted)
-		sim_machine_destroy();
-	fuzz_boot_machine_placed(ram);
-	booted_ram = ram;
 	/*
 	 * The first address space takes the zero page for good: make one
 	 * now, so that no input is the first.  Then the allocator's state is
@@ -137,7 +126,6 @@ static void boot_once(enum fuzz_ram_place ram)
 	 */
 	kapi_proc_destroy(kapi_proc_create());
 	FUZZ_CHECK(sim_buddy_checkpoint() == 0, "checkpoint");
-	booted = 1;
 }
 
 /* ---- the model ------------------------------------------------------- */
@@ -342,82 +330,6 @@ static void close_container(void)
 	FUZZ_LOG("close");
 }
 
-/*
- * A BAR of len bytes at bar_mis past a PUD boundary, where the input's
- * placement says; where that place is taken (RAM, another BAR, no room),
- * where sim_bar_create() puts it.  0 and *pfn its first pfn (pfn 0 is
- * one), or -1 if it cannot be placed.
- */
-static int place_bar(unsigned long len, unsigned long bar_mis,
-		     unsigned long *pfn)
-{
-	unsigned long long base = 0;
-	int placed = 0;
-
-	switch (s.place.bar) {
-	case FUZZ_BAR_BELOW_4G:
-		*pfn = sim_bar_create(len, PUD, bar_mis, 1);
-		placed = *pfn != 0;
-		break;
-	case FUZZ_BAR_AT_TOP:
-		if (!s.bar_high)
-			s.bar_high = 1ULL << sim_phys_bits();
-		if (s.bar_high < len + bar_mis + PUD)
-			break;
-		base = ((s.bar_high - len - bar_mis) & ~(PUD - 1ULL)) + bar_mis;
-		placed = !sim_bar_place(base, len);
-		if (placed)
-			s.bar_high = base;
-		break;
-	case FUZZ_BAR_AT_PFN0:
-		/*
-		 * Not physical page 0 itself: iommu_iova_to_phys() returns 0
-		 * for "not mapped" too, so type1 cannot unmap a DMA of it
-		 * (docs/vfio-type1.md, "Found"); tests/test_type1_dma.c
-		 * covers that page.
-		 */
-		base = ((s.bar_low + PUD - 1) & ~(PUD - 1ULL)) + bar_mis;
-		if (!base)
-			base = PUD;
-		placed = !sim_bar_place(base, len);
-		if (placed)
-			s.bar_low = base + len;
-		break;
-	default:
-		break;
-	}
-	if (placed && s.place.bar != FUZZ_BAR_BELOW_4G)
-		*pfn = base >> SIM_PAGE_SHIFT;
-	if (!placed)
-		*pfn = sim_bar_create(len, PUD, bar_mis, 0);
-	return placed || *pfn ? 0 : -1;
-}
-
-/* Where a VMA of len bytes at misalign past a PUD goes (0: the sim picks). */
-static unsigned long place_vma(unsigned long len, unsigned long misalign)
-{
-	unsigned long addr;
-
-	switch (s.place.vma) {
-	case FUZZ_VMA_BOTTOM:
-		addr = ((s.va_low + PUD - 1) & ~(PUD - 1)) + misalign;
-		if (!addr)
-			addr = PUD;
-		s.va_low = addr + len;
-		return addr;
-	case FUZZ_VMA_TOP:
-		if (!s.va_high)
-			s.va_high = SIM_TASK_SIZE;
-		if (s.va_high < len + misalign + PUD)
-			return 0;
-		addr = ((s.va_high - len - misalign) & ~(PUD - 1)) + misalign;
-		s.va_high = addr;
-		return addr;
-	default:
-		return 0;
-	}
-}
-
 static void op_mmap(struct fuzz_input *in, int kind)
 {
 	struct vma *v = &s.vmas[s.nr_vmas];
@@ -445,17 +357,12 @@ static void op_mmap(struct fuzz_input *in, int kind)
 		m.len = (flags & 0x80) && m.max_leaf == KAPI_MM_LEAF_PUD &&
 			!((bar_mis ^ m.misalign) & (PMD - 1)) ?
 			PUD + pages * PAGE : pages * PAGE;
-		FUZZ_CHECK(place_bar(m.len, bar_mis, &m.pfn) == 0, "BAR");
+		FUZZ_CHECK(fuzz_place_bar(&s.place, m.len, bar_mis, &m.pfn) == 0,
+			   "BAR");
 	} else {
 		m.len = pages * PAGE;
 	}
-	m.addr = place_vma(m.len, m.misalign);
-	ret = kapi_mm_mmap(&m, &v->va);
-	if (ret == -EEXIST || ret == -EINVAL) {
-		/* the placed range is taken or out of user space: the sim picks */
-		m.addr = 0;
-		ret = kapi_mm_mmap(&m, &v->va);
-	}
+	ret = fuzz_mmap_placed(&s.place, &m, &v->va);
 	FUZZ_CHECK(ret == 0, "mmap: %d", ret);
 	v->len = m.len;
 	v->kind = kind;
@@ -478,23 +385,6 @@ static unsigned long long pick_iova(struct fuzz_input *in, unsigned long va)
 	return anchors[(how >> 1) % 6] + (long long)off * (long long)PAGE;
 }
 
-/* The input's IOVA placement applied to what the operation asked for. */
-static unsigned long long place_iova(unsigned long long iova,
-				     unsigned long long size)
-{
-	unsigned long long in_pud = iova & (PUD - 1);
-
-	switch (s.place.iova) {
-	case FUZZ_IOVA_TOP_HALF:
-		return iova ^ (1ULL << 63);
-	case FUZZ_IOVA_END:
-		return (0ULL - ((in_pud + size + PUD - 1) & ~(PUD - 1ULL))) +
-		       in_pud;
-	default:
-		return iova;
-	}
-}
-
 static void op_map_dma(struct fuzz_input *in)
 {
 	const struct vma *v;
@@ -512,7 +402,7 @@ static void op_map_dma(struct fuzz_input *in)
 	if (!(how & 0x80) && size > v->len - off)
 		size = v->len - off;	/* mostly inside the VMA */
 	va = v->va + off;
-	iova = place_iova(pick_iova(in, va), size);
+	iova = fuzz_place_iova(&s.place, pick_iova(in, va), size);
 	flags = (how >> 4) & 3 ? KAPI_VFIO_DMA_MAP_RW : KAPI_VFIO_DMA_MAP_FLAG_READ;
 	if ((how & 0x40) && (how & 0x20))
 		flags = 0;
@@ -831,7 +721,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		1u << SIM_MM_RACE_SPLIT | 1u << SIM_MM_RACE_MOVE_PFNS;
 	kills_at_start = sim_choice_taken_alt[SIM_CH_FATAL_SIGNAL][1];
 	memset(&s, 0, sizeof(s));
-	s.place = place;
+	s.place = (struct fuzz_place_state){ .place = place };
 	FUZZ_LOG("placement: RAM %d, BARs %d, VMAs %d, IOVAs %d", place.ram,
 		 place.bar, place.vma, place.iova);
 	kmallocs = sim_kmalloc_outstanding();
