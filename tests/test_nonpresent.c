@@ -288,6 +288,42 @@ static void test_gup_on_each_kind(void **state)
 }
 
 /*
+ * MAP_DMA (read-write) of anonymous memory holding such an entry: GUP
+ * faults it back (a migrated page in its new frame), and the IOMMU maps
+ * exactly what the CPU maps afterwards; unmapped, nothing stays pinned.
+ */
+static void test_map_dma_of_anonymous_memory_with_each_kind(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(gup_cases); i++) {
+		const struct gup_case *c = &gup_cases[i];
+		int level = c->thp ? KAPI_MM_LEAF_PMD : KAPI_MM_LEAF_PTE;
+		struct kapi_vfio_dev *dev;
+		struct kapi_vfio *ct;
+		unsigned long va;
+
+		if (!c->write)
+			continue;
+		print_message("%s %s\n", c->thp ? "THP" : "4K",
+			      kind_names[c->kind]);
+		given_a_booted_machine(&(struct sim_config){ .ram_bytes = 256 * MiB });
+		given_a_process();
+		va = map_memory(&(struct kapi_mm_map){
+			.len = 2 * PMD, .kind = c->thp ? KAPI_MM_THP : KAPI_MM_ANON,
+			.writable = 1, .populate = 1, .align = PMD,
+		});
+		assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, level, c->kind), 0);
+		ct = open_a_v2_container();
+		dev = attach_a_device_of_format(ct, SIM_IOMMU_INTEL_SL);
+		map_dma(ct, va, IOVA, 2 * PMD, RW);
+		assert_iommu_matches_cpu(dev, IOVA, va, 2 * PMD);
+		unmap_dma_exactly(ct, IOVA, 2 * PMD);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		kapi_vfio_close(ct);
+		check_and_destroy();
+	}
+}
+
+/*
  * A PROT_NONE mapping (no access at all): GUP refuses it -EFAULT, read or
  * write, and so does MAP_DMA of it, anonymous or a BAR (type1's fixup
  * fault is refused too), with nothing pinned, charged or mapped.
@@ -408,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_set_entry_refuses_what_the_kernel_never_leaves),
 		cmocka_unit_test(test_map_dma_of_a_bar_with_each_kind),
 		cmocka_unit_test(test_gup_on_each_kind),
+		cmocka_unit_test(test_map_dma_of_anonymous_memory_with_each_kind),
 		cmocka_unit_test(test_prot_none_mapping_is_efault_for_gup_and_map_dma),
 		cmocka_unit_test(test_leaf_changes_before_the_lock_by_choice),
 		cmocka_unit_test(test_gup_finds_a_migration_entry_by_choice),
