@@ -103,6 +103,7 @@ void kapi_proc_destroy(struct kapi_proc *p)
 	t->mm = NULL;
 	if (mm)
 		mmput(mm);
+	shim_task_work_run();	/* exit_task_work(): the mappings' files */
 	if (current == t)
 		dmasim_set_current(NULL);
 	put_task_struct(t);
@@ -119,7 +120,7 @@ int kapi_proc_exec(struct kapi_proc *p)
 	t->mm = mm;
 	if (old)
 		mmput(old);
-	return 0;
+	return kapi_return(0);
 }
 
 void kapi_proc_set_current(struct kapi_proc *p)
@@ -275,7 +276,7 @@ static int mm_munmap_locked(struct mm_struct *mm, unsigned long addr)
 		mm->total_vm -= vma_pages(vma);
 		ret = sim_mm_unmap(mm->dmasim_mm, addr);
 		if (!ret)
-			sim_kfree(vma);
+			shim_vma_free(vma);
 	}
 	return ret;
 }

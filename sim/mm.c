@@ -587,6 +587,8 @@ static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 		return fault_thp(mm, v, addr, write);
 	case SIM_VMA_ANON:
 		return fault_anon_small(mm, v, addr, write);
+	case SIM_VMA_DRIVER:
+		return v->info.fault(v->info.owner, addr, write);
 	case SIM_VMA_IO:
 		return -EFAULT;
 	}
@@ -655,7 +657,7 @@ static void release_leaf(struct sim_mm *mm, const struct sim_vma *v,
 	unsigned long pfn = (entry & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT;
 
 	if (v->info.kind == SIM_VMA_PFNMAP || v->info.kind == SIM_VMA_IO ||
-	    pfn == sim_zero_pfn)
+	    v->info.kind == SIM_VMA_DRIVER || pfn == sim_zero_pfn)
 		return;
 	page = sim_pfn_to_page(pfn);
 	mm->nr_anon_pages -= 1UL << folio_order(page);
@@ -891,6 +893,69 @@ int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write)
 
 	sim_mm_lock_take();
 	ret = sim_mm_fault_locked(mm, addr, write);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+int sim_vma_set_fault(struct sim_vma *v,
+		      int (*fault)(void *owner, unsigned long addr, int write))
+{
+	if (v->info.kind != SIM_VMA_IO || !fault)
+		return -EINVAL;
+	sim_mm_lock_take();
+	v->info.kind = SIM_VMA_DRIVER;
+	v->info.fault = fault;
+	sim_mm_lock_drop();
+	return 0;
+}
+
+int sim_mm_level_none(struct sim_mm *mm, unsigned long addr,
+		      enum sim_pt_level level)
+{
+	unsigned long *table = mm->pgd;
+	enum sim_pt_level l;
+	int none = 1;
+
+	sim_mm_lock_take();
+	for (l = SIM_PT_PGD; l >= level; l--) {
+		unsigned long e = table[level_index(addr, l)];
+
+		if (!e)
+			break;
+		if (l == level || (e & SIM_PTE_PSE)) {
+			none = 0;
+			break;
+		}
+		table = sim_pt_table_of(e);
+	}
+	sim_mm_lock_drop();
+	return none;
+}
+
+int sim_mm_insert_leaf(struct sim_mm *mm, unsigned long addr,
+		       unsigned long pfn, enum sim_pt_level level, int writable)
+{
+	unsigned long size = 1UL << level_shift(level);
+	struct sim_vma *v;
+	unsigned long *e;
+	int ret = 0;
+
+	if (level < SIM_PT_PTE || level > SIM_PT_PUD || (addr & (size - 1)) ||
+	    ((pfn << SIM_PAGE_SHIFT) & (size - 1)))
+		return -EINVAL;
+	sim_mm_lock_take();
+	v = sim_mm_find_vma(mm, addr);
+	if (!v || v->info.kind != SIM_VMA_DRIVER ||
+	    addr + size > v->info.end || addr + size < addr) {
+		ret = -EINVAL;
+		goto out;
+	}
+	e = walk_alloc(mm, addr, level);
+	if (!e || *e)
+		ret = e || sim_mm_level_none(mm, addr, level) ? -EEXIST : -ENOMEM;
+	else
+		set_entry(e, leaf_entry(pfn, level, writable, 1));
+out:
 	sim_mm_lock_drop();
 	return ret;
 }
