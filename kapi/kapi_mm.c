@@ -182,12 +182,16 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 		flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP |
 			 VM_SHARED | VM_MAYSHARE;
 		break;
+	case KAPI_MM_HUGETLB_1G:
+		flags |= VM_HUGETLB | VM_DONTEXPAND;
+		break;
 	case KAPI_MM_ANON:
 		break;
 	}
 	vm_flags_init(vma, flags);
 	vma->vm_page_prot = m->writable ? PAGE_SHARED : PAGE_READONLY;
-	vma->vm_pgoff = m->kind == KAPI_MM_ANON || m->kind == KAPI_MM_THP ?
+	vma->vm_pgoff = m->kind == KAPI_MM_ANON || m->kind == KAPI_MM_THP ||
+			m->kind == KAPI_MM_HUGETLB_1G ?
 			vma->vm_start >> PAGE_SHIFT : m->pgoff;
 }
 
@@ -207,7 +211,9 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 
 	if (!mm)
 		return -EINVAL;
-	if (m->kind > KAPI_MM_IO || !m->len || (m->len & ~PAGE_MASK) ||
+	if (m->kind > KAPI_MM_HUGETLB_1G || !m->len || (m->len & ~PAGE_MASK) ||
+	    (m->kind == KAPI_MM_HUGETLB_1G &&
+	     ((m->len | m->addr) & (PUD_SIZE - 1))) ||
 	    max_leaf > KAPI_MM_LEAF_PUD)
 		return -EINVAL;
 	vma = sim_kmalloc(sizeof(*vma), 1);
@@ -222,6 +228,8 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 
 		if (!m->align && m->kind == KAPI_MM_THP)
 			align = PMD_SIZE;
+		if (m->kind == KAPI_MM_HUGETLB_1G)
+			align = max(align, PUD_SIZE);
 		if (!m->align && m->kind == KAPI_MM_PFNMAP) {
 			/* co-align with the pfns so the largest leaves fit */
 			align = max_leaf == KAPI_MM_LEAF_PUD ? PUD_SIZE :
@@ -245,7 +253,8 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 	info.end = vma->vm_end;
 	info.kind = m->kind == KAPI_MM_ANON ? SIM_VMA_ANON :
 		    m->kind == KAPI_MM_THP ? SIM_VMA_THP :
-		    m->kind == KAPI_MM_PFNMAP ? SIM_VMA_PFNMAP : SIM_VMA_IO;
+		    m->kind == KAPI_MM_PFNMAP ? SIM_VMA_PFNMAP :
+		    m->kind == KAPI_MM_HUGETLB_1G ? SIM_VMA_HUGETLB : SIM_VMA_IO;
 	info.flags = SIM_VMA_READ | (m->writable ? SIM_VMA_WRITE : 0) |
 		     (m->populate ? SIM_VMA_POPULATE : 0);
 	info.pfn = m->pfn;

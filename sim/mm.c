@@ -572,6 +572,33 @@ static int fault_thp(struct sim_mm *mm, struct sim_vma *v, unsigned long addr,
 	return 0;
 }
 
+/*
+ * hugetlbfs with 1 GiB pages: the fault allocates the whole folio and maps
+ * it with one PUD leaf; with no gigantic page to be had it fails as
+ * hugetlb does (VM_FAULT_SIGBUS, here -EFAULT).
+ */
+static int fault_hugetlb(struct sim_mm *mm, struct sim_vma *v,
+			 unsigned long addr)
+{
+	unsigned long base = addr & ~(SIM_PUD_SIZE - 1);
+	unsigned long *e = walk_alloc(mm, base, SIM_PT_PUD);
+	struct sim_page *page;
+
+	if (!e)
+		return -ENOMEM;
+	if (*e & SIM_PTE_PRESENT)
+		return 0;
+	page = sim_buddy_alloc_gigantic(SIM_PUD_SHIFT - SIM_PAGE_SHIFT,
+					SIM_GFP_ZERO | SIM_GFP_MOVABLE);
+	if (!page)
+		return -EFAULT;
+	page->mapcount = 1;
+	mm->nr_anon_pages += 1UL << (SIM_PUD_SHIFT - SIM_PAGE_SHIFT);
+	set_entry(e, leaf_entry(sim_page_to_pfn(page), SIM_PT_PUD,
+				v->info.flags & SIM_VMA_WRITE, 0));
+	return 0;
+}
+
 static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 {
 	struct sim_vma *v = sim_mm_find_vma(mm, addr);
@@ -589,6 +616,8 @@ static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 		return fault_anon_small(mm, v, addr, write);
 	case SIM_VMA_DRIVER:
 		return v->info.fault(v->info.owner, addr, write);
+	case SIM_VMA_HUGETLB:
+		return fault_hugetlb(mm, v, addr);
 	case SIM_VMA_IO:
 		return -EFAULT;
 	}
@@ -727,7 +756,8 @@ static unsigned long populate_next(struct sim_mm *mm,
 {
 	struct sim_walk w;
 
-	if (info->kind != SIM_VMA_THP || sim_mm_walk(mm, addr, &w) ||
+	if ((info->kind != SIM_VMA_THP && info->kind != SIM_VMA_HUGETLB) ||
+	    sim_mm_walk(mm, addr, &w) ||
 	    w.level == SIM_PT_PTE)
 		return addr + SIM_PAGE_SIZE;
 	return (addr | ((1UL << level_shift(w.level)) - 1)) + 1;
@@ -743,7 +773,9 @@ static int sim_mm_map_locked(struct sim_mm *mm, const struct sim_vma_info *info,
 	if (!info->end || info->start >= info->end ||
 	    ((info->start | info->end) & (SIM_PAGE_SIZE - 1)) ||
 	    info->start < SIM_PAGE_SIZE || info->end > SIM_TASK_SIZE ||
-	    info->kind > SIM_VMA_IO ||
+	    (info->kind > SIM_VMA_IO && info->kind != SIM_VMA_HUGETLB) ||
+	    (info->kind == SIM_VMA_HUGETLB &&
+	     ((info->start | info->end) & (SIM_PUD_SIZE - 1))) ||
 	    (info->kind == SIM_VMA_PFNMAP &&
 	     (info->max_leaf < SIM_PT_PTE || info->max_leaf > SIM_PT_PUD)))
 		return -EINVAL;

@@ -41,6 +41,11 @@
  *                   vfio-pci's huge_fault does), else a smaller one.
  *   SIM_VMA_IO      a driver mapping filled by remap_pfn_range() (PTE
  *                   leaves, special); it has no fault handler.
+ *   SIM_VMA_HUGETLB hugetlbfs memory of 1 GiB pages (MAP_HUGETLB |
+ *                   MAP_HUGE_1GB): start and end PUD aligned; a fault
+ *                   allocates a gigantic folio (sim_buddy_alloc_gigantic(),
+ *                   no reserved pool) and maps it with one PUD leaf, or
+ *                   fails -EFAULT (hugetlb's SIGBUS) when none is free.
  *   SIM_VMA_DRIVER  a driver mapping filled on demand: an IO VMA given a
  *                   fault callback (sim_vma_set_fault()), which the shim
  *                   points at the VMA's vm_ops; the callback installs
@@ -139,6 +144,7 @@ enum sim_vma_kind {
 	SIM_VMA_PFNMAP,
 	SIM_VMA_IO,	/* filled by remap_pfn_range(); a fault on a hole fails */
 	SIM_VMA_DRIVER,	/* faults call info.fault (sim_vma_set_fault()) */
+	SIM_VMA_HUGETLB, /* 1 GiB folios, PUD leaves; PUD-aligned start/end */
 };
 
 /* sim_vma flags (the shim maps them onto VM_* in one place). */
