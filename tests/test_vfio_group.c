@@ -522,6 +522,8 @@ static void test_bar_mmap_leaf_size_follows_alignment(void **state)
 	};
 	unsigned int i;
 
+	if (PUD != GiB)
+		skip();		/* the table is of 4 KiB-page geometry */
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct vmm v = { .dev = a_gpu() };
 		struct kapi_vfio_pci_stats s;
@@ -558,6 +560,10 @@ static void test_decode_off_zaps_and_on_faults_back(void **state)
 	struct kapi_vfio_pci_stats s;
 	unsigned long va, pfn;
 
+	if (PUD != GiB) {
+		kapi_vfio_pci_destroy(v.dev);
+		skip();		/* 4 KiB-page geometry: four PUD leaves */
+	}
 	the_vmm_reaches(&v, DEVICE);
 	va = the_vmm_mmaps(&v, 0, BAR_SIZE, GiB, 0);
 	assert_int_equal(kapi_mm_touch(va, BAR_SIZE, 0), 0);
