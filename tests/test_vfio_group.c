@@ -306,6 +306,59 @@ static void test_every_wrong_order_fails_and_changes_nothing(void **state)
 }
 
 /*
+ * Each allocation in SET_CONTAINER, SET_IOMMU and GET_DEVICE_FD fails in
+ * turn: the call fails -ENOMEM, the group's status is what it was, and a
+ * VMM that exits then leaves nothing behind.
+ */
+static void test_every_allocation_failing_in_each_step_leaves_nothing(void **state)
+{
+	static const struct {
+		const char *what;
+		enum stage stage;
+		enum op op;
+		int allocates;	/* the step allocates at all */
+	} cases[] = {
+		/* into a container with no backend: no allocation */
+		{ "SET_CONTAINER", OPENED, OP_SET_CONTAINER, 0 },
+		{ "SET_IOMMU", CONTAINER, OP_SET_IOMMU_V2, 1 },
+		{ "GET_DEVICE_FD", IOMMU, OP_GET_DEVICE_FD, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long long nth, calls, failed = 0;
+
+		for (nth = 0;; nth++) {
+			struct vmm v = { .dev = a_gpu() };
+			unsigned int before;
+			long ret;
+
+			the_vmm_reaches(&v, cases[i].stage);
+			before = group_status_of(&v);
+			fail_nth_call_of("shim/slab/kmalloc", nth);
+			ret = the_vmm_tries(&v, cases[i].op);
+			calls = stop_failing("shim/slab/kmalloc");
+			if (calls > nth) {
+				assert_int_equal(ret, -ENOMEM);
+				assert_int_equal(group_status_of(&v), before);
+				failed++;
+			} else {
+				assert_true(ret >= 0);
+				if (cases[i].op == OP_GET_DEVICE_FD)
+					assert_int_equal(kapi_close((int)ret), 0);
+			}
+			the_vmm_exits(&v);
+			assert_nothing_held();
+			if (calls <= nth)
+				break;
+		}
+		print_message("%s: %llu allocations failed in turn\n",
+			      cases[i].what, failed);
+		assert_int_equal(failed > 0, cases[i].allocates);
+	}
+}
+
+/*
  * A group whose other device is bound to a host driver is not viable:
  * GET_STATUS says so and SET_CONTAINER fails -EPERM, leaving the container
  * empty (SET_IOMMU still -EINVAL).
@@ -689,6 +742,7 @@ int main(void)
 		T(test_the_vmm_sequence_maps_dma_and_leaves_nothing),
 		T(test_check_extension_without_a_group_asks_the_backends),
 		T(test_every_wrong_order_fails_and_changes_nothing),
+		T(test_every_allocation_failing_in_each_step_leaves_nothing),
 		T(test_a_group_with_a_host_driver_is_not_viable),
 		T(test_mappings_outlive_the_container_fd),
 		T(test_unset_of_the_last_group_releases_the_backend),

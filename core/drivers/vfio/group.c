@@ -58,19 +58,31 @@ static struct {
 
 /* ---- device fds ---- */
 
+/*
+ * A device fd goes: the last one closes the driver and lets the container
+ * go.  Returns the group file to fput() once group_lock is dropped, or
+ * NULL.
+ */
+static struct file *vfio_df_group_close(struct vfio_device *device)
+{
+	lockdep_assert_held(&device->group->group_lock);
+
+	if (--device->open_count)
+		return NULL;
+	if (device->ops->close_device)
+		device->ops->close_device(device);
+	vfio_device_container_unregister(device);
+	return vfio_group_unuse_container(device->group);
+}
+
 static int vfio_device_fops_release(struct inode *inode, struct file *filep)
 {
 	struct vfio_device *device = filep->private_data;
 	struct vfio_group *group = device->group;
-	struct file *group_file = NULL;
+	struct file *group_file;
 
 	mutex_lock(&group->group_lock);
-	if (!--device->open_count) {
-		if (device->ops->close_device)
-			device->ops->close_device(device);
-		vfio_device_container_unregister(device);
-		group_file = vfio_group_unuse_container(group);
-	}
+	group_file = vfio_df_group_close(device);
 	mutex_unlock(&group->group_lock);
 	if (group_file)
 		fput(group_file);
@@ -187,12 +199,7 @@ static int vfio_group_ioctl_get_device_fd(struct vfio_group *group,
 	return fdno;
 
 err_close:
-	if (!--device->open_count) {
-		if (device->ops->close_device)
-			device->ops->close_device(device);
-		vfio_device_container_unregister(device);
-		group_file = vfio_group_unuse_container(group);
-	}
+	group_file = vfio_df_group_close(device);
 err_put_fdno:
 	put_unused_fd(fdno);
 out_unlock:
