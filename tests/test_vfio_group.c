@@ -138,8 +138,17 @@ static void test_the_vmm_sequence_maps_dma_and_leaves_nothing(void **state)
 	unsigned long va = map_anon(2 * MiB);
 	unsigned long long unmapped = 0;
 
+	the_vmm_reaches(&v, CONTAINER);
+	/* No backend yet: the backends asked without a container say 0. */
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_CHECK_EXTENSION,
+					     KAPI_VFIO_DMA_CC_IOMMU), 0);
+	kapi_close(v.gfd);
+	kapi_close(v.cfd);
 	the_vmm_reaches(&v, DEVICE);
 	assert_int_equal(group_status_of(&v), VIABLE | CONTAINER_SET);
+	/* Now the container's own backend answers, from its domains. */
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_CHECK_EXTENSION,
+					     KAPI_VFIO_DMA_CC_IOMMU), 1);
 	assert_int_equal(kapi_vfio_device_get_info(v.dfd, &info), 0);
 	assert_int_equal(info.flags, KAPI_VFIO_DEVICE_FLAGS_PCI |
 				     KAPI_VFIO_DEVICE_FLAGS_RESET);
@@ -385,6 +394,9 @@ static void test_a_group_with_a_host_driver_is_not_viable(void **state)
 	/* The host driver gone, the same group joins. */
 	assert_int_equal(group_status_of(&v), VIABLE);
 	assert_int_equal(kapi_vfio_group_set_container(v.gfd, v.cfd), 0);
+	/* A host driver cannot bind to a device of a group VFIO owns. */
+	assert_int_equal(kapi_vfio_pci_create(&peer_opts, &peer), -EBUSY);
+	assert_int_equal(kapi_vfio_pci_nr_alive(), 1);
 	the_vmm_exits(&v);
 }
 
