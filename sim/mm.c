@@ -759,6 +759,33 @@ out:
 	sim_mm_lock_drop();
 }
 
+/*
+ * hugetlbfs with 1 GiB pages: the fault allocates the whole folio and maps
+ * it with one PUD leaf; with no gigantic page to be had it fails as
+ * hugetlb does (VM_FAULT_SIGBUS, here -EFAULT).
+ */
+static int fault_hugetlb(struct sim_mm *mm, struct sim_vma *v,
+			 unsigned long addr)
+{
+	unsigned long base = addr & ~(SIM_PUD_SIZE - 1);
+	unsigned long *e = walk_alloc(mm, base, SIM_PT_PUD);
+	struct sim_page *page;
+
+	if (!e)
+		return -ENOMEM;
+	if (*e & SIM_PTE_PRESENT)
+		return 0;
+	page = sim_buddy_alloc_gigantic(SIM_PUD_SHIFT - SIM_PAGE_SHIFT,
+					SIM_GFP_ZERO | SIM_GFP_MOVABLE);
+	if (!page)
+		return -EFAULT;
+	page->mapcount = 1;
+	mm->nr_anon_pages += 1UL << (SIM_PUD_SHIFT - SIM_PAGE_SHIFT);
+	set_entry(e, leaf_entry(sim_page_to_pfn(page), SIM_PT_PUD,
+				v->info.flags & SIM_VMA_WRITE, 0));
+	return 0;
+}
+
 static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 {
 	struct sim_vma *v = sim_mm_find_vma(mm, addr);
@@ -776,6 +803,10 @@ static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 		return fault_thp(mm, v, addr, write);
 	case SIM_VMA_ANON:
 		return fault_anon_small(mm, v, addr, write);
+	case SIM_VMA_DRIVER:
+		return v->info.fault(v->info.owner, addr, write);
+	case SIM_VMA_HUGETLB:
+		return fault_hugetlb(mm, v, addr);
 	case SIM_VMA_IO:
 		/* no handler: only an entry brought back above satisfies it */
 		return sim_mm_walk(mm, addr, &w) ? -EFAULT : 0;
@@ -845,7 +876,7 @@ static void release_leaf(struct sim_mm *mm, const struct sim_vma *v,
 	unsigned long pfn = (entry & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT;
 
 	if (v->info.kind == SIM_VMA_PFNMAP || v->info.kind == SIM_VMA_IO ||
-	    pfn == sim_zero_pfn)
+	    v->info.kind == SIM_VMA_DRIVER || pfn == sim_zero_pfn)
 		return;
 	page = sim_pfn_to_page(pfn);
 	mm->nr_anon_pages -= 1UL << folio_order(page);
@@ -915,7 +946,8 @@ static unsigned long populate_next(struct sim_mm *mm,
 {
 	struct sim_walk w;
 
-	if (info->kind != SIM_VMA_THP || sim_mm_walk(mm, addr, &w) ||
+	if ((info->kind != SIM_VMA_THP && info->kind != SIM_VMA_HUGETLB) ||
+	    sim_mm_walk(mm, addr, &w) ||
 	    w.level == SIM_PT_PTE)
 		return addr + SIM_PAGE_SIZE;
 	return (addr | ((1UL << level_shift(w.level)) - 1)) + 1;
@@ -931,7 +963,9 @@ static int sim_mm_map_locked(struct sim_mm *mm, const struct sim_vma_info *info,
 	if (!info->end || info->start >= info->end ||
 	    ((info->start | info->end) & (SIM_PAGE_SIZE - 1)) ||
 	    info->start < SIM_PAGE_SIZE || info->end > SIM_TASK_SIZE ||
-	    info->kind > SIM_VMA_IO ||
+	    (info->kind > SIM_VMA_IO && info->kind != SIM_VMA_HUGETLB) ||
+	    (info->kind == SIM_VMA_HUGETLB &&
+	     ((info->start | info->end) & (SIM_PUD_SIZE - 1))) ||
 	    (info->kind == SIM_VMA_PFNMAP &&
 	     (info->max_leaf < SIM_PT_PTE || info->max_leaf > SIM_PT_PUD)))
 		return -EINVAL;
@@ -1092,6 +1126,69 @@ int sim_mm_set_entry(struct sim_mm *mm, unsigned long addr,
 
 	sim_mm_lock_take();
 	ret = sim_mm_set_entry_locked(mm, addr, level, kind);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+int sim_vma_set_fault(struct sim_vma *v,
+		      int (*fault)(void *owner, unsigned long addr, int write))
+{
+	if (v->info.kind != SIM_VMA_IO || !fault)
+		return -EINVAL;
+	sim_mm_lock_take();
+	v->info.kind = SIM_VMA_DRIVER;
+	v->info.fault = fault;
+	sim_mm_lock_drop();
+	return 0;
+}
+
+int sim_mm_level_none(struct sim_mm *mm, unsigned long addr,
+		      enum sim_pt_level level)
+{
+	unsigned long *table = mm->pgd;
+	enum sim_pt_level l;
+	int none = 1;
+
+	sim_mm_lock_take();
+	for (l = SIM_PT_PGD; l >= level; l--) {
+		unsigned long e = table[level_index(addr, l)];
+
+		if (!e)
+			break;
+		if (l == level || (e & SIM_PTE_PSE)) {
+			none = 0;
+			break;
+		}
+		table = sim_pt_table_of(e);
+	}
+	sim_mm_lock_drop();
+	return none;
+}
+
+int sim_mm_insert_leaf(struct sim_mm *mm, unsigned long addr,
+		       unsigned long pfn, enum sim_pt_level level, int writable)
+{
+	unsigned long size = 1UL << level_shift(level);
+	struct sim_vma *v;
+	unsigned long *e;
+	int ret = 0;
+
+	if (level < SIM_PT_PTE || level > SIM_PT_PUD || (addr & (size - 1)) ||
+	    ((pfn << SIM_PAGE_SHIFT) & (size - 1)))
+		return -EINVAL;
+	sim_mm_lock_take();
+	v = sim_mm_find_vma(mm, addr);
+	if (!v || v->info.kind != SIM_VMA_DRIVER ||
+	    addr + size > v->info.end || addr + size < addr) {
+		ret = -EINVAL;
+		goto out;
+	}
+	e = walk_alloc(mm, addr, level);
+	if (!e || *e)
+		ret = e || sim_mm_level_none(mm, addr, level) ? -EEXIST : -ENOMEM;
+	else
+		set_entry(e, leaf_entry(pfn, level, writable, 1));
+out:
 	sim_mm_lock_drop();
 	return ret;
 }

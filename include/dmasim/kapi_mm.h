@@ -47,6 +47,8 @@ enum kapi_mm_kind {
 	KAPI_MM_THP,	/* PMD-sized folios where they fit */
 	KAPI_MM_PFNMAP,	/* VM_IO|VM_PFNMAP over pfn.., leaves up to max_leaf */
 	KAPI_MM_IO,	/* empty VM_IO|VM_PFNMAP VMA for remap_pfn_range() */
+	/* hugetlbfs 1 GiB pages: PUD leaves; addr, len PUD-aligned (-EINVAL) */
+	KAPI_MM_HUGETLB_1G,
 };
 
 /* Leaf sizes, as the page-table levels (SIM_PT_PTE/PMD/PUD). */

@@ -65,6 +65,15 @@
  *                   vfio-pci's huge_fault does), else a smaller one.
  *   SIM_VMA_IO      a driver mapping filled by remap_pfn_range() (PTE
  *                   leaves, special); it has no fault handler.
+ *   SIM_VMA_HUGETLB hugetlbfs memory of 1 GiB pages (MAP_HUGETLB |
+ *                   MAP_HUGE_1GB): start and end PUD aligned; a fault
+ *                   allocates a gigantic folio (sim_buddy_alloc_gigantic(),
+ *                   no reserved pool) and maps it with one PUD leaf, or
+ *                   fails -EFAULT (hugetlb's SIGBUS) when none is free.
+ *   SIM_VMA_DRIVER  a driver mapping filled on demand: an IO VMA given a
+ *                   fault callback (sim_vma_set_fault()), which the shim
+ *                   points at the VMA's vm_ops; the callback installs
+ *                   special leaves with sim_mm_insert_leaf().
  *
  * Walk cost: the shim's entry accessors count SIM_CNT_PT_READ; faults count
  * SIM_CNT_FAULT.  Not simulated: swap devices (see
@@ -203,6 +212,8 @@ enum sim_vma_kind {
 	SIM_VMA_THP,
 	SIM_VMA_PFNMAP,
 	SIM_VMA_IO,	/* filled by remap_pfn_range(); a fault on a hole fails */
+	SIM_VMA_DRIVER,	/* faults call info.fault (sim_vma_set_fault()) */
+	SIM_VMA_HUGETLB, /* 1 GiB folios, PUD leaves; PUD-aligned start/end */
 };
 
 /* sim_vma flags (the shim maps them onto VM_* in one place). */
@@ -219,6 +230,13 @@ struct sim_vma_info {
 	unsigned long pfn;		/* PFNMAP: pfn mapped at start */
 	enum sim_pt_level max_leaf;	/* PFNMAP: largest leaf to use */
 	void *owner;			/* the shim's vm_area_struct */
+	/*
+	 * DRIVER: handle a fault at addr (the mm lock held; the lock is
+	 * recursive, so it may call sim_mm_insert_leaf()): 0 (a leaf maps
+	 * addr now, or the fault is to be retried), -EFAULT (SIGBUS),
+	 * -ENOMEM.
+	 */
+	int (*fault)(void *owner, unsigned long addr, int write);
 };
 
 struct sim_mm *sim_mm_create(void *owner);
@@ -263,6 +281,25 @@ int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write);
 int sim_mm_remap_pfn_range(struct sim_mm *mm, unsigned long addr,
 			   unsigned long pfn, unsigned long size,
 			   enum sim_pt_level max_leaf, int writable);
+
+/* An IO VMA becomes a DRIVER one, faulted by fault: 0, or -EINVAL. */
+int sim_vma_set_fault(struct sim_vma *v,
+		      int (*fault)(void *owner, unsigned long addr, int write));
+/*
+ * Nothing maps addr at level or above: the entry there is empty, or a
+ * table above it is missing (what pud_none()/pmd_none() tell the fault
+ * path before it asks a driver for a leaf of that size).
+ */
+int sim_mm_level_none(struct sim_mm *mm, unsigned long addr,
+		      enum sim_pt_level level);
+/*
+ * Install one special leaf of level's size at addr (aligned to it, as pfn
+ * is) mapping pfn.., in a DRIVER VMA that covers it whole: 0, -EINVAL
+ * (misaligned, outside such a VMA), -EEXIST (a leaf or a table is there
+ * already), -ENOMEM (no page table).
+ */
+int sim_mm_insert_leaf(struct sim_mm *mm, unsigned long addr,
+		       unsigned long pfn, enum sim_pt_level level, int writable);
 
 /* Clear every leaf in [start, end) (remap_pfn_range's cleanup on error). */
 void sim_mm_zap_range(struct sim_mm *mm, unsigned long start, unsigned long end);
