@@ -114,6 +114,12 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def die(msg):
+    """A setup error (exit 2; 1 is kept for a score below --min)."""
+    log('mutation: ' + msg)
+    sys.exit(2)
+
+
 # ---------------------------------------------------------------- libclang
 
 _lib_ready = False
@@ -771,7 +777,7 @@ class Worker:
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            sys.exit('mutation: %s is in use by another run' % self.root)
+            die('%s is in use by another run' % self.root)
 
     def prepare(self):
         """Copy the tree (content changes only), configure once, build."""
@@ -788,16 +794,16 @@ class Worker:
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
             if r.returncode:
-                sys.exit('mutation: meson setup failed in %s:\n%s' % (self.build, r.stdout[-3000:]))
+                die('meson setup failed in %s:\n%s' % (self.build, r.stdout[-3000:]))
         elif args:
             r = subprocess.run(['meson', 'configure', self.build] + args, cwd=self.src,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
             if r.returncode:
-                sys.exit('mutation: meson configure failed:\n' + r.stdout[-3000:])
+                die('meson configure failed:\n' + r.stdout[-3000:])
         r = self.ninja([])
         if r.returncode:
-            sys.exit('mutation: the unmutated tree does not build in %s:\n%s' % (
+            die('the unmutated tree does not build in %s:\n%s' % (
                 self.build, r.stdout[-3000:]))
 
     def ninja(self, targets):
@@ -862,7 +868,7 @@ def introspect(worker, what):
     r = subprocess.run(['meson', 'introspect', what, worker.build],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode:
-        sys.exit('mutation: meson introspect %s failed: %s' % (what, r.stderr))
+        die('meson introspect %s failed: %s' % (what, r.stderr))
     return json.loads(r.stdout)
 
 
@@ -1055,7 +1061,7 @@ def read_equivalents(path):
                 continue
             parts = line.split(None, 1)
             if len(parts) < 2 or not parts[1].strip():
-                sys.exit('mutation: %s:%d: an equivalent needs an id and a reason' % (path, no))
+                die('%s:%d: an equivalent needs an id and a reason' % (path, no))
             eq[parts[0]] = parts[1].strip()
     return eq
 
@@ -1118,7 +1124,7 @@ def resolve_files(o):
                                 '--extract-only'], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
             if r.returncode:
-                sys.exit('mutation: extracting the 6.12 files failed:\n' + r.stdout)
+                die('extracting the 6.12 files failed:\n' + r.stdout)
             o.kernel_src = dest
         o.kernel_src = os.path.realpath(o.kernel_src)
         base = o.kernel_src
@@ -1133,9 +1139,9 @@ def resolve_files(o):
             p = os.path.join(os.getcwd(), n)
         p = os.path.realpath(p)
         if not os.path.isfile(p):
-            sys.exit('mutation: no file %s' % n)
+            die('no file %s' % n)
         if not p.startswith(base + os.sep):
-            sys.exit('mutation: %s is not inside %s' % (n, base))
+            die('%s is not inside %s' % (n, base))
         files.append(p)
     return files
 
@@ -1160,10 +1166,10 @@ def find_mutants(o, worker, files):
                 entry = e
                 break
         if entry is None:
-            sys.exit('mutation: %s is not compiled by the build (not in compile_commands.json)' % f)
+            die('%s is not compiled by the build (not in compile_commands.json)' % f)
         fd = Finder(sp, label_of(o, f), compile_args(entry), entry['directory'])
         if fd.errors:
-            sys.exit('mutation: libclang cannot parse %s:\n  %s' % (
+            die('libclang cannot parse %s:\n  %s' % (
                 f, '\n  '.join(str(d) for d in fd.errors[:10])))
         ms = fd.run()
         for m in ms:
@@ -1387,7 +1393,7 @@ def main(argv):
     inside = os.path.relpath(o.workdir, o.source)
     if not inside.startswith('..') and not inside.startswith('build'):
         # Copying the tree would copy the scratch folder into itself.
-        sys.exit('mutation: --workdir must be outside the tree (or in one of its build* folders)')
+        die('--workdir must be outside the tree (or in one of its build* folders)')
     equivalents = read_equivalents(o.equivalent)
 
     t_start = time.monotonic()
@@ -1419,7 +1425,7 @@ def main(argv):
         tests0 = discover_tests(workers[0], scratch)
         for f, sp in zip(files, scratch):
             if not tests0[sp]:
-                sys.exit('mutation: no test of the build is built from %s' % label_of(o, f))
+                die('no test of the build is built from %s' % label_of(o, f))
         # Clean run: every selected test passes, and how long it takes.
         uniq = {}
         for sp in scratch:
@@ -1430,7 +1436,7 @@ def main(argv):
         for t in sorted(uniq.values(), key=lambda t: -t.priority):
             res, secs = run_test(workers[0], t, 600)
             if res:
-                sys.exit('mutation: test %s fails on the unmutated tree; fix that first' % t.name)
+                die('test %s fails on the unmutated tree; fix that first' % t.name)
             t.clean = secs
         # One Test object per name, shared by the workers (kill counts);
         # the commands are per worker (absolute paths into its build).
