@@ -1108,6 +1108,9 @@ def parse_args(argv):
     ap.add_argument('--list', action='store_true',
                     help='list the mutants (id, line, operator, mutated line) and stop')
     ap.add_argument('--quiet', action='store_true', help='no progress lines')
+    ap.add_argument('--rescore', metavar='JSON',
+                    help='report the --json file of an earlier run again with the '
+                         'equivalent list as it is now (runs nothing)')
     o = ap.parse_args(argv)
     o.jobs = max(1, min(o.jobs, 2))
     o.source = os.path.realpath(o.source)
@@ -1339,12 +1342,14 @@ class Run:
         return results
 
 
-def report(o, files, results, elapsed, per_file_total):
+def report(o, groups, elapsed):
+    """The per-file summaries, the survivors and the score line; groups:
+    [(label, mutants found, [tested Mutant])]."""
     lines = []
     tot_k = tot_n = 0
     summary = {}
-    for f in files:
-        ms = sorted(results[f], key=lambda m: (m.line, m.start, m.op, m.repl))
+    for label, found, tested in groups:
+        ms = sorted(tested, key=lambda m: (m.line, m.start, m.op, m.repl))
         c = {s: sum(1 for m in ms if m.status == s)
              for s in ('killed', 'survived', 'timeout', 'equivalent', 'invalid')}
         n = c['killed'] + c['survived'] + c['timeout']
@@ -1352,17 +1357,16 @@ def report(o, files, results, elapsed, per_file_total):
         tot_k += k
         tot_n += n
         pct = 100.0 * k / n if n else 100.0
-        label = label_of(o, f)
         lines.append('%s: %d killed, %d survived, %d timed out, %d equivalent, '
                      '%d invalid (of %d mutants found); score %d of %d (%.1f%%)' % (
                          label, c['killed'], c['survived'], c['timeout'],
-                         c['equivalent'], c['invalid'], per_file_total[f], k, n, pct))
+                         c['equivalent'], c['invalid'], found, k, n, pct))
         for m in ms:
             if m.status == 'survived':
                 lines.append('  survived %s:%d %s %s: %s  [%s]%s' % (
                     label, m.line, m.op, m.describe(), m.mutated_line, m.id,
                     ' (no test reaches it)' if m.reason else ''))
-        summary[label] = dict(c, score=round(pct, 1), found=per_file_total[f])
+        summary[label] = dict(c, score=round(pct, 1), found=found)
     pct = 100.0 * tot_k / tot_n if tot_n else 100.0
     lines.append('(timeouts count as killed; equivalent and invalid mutants are '
                  'not counted; %.0f s)' % elapsed)
@@ -1372,10 +1376,37 @@ def report(o, files, results, elapsed, per_file_total):
             json.dump({'files': summary, 'killed': tot_k, 'counted': tot_n,
                        'score': round(pct, 1), 'seconds': round(elapsed, 1),
                        'seed': o.seed, 'sample': o.sample, 'impl': o.impl,
-                       'mutants': [m.record() for f in files for m in
-                                   sorted(results[f], key=lambda m: (m.line, m.start))]},
+                       'mutants': [m.record() for _, _, ms in groups for m in
+                                   sorted(ms, key=lambda m: (m.line, m.start))]},
                       fh, indent=1)
     return lines, pct
+
+
+def rescore(o):
+    """Report a --json file of an earlier run again, with the equivalent
+    list as it is now (a mutant listed since is equivalent; one no longer
+    listed keeps the outcome it had, or is 'survived' if it was not run)."""
+    with open(o.rescore) as f:
+        data = json.load(f)
+    eq = read_equivalents(o.equivalent)
+    groups = []
+    for label, summ in data['files'].items():
+        ms = []
+        for r in data['mutants']:
+            if r['file'] != label:
+                continue
+            m = Mutant(label, label, r['function'], r['operator'], 0, 0,
+                       r['original'], r['replacement'], r['line'])
+            m.id, m.status, m.test = r['id'], r['status'], r['test']
+            m.seconds, m.reason, m.mutated_line = r['seconds'], r['reason'], r['mutated_line']
+            if m.id in eq:
+                m.status, m.reason = 'equivalent', eq[m.id]
+            elif m.status == 'equivalent':
+                m.status, m.reason = 'survived', None
+            ms.append(m)
+        groups.append((label, summ['found'], ms))
+    o.seed, o.sample, o.impl = data['seed'], data['sample'], data['impl']
+    return groups, data.get('seconds', 0.0)
 
 
 def main(argv):
@@ -1384,6 +1415,12 @@ def main(argv):
         os.nice(10)
     except OSError:
         pass
+    if o.rescore:
+        groups, elapsed = rescore(o)
+        o.json = o.json if o.json != o.rescore else None
+        lines, pct = report(o, groups, elapsed)
+        print('\n'.join(lines))
+        return 1 if o.min is not None and pct < o.min else 0
     files = resolve_files(o)
     if not o.workdir:
         tag = hashlib.sha1(o.source.encode()).hexdigest()[:8]
@@ -1470,7 +1507,8 @@ def main(argv):
         for w in workers:
             w.restore()
     elapsed = time.monotonic() - t_start
-    lines, pct = report(o, files, results, elapsed, per_file_total)
+    lines, pct = report(o, [(label_of(o, f), per_file_total[f], results[f])
+                            for f in files], elapsed)
     print('\n'.join(lines))
     if o.min is not None and pct < o.min:
         log('mutation: score %.1f%% is below --min %.1f%%' % (pct, o.min))
