@@ -1108,6 +1108,9 @@ def parse_args(argv):
     ap.add_argument('--list', action='store_true',
                     help='list the mutants (id, line, operator, mutated line) and stop')
     ap.add_argument('--quiet', action='store_true', help='no progress lines')
+    ap.add_argument('--only', action='append', default=[], metavar='ID',
+                    help='test only this mutant (repeatable; ids as printed with '
+                         'the survivors): does a new test kill it?')
     ap.add_argument('--rescore', metavar='JSON',
                     help='report the --json file of an earlier run again with the '
                          'equivalent list as it is now (runs nothing)')
@@ -1447,6 +1450,11 @@ def main(argv):
             w.prepare()
         per_file = find_mutants(o, workers[0], files)
         per_file_total = {f: len(v) for f, v in per_file.items()}
+        if o.only:
+            unknown = set(o.only) - {m.id for v in per_file.values() for m in v}
+            if unknown:
+                die('no such mutant: %s' % ', '.join(sorted(unknown)))
+            per_file = {f: [m for m in v if m.id in o.only] for f, v in per_file.items()}
         if o.list:
             for f in files:
                 for m in per_file[f]:
