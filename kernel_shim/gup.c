@@ -3,7 +3,7 @@
  * VMA lookup, GUP (pin_user_pages_remote and the unpin family),
  * fixup_user_fault() and remap_pfn_range(), over the sim's address spaces
  * (sim/mm.c).  The contracts are written in shim/mm_vma.h; the test hooks
- * are set through kapi_mm.h (kernel_shim/kapi_mm.c).
+ * are set through kapi_mm.h (kapi/kapi_mm.c).
  *
  * GUP walks the sim's page tables with the reference walk (sim_mm_walk),
  * faults a page in when its entry is missing (or read-only for FOLL_WRITE),
@@ -23,7 +23,7 @@
 
 #include <dmasim/sim.h>
 
-#include "shim_mm.h"
+#include <shim/mm_internal.h>
 
 struct gup_hook gup_hook;
 bool fixup_unlock_once;

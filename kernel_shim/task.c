@@ -5,7 +5,7 @@
  * kthread_use_mm(), and locked_vm accounting against RLIMIT_MEMLOCK
  * (mm/util.c's account_locked_vm() contract).
  *
- * Simulated processes are made by kernel_shim/kapi_mm.c: a task_struct
+ * Simulated processes are made by kapi/kapi_mm.c: a task_struct
  * with its own signal_struct (rlimits), and an mm_struct wrapping a sim
  * address space.  Objects come from sim_kmalloc(), so a leaked task or mm
  * shows in the outstanding-allocation invariant.
@@ -20,7 +20,7 @@
 
 #include <dmasim/sim.h>
 
-#include "shim_mm.h"
+#include <shim/mm_internal.h>
 
 void __put_task_struct(struct task_struct *t)
 {

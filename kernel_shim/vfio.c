@@ -4,7 +4,7 @@
  * IOMMU backends call: backend registration and the capability-chain
  * helpers of <linux/vfio.h>.  dmasim's own code.
  *
- * Registration keeps the backends in a list; kapi_vfio.c opens containers
+ * Registration keeps the backends in a list; kapi/kapi_vfio.c opens containers
  * on the first one, as VFIO_SET_IOMMU picks the first backend whose open()
  * accepts the type.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmasim: plain-C entry points into the simulated kernel (implemented in
- * kernel_shim/kapi_*.c, which are kernel translation units).  Tests, fuzzers
+ * kapi/kapi_*.c, which are kernel translation units).  Tests, fuzzers
  * and the CLI call these; they never include a kernel header.
  *
  * Every kapi call returns the kernel's errno (negative) or 0, exactly as the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmasim: plain-C entry points to the DMA-BUF heap, the dma-buf core and the
- * DMA layer (kernel_shim/kapi_heap.c).  See kapi.h for the conventions:
+ * DMA layer (kapi/kapi_heap.c).  See kapi.h for the conventions:
  * every call returns what the kernel returned (negative errno or >= 0).
  *
  * The heap is reached only as userspace and importing drivers reach it:

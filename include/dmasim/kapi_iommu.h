@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmasim: plain-C entry points into the kernel's IOMMU API as the simulated
- * kernel runs it (kernel_shim/kapi_iommu.c): simulated devices behind an
+ * kernel runs it (kapi/kapi_iommu.c): simulated devices behind an
  * IOMMU of a chosen format, their domains, iommu_map()/iommu_unmap()
  * through the IOMMU core under test, and the trace of what the core asked
  * of the driver.  Leaves are read back with the sim API (sim_iommu.h) on

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmasim: plain-C entry points into the simulated kernel's memory
- * management (kernel_shim/kapi_mm.c): processes, mappings, GUP, faults,
+ * management (kapi/kapi_mm.c): processes, mappings, GUP, faults,
  * locked_vm accounting and follow_pfnmap, for tests, fuzzers and the CLI.
  *
  * A process is a task (with its own rlimits and capabilities) and an mm.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmasim: plain-C entry points into the simulated kernel's page allocator
- * and page helpers (kernel_shim/kapi_page.c), so tests can call
+ * and page helpers (kapi/kapi_page.c), so tests can call
  * alloc_pages(), __free_pages(), put_page(), vmap() ... exactly as kernel
  * code does, with kernel gfp flags, and read what the kernel's own helpers
  * (compound_head(), page_size(), folio_nr_pages() ...) say about a page.

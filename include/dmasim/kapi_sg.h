@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dmasim: plain-C entry points to the scatterlist shim
- * (kernel_shim/kapi_sg.c), so a test can build a table with the kernel's
+ * (kapi/kapi_sg.c), so a test can build a table with the kernel's
  * sg_alloc_table() and check what every walker of <linux/scatterlist.h>
  * sees of it.  See kapi.h for the conventions.
  */

@@ -21,7 +21,7 @@
  * Owners of other members: the DMA layer (heap work) added class (device
  * classes, <linux/device/class.h>) and dma_parms with struct
  * device_dma_parameters (segment limits, read by <linux/dma-mapping.h>);
- * IOMMU members belong to kernel_shim/iommu_driver.c and
+ * IOMMU members belong to kernel_shim/drivers/iommu_sim.c and
  * core/drivers/iommu/iommu.c.
  */
 #ifndef _DMASIM_LINUX_DEVICE_H

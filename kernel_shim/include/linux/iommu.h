@@ -2,7 +2,7 @@
 /*
  * The kernel's IOMMU API (<linux/iommu.h>, Linux 6.12 signatures), for the
  * IOMMU core (core/drivers/iommu/iommu.c), the simulated IOMMU driver
- * (kernel_shim/iommu_driver.c) and their callers (VFIO type1, the DMA layer).
+ * (kernel_shim/drivers/iommu_sim.c) and their callers (VFIO type1, the DMA layer).
  *
  * (a) Definitions that must match the kernel: the IOMMU_* protection bits,
  *     the __IOMMU_DOMAIN_* feature bits and IOMMU_DOMAIN_* types, enum

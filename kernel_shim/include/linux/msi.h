@@ -10,7 +10,7 @@
  * Simplified: there are no MSI irq domains.  The answer is the simulated
  * platform's: true, except for a device of the simulated IOMMU driver
  * created without interrupt remapping (sim_iommu_dev_opts.no_isolated_msi,
- * kernel_shim/iommu_driver.c), as on a machine with the IOMMU on but
+ * kernel_shim/drivers/iommu_sim.c), as on a machine with the IOMMU on but
  * interrupt remapping off.
  * (a) the declaration must match the kernel's.
  */

@@ -16,7 +16,7 @@
  *     container touches (no embedded struct device, cdev, device set,
  *     migration or iommufd state); vfio_device_ops has the name and the
  *     dma_unmap callback only.
- * (c) Test double: none here; kernel_shim/kapi_vfio.c provides the
+ * (c) Test double: none here; kapi/kapi_vfio.c provides the
  *     devices (an emulated one that unpins on dma_unmap).
  */
 #ifndef _DMASIM_LINUX_VFIO_H

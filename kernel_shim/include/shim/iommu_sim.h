@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The simulated IOMMU driver (kernel_shim/iommu_driver.c), for other kernel
+ * The simulated IOMMU driver (kernel_shim/drivers/iommu_sim.c), for other kernel
  * translation units of the shim (the DMA layer, VFIO's device shims, kapi).
  * No kernel counterpart: on a real machine this is firmware plus the
  * IOMMU driver's probe.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Shared inside kernel_shim/ only: the mm shim's private state. */
+/* Shared by kernel_shim/ and the kapi/ doors only: the mm shim's private state. */
 #ifndef _DMASIM_KSHIM_SHIM_MM_H
 #define _DMASIM_KSHIM_SHIM_MM_H
 

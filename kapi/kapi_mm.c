@@ -19,7 +19,7 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
-#include "shim_mm.h"
+#include <shim/mm_internal.h>
 
 void dmasim_set_current(struct task_struct *task);
 
