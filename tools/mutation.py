@@ -32,6 +32,7 @@ import argparse
 import ctypes
 import fcntl
 import hashlib
+import importlib.util
 import json
 import os
 import random
@@ -191,15 +192,16 @@ def skip_space(text, i):
     return i
 
 
-def match_paren(text, i):
-    """text[i] is '(': index of its matching ')' (strings, characters and
-    comments skipped), or -1."""
-    depth, n = 0, len(text)
-    while i < n:
+def scan(text, i, end=None):
+    """(index, character, depth after it) of the characters of text from i
+    to end that are code: string and character literals and comments are
+    skipped; depth counts open brackets of any kind."""
+    depth, end = 0, len(text) if end is None else end
+    while i < end:
         c = text[i]
         if c in '"\'':
             j = i + 1
-            while j < n and text[j] != c:
+            while j < end and text[j] != c:
                 j += 2 if text[j] == '\\' else 1
             i = j + 1
             continue
@@ -210,30 +212,23 @@ def match_paren(text, i):
             depth += 1
         elif c in ')]}':
             depth -= 1
-            if depth == 0:
-                return i if c == ')' else -1
+        yield i, c, depth
         i += 1
+
+
+def match_paren(text, i):
+    """text[i] is '(': index of its matching ')', or -1."""
+    for j, c, depth in scan(text, i):
+        if depth == 0:
+            return j if c == ')' else -1
     return -1
 
 
 def find_at_depth0(text, i, end, chars):
-    """First index in [i, end) of one of chars outside parentheses."""
-    depth = 0
-    while i < end:
-        c = text[i]
-        if c in '"\'':
-            j = i + 1
-            while j < end and text[j] != c:
-                j += 2 if text[j] == '\\' else 1
-            i = j + 1
-            continue
-        if c in '([{':
-            depth += 1
-        elif c in ')]}':
-            depth -= 1
-        elif depth == 0 and c in chars:
-            return i
-        i += 1
+    """First index in [i, end) of one of chars outside brackets."""
+    for j, c, depth in scan(text, i, end):
+        if depth == 0 and c in chars:
+            return j
     return -1
 
 
@@ -957,25 +952,25 @@ def tree_key(o, files):
     return h.hexdigest()[:16]
 
 
+_upstream_coverage = None
+
+
 def gcov_lines(build, gcda, src):
-    """{line: count} of src from one .gcda (gcov's JSON)."""
-    r = subprocess.run(['gcov', '--json-format', '--stdout', '--object-directory',
-                        gcda, src], cwd=build, stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, text=True)
+    """{line: count} of src from one .gcda (gcov's JSON, read by
+    tools/upstream-coverage.py's gcov_json())."""
+    global _upstream_coverage
+    if _upstream_coverage is None:
+        spec = importlib.util.spec_from_file_location(
+            'upstream_coverage', os.path.join(TOP, 'tools', 'upstream-coverage.py'))
+        _upstream_coverage = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_upstream_coverage)
+    try:
+        fdata = _upstream_coverage.gcov_json(build, gcda, src)
+    except RuntimeError:
+        return {}
     out = {}
-    real = os.path.realpath(src)
-    for doc in r.stdout.splitlines():
-        doc = doc.strip()
-        if not doc:
-            continue
-        for f in json.loads(doc)['files']:
-            path = f['file']
-            if not os.path.isabs(path):
-                path = os.path.join(build, path)
-            if os.path.realpath(path) != real:
-                continue
-            for ln in f['lines']:
-                out[ln['line_number']] = out.get(ln['line_number'], 0) + ln['count']
+    for ln in (fdata or {}).get('lines', []):
+        out[ln['line_number']] = out.get(ln['line_number'], 0) + ln['count']
     return out
 
 
@@ -1130,7 +1125,8 @@ def resolve_files(o):
             dest = os.path.join(o.source, 'build-upstream-src')
             r = subprocess.run([os.path.join(o.source, 'tools', 'ci-upstream.sh'),
                                 '--extract-only'], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+                               stderr=subprocess.STDOUT, text=True,
+                               env=dict(os.environ, DMASIM_UPSTREAM_BUILD='build-upstream'))
             if r.returncode:
                 die('extracting the 6.12 files failed:\n' + r.stdout)
             o.kernel_src = dest
