@@ -291,6 +291,12 @@ static int set_value(const struct cli_command *cmd, const struct cli_opt *o,
 		return 0;
 	case CLI_PARAM:
 		return parse_param(cmd, val);
+	case CLI_PATH:
+		if (!*val)
+			return cli_usage_error(cmd, "--%s '' is not a %s name", o->name,
+					       o->metavar);
+		*(const char **)field(opts, o->off) = val;
+		return 0;
 	}
 	return 2;
 }
@@ -317,6 +323,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 	unsigned long long seen = 0;
 
 	memset(opts, 0, cmd->opts_size);
+	/* DMASIM_PARAMS first, so that --param overrides it. */
+	if (cmd->kernel && kapi_boot_params())
+		return cli_usage_error(cmd, "DMASIM_PARAMS='%s' does not apply",
+				       sim_boot_params());
 	for (const struct cli_opt *o = cmd->opts; o->name; o++)
 		if (o->def && set_value(cmd, o, o->def, opts))
 			return cli_usage_error(cmd, "bad default of --%s (internal)", o->name);
@@ -335,7 +345,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 			if (arg[0] == '-' && arg[1])
 				return cli_usage_error(cmd, "unknown option '%s' (dmasim %s --help "
 						       "lists them)", arg, cmd->name);
-			return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+			if (!cmd->arg_name || *(const char **)((char *)opts + cmd->arg_off))
+				return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+			*(const char **)((char *)opts + cmd->arg_off) = arg;
+			continue;
 		}
 		name = arg + 2;
 		eq = strchr(name, '=');
@@ -364,6 +377,9 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 		if (set_value(cmd, o, val, opts))
 			return 2;
 	}
+	if (cmd->arg_name && !*(const char **)((char *)opts + cmd->arg_off))
+		return cli_usage_error(cmd, "%s missing (dmasim %s --help)", cmd->arg_name,
+				       cmd->name);
 	return nr_params_given ? boot_with_params(cmd) : 0;
 }
 
@@ -435,7 +451,7 @@ static void describe(const struct cli_opt *o, char *buf, size_t len)
 	if (off < len)
 		snprintf(buf + off, len - off, " (default\x01%s)",
 			 o->kind == CLI_FLAG ? "off" :
-			 o->kind == CLI_PARAM ? "none" : o->def);
+			 o->kind == CLI_PARAM || !o->def ? "none" : o->def);
 }
 
 static void help_row(FILE *out, const struct cli_opt *o)
@@ -461,7 +477,8 @@ static void help_row(FILE *out, const struct cli_opt *o)
 
 void cli_help(const struct cli_command *cmd, FILE *out)
 {
-	fprintf(out, "usage: dmasim %s [options]\n%s\n\noptions:\n", cmd->name, cmd->about);
+	fprintf(out, "usage: dmasim %s [options]%s%s\n%s\n\noptions:\n", cmd->name,
+		cmd->arg_name ? " " : "", cmd->arg_name ? cmd->arg_name : "", cmd->about);
 	for (const struct cli_opt *o = cmd->opts; o->name; o++)
 		help_row(out, o);
 	if (cmd->kernel)

@@ -16,6 +16,7 @@
 #include <linux/sched/task.h>
 #include <linux/string.h>
 
+#include "kapi_door.h"
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
@@ -189,9 +190,13 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 			vma->vm_start >> PAGE_SHIFT : m->pgoff;
 }
 
-int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
+static void kapi_mm_race(struct mm_struct *mm, unsigned long addr,
+			 enum sim_mm_race what);
+
+/* mmap() into mm, which the caller does not hold locked. */
+static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
+		   unsigned long *addr_out)
 {
-	struct mm_struct *mm = current->mm;
 	unsigned int max_leaf = m->max_leaf ? m->max_leaf : KAPI_MM_LEAF_PUD;
 	struct sim_vma_info info = { 0 };
 	struct vm_area_struct *vma;
@@ -208,6 +213,7 @@ int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
 	if (!vma)
 		return -ENOMEM;
 
+	shim_mm_race = kapi_mm_race;
 	mmap_write_lock(mm);
 	if (!addr) {
 		unsigned long align = m->align ? m->align : PAGE_SIZE;
@@ -258,24 +264,118 @@ out:
 	return ret;
 }
 
-int kapi_mm_munmap(unsigned long addr)
+
+/* munmap() of the VMA starting at addr, with mm's write lock held. */
+static int mm_munmap_locked(struct mm_struct *mm, unsigned long addr)
 {
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
 	int ret = -EINVAL;
 
-	if (!mm)
-		return -EINVAL;
-	mmap_write_lock(mm);
-	vma = vma_lookup(mm, addr);
 	if (vma && vma->vm_start == addr) {
 		mm->total_vm -= vma_pages(vma);
 		ret = sim_mm_unmap(mm->dmasim_mm, addr);
 		if (!ret)
 			sim_kfree(vma);
 	}
-	mmap_write_unlock(mm);
 	return ret;
+}
+
+int kapi_mm_munmap(unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	if (!mm)
+		return kapi_return(-EINVAL);
+	mmap_write_lock(mm);
+	ret = mm_munmap_locked(mm, addr);
+	mmap_write_unlock(mm);
+	return kapi_return(ret);
+}
+
+/*
+ * Another thread of mm's process acts on the VMA containing addr while
+ * the caller has the mmap lock dropped (see enum sim_mm_race).
+ * The new mappings keep the old VMA's protection; a pfnmap split keeps
+ * both halves' pfns.  An action that does not apply changes nothing.
+ */
+static void kapi_mm_race(struct mm_struct *mm, unsigned long addr,
+			 enum sim_mm_race what)
+{
+	struct kapi_mm_map m = { .kind = KAPI_MM_PFNMAP };
+	struct sim_vma_info old;
+	struct vm_area_struct *vma;
+	unsigned long split;
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		mmap_write_unlock(mm);
+		return;
+	}
+	old = *sim_vma_info(vma->dmasim_vma);
+	m.writable = !!(vma->vm_flags & VM_WRITE);
+	m.max_leaf = old.max_leaf;
+	m.pgoff = vma->vm_pgoff;
+	if (what == SIM_MM_RACE_FAULT_IN)
+		sim_mm_fault(mm->dmasim_mm, addr, 0);
+	if (old.kind != SIM_VMA_PFNMAP && what != SIM_MM_RACE_MUNMAP &&
+	    what != SIM_MM_RACE_REPLACE)
+		what = SIM_MM_RACE_NOTHING;
+	if (what == SIM_MM_RACE_ZAP)
+		sim_mm_zap_range(mm->dmasim_mm, old.start, old.end);
+	if (what == SIM_MM_RACE_MOVE_PFNS) {
+		m.pfn = sim_bar_create(old.end - old.start, 0, 0, 0);
+		if (!m.pfn)
+			what = SIM_MM_RACE_NOTHING;
+	}
+	if (what == SIM_MM_RACE_MUNMAP || what == SIM_MM_RACE_REPLACE ||
+	    what == SIM_MM_RACE_SPLIT || what == SIM_MM_RACE_MOVE_PFNS)
+		mm_munmap_locked(mm, old.start);
+	mmap_write_unlock(mm);
+
+	switch (what) {
+	case SIM_MM_RACE_REPLACE:
+		m.kind = KAPI_MM_ANON;
+		fallthrough;
+	case SIM_MM_RACE_MOVE_PFNS:
+		m.addr = old.start;
+		m.len = old.end - old.start;
+		mm_mmap(mm, &m, NULL);
+		break;
+	case SIM_MM_RACE_SPLIT:
+		split = max(addr & PAGE_MASK, old.start + PAGE_SIZE);
+		m.addr = old.start;
+		m.len = split - old.start;
+		m.pfn = old.pfn;
+		mm_mmap(mm, &m, NULL);
+		if (split >= old.end)
+			break;
+		m.addr = split;
+		m.len = old.end - split;
+		m.pfn = old.pfn + ((split - old.start) >> PAGE_SHIFT);
+		m.pgoff += (split - old.start) >> PAGE_SHIFT;
+		mm_mmap(mm, &m, NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
+{
+	return kapi_return(mm_mmap(current->mm, m, addr_out));
+}
+
+int kapi_mm_zap(unsigned long addr, unsigned long len)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || (addr | len) & ~PAGE_MASK || addr + len < addr)
+		return -EINVAL;
+	/* As unmap_mapping_range(): under the mapping's lock, not mmap_lock. */
+	sim_mm_zap_range(mm->dmasim_mm, addr, addr + len);
+	return 0;
 }
 
 int kapi_mm_touch(unsigned long addr, unsigned long len, int write)
@@ -285,7 +385,7 @@ int kapi_mm_touch(unsigned long addr, unsigned long len, int write)
 	int ret = 0;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	for (addr &= PAGE_MASK; addr < end && !ret; addr += PAGE_SIZE) {
 		struct sim_walk w;
@@ -296,7 +396,7 @@ int kapi_mm_touch(unsigned long addr, unsigned long len, int write)
 		ret = sim_mm_fault(mm->dmasim_mm, addr, write);
 	}
 	mmap_read_unlock(mm);
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_cpu_pfn(unsigned long addr, unsigned long *pfn, int *level)
@@ -332,17 +432,17 @@ long kapi_mm_pin(unsigned long addr, unsigned long npages, int write,
 	long ret, i;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	pages = sim_kmalloc((npages ? npages : 1) * sizeof(*pages), 0);
 	if (!pages)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 	mmap_read_lock(mm);
 	ret = pin_user_pages_remote(mm, addr, npages, flags, pages, NULL);
 	mmap_read_unlock(mm);
 	for (i = 0; i < ret; i++)
 		pfns[i] = sim_page_to_pfn((struct sim_page *)pages[i]);
 	sim_kfree(pages);
-	return ret;
+	return kapi_return(ret);
 }
 
 void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty)
@@ -356,6 +456,7 @@ void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty)
 			batch[k] = (struct page *)sim_pfn_to_page(pfns[i + k]);
 		unpin_user_pages_dirty_lock(batch, k, dirty);
 	}
+	kapi_user_return();
 }
 
 unsigned long kapi_mm_pins_outstanding(void)
@@ -390,7 +491,7 @@ int kapi_mm_fixup_user_fault(unsigned long addr, int write, int *unlocked)
 	int ret;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	ret = fixup_user_fault(mm, addr,
 			       FAULT_FLAG_REMOTE | (write ? FAULT_FLAG_WRITE : 0),
@@ -398,7 +499,7 @@ int kapi_mm_fixup_user_fault(unsigned long addr, int write, int *unlocked)
 	mmap_read_unlock(mm);
 	if (unlocked)
 		*unlocked = was_unlocked;
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_account_locked_vm(unsigned long pages, int inc)
@@ -430,7 +531,7 @@ int kapi_mm_follow_pfnmap_vma(unsigned long vma_addr, unsigned long addr,
 	int ret;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	args.vma = vma_lookup(mm, vma_addr);
 	if (!args.vma) {
@@ -448,12 +549,12 @@ int kapi_mm_follow_pfnmap_vma(unsigned long vma_addr, unsigned long addr,
 	}
 out:
 	mmap_read_unlock(mm);
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_follow_pfnmap(unsigned long addr, struct kapi_pfnmap *out)
 {
-	return kapi_mm_follow_pfnmap_vma(addr, addr, out);
+	return kapi_return(kapi_mm_follow_pfnmap_vma(addr, addr, out));
 }
 
 long kapi_mm_pfnmap_walk(unsigned long addr, unsigned long npages,
@@ -467,7 +568,7 @@ long kapi_mm_pfnmap_walk(unsigned long addr, unsigned long npages,
 	long lookups = 0;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	while (done < npages) {
 		struct follow_pfnmap_args args = { .address = addr };
@@ -505,5 +606,5 @@ long kapi_mm_pfnmap_walk(unsigned long addr, unsigned long npages,
 		*pages_done = done;
 	if (pfn_sum)
 		*pfn_sum = sum;
-	return lookups;
+	return kapi_return(lookups);
 }

@@ -121,6 +121,89 @@ int sim_fault_nth_first_point(void);
 extern unsigned long long sim_fault_injected[SIM_NR_FAULT_POINTS];
 
 /* ------------------------------------------------------------------------
+ * Choice points (sim/choice.c, include/dmasim/choices.def)
+ *
+ * A shim call whose kernel contract allows more than one outcome asks
+ * sim_choose(point, nalt) which to take: 0, the common path, or one of the
+ * alternatives 1..nalt-1 (nalt at most the point's count in choices.def; a
+ * call site may offer fewer where the contract allows fewer here).  While
+ * nothing is armed this is one predictable branch and returns 0.  Armed
+ * modes: choose-nth (every hit at any point numbered 1, 2, ...; hit nth
+ * takes alternative alt), fuzz (a callback picks), and forced alternatives
+ * per point (unit tests).  One thread at a time, like fail-nth.
+ */
+enum sim_choice_point {
+#define SIM_CHOICE(id, name, nalt, what) SIM_CH_##id,
+#include <dmasim/choices.def>
+#undef SIM_CHOICE
+	SIM_NR_CHOICE_POINTS
+};
+
+extern int sim_choices_armed;
+
+unsigned int sim_choose_armed(enum sim_choice_point cp, unsigned int nalt);
+
+static inline unsigned int sim_choose(enum sim_choice_point cp,
+				      unsigned int nalt)
+{
+	if (sim_likely(!sim_choices_armed))
+		return 0;
+	return sim_choose_armed(cp, nalt);
+}
+
+const char *sim_choice_name(enum sim_choice_point cp);
+const char *sim_choice_what(enum sim_choice_point cp);
+/* The point's alternatives in choices.def, the default included. */
+unsigned int sim_choice_nalt(enum sim_choice_point cp);
+/* -1 if no point has that name. */
+int sim_choice_lookup(const char *name);
+
+/*
+ * Choose-nth mode: from sim_choice_nth_start() on, every hit is numbered
+ * and hit nth takes alternative alt (if the call offers it; nth 0 takes
+ * none).  Each hit's point and offered alternatives are logged, so a sweep
+ * can take every alternative of every hit of a clean run.
+ * sim_choice_nth_stop() returns the hits seen.
+ */
+struct sim_choice_hit {
+	unsigned short point;		/* enum sim_choice_point */
+	unsigned short nalt;		/* alternatives the call offered */
+};
+void sim_choice_nth_start(unsigned long long nth, unsigned int alt);
+unsigned long long sim_choice_nth_stop(void);
+/* The hits logged since the last start (valid until the next start). */
+const struct sim_choice_hit *sim_choice_nth_log(unsigned long long *nr);
+/* Alternatives taken since the last start, and the point of the first. */
+unsigned long long sim_choice_nth_taken(void);
+int sim_choice_nth_first_point(void);
+
+/*
+ * Fuzz mode: every hit asks pick(ctx, point, nalt); its answer modulo nalt
+ * is taken.  NULL pick ends the mode.
+ */
+typedef unsigned int (*sim_choice_pick_fn)(void *ctx,
+					   enum sim_choice_point cp,
+					   unsigned int nalt);
+void sim_choice_fuzz(sim_choice_pick_fn pick, void *ctx);
+
+/*
+ * Forced: every hit of cp takes alternative alt (capped to what the call
+ * offers) until forced back to 0.  A unit test's way to take one point's
+ * alternative.  Other modes win over it.
+ */
+void sim_choice_force(enum sim_choice_point cp, unsigned int alt);
+
+/* No point has more alternatives than this (the default included). */
+#define SIM_CHOICE_MAX_ALT	8
+/*
+ * Since the process started: hits per point while armed, alternatives taken
+ * per point, and how often each alternative was taken.
+ */
+extern unsigned long long sim_choice_hits[SIM_NR_CHOICE_POINTS];
+extern unsigned long long sim_choice_taken[SIM_NR_CHOICE_POINTS];
+extern unsigned long long sim_choice_taken_alt[SIM_NR_CHOICE_POINTS][SIM_CHOICE_MAX_ALT];
+
+/* ------------------------------------------------------------------------
  * Kernel heap objects (sim/slab.c): the backing of kmalloc/vmalloc, with an
  * outstanding-object count so every scenario can prove it freed everything.
  */
@@ -158,6 +241,14 @@ void sim_kernel_warn(const char *file, int line, const char *what);
 void sim_kernel_bug(const char *file, int line, const char *what)
 	__attribute__((__noreturn__));
 void sim_klog_reset(void);
+/*
+ * The kernel command line's module parameters: DMASIM_PARAMS from the
+ * environment ("module.name=value" settings separated by blanks, e.g.
+ * "vfio_iommu_type1.unmap_stride=1"), or "" when unset.  kapi_boot()
+ * applies them before the initcalls, as the kernel does its command line,
+ * so a whole test suite can run with a parameter set.
+ */
+const char *sim_boot_params(void);
 
 /* ------------------------------------------------------------------------
  * Locks (sim/locking.c).  struct mutex is a real pthread mutex in
@@ -173,6 +264,113 @@ void sim_mutex_unlock(unsigned long *raw);
 void sim_cpu_relax_yield(unsigned int *spins);
 /* A small number naming the calling thread (1, 2, ...), for lock owners. */
 unsigned long sim_thread_id(void);
+/* Mutexes the calling thread holds now (sim/cpus.c yields only at none). */
+int sim_mutexes_held(void);
+
+/* ------------------------------------------------------------------------
+ * Simulated CPUs running concurrently (sim/cpus.c).
+ *
+ * sim_cpus_run() runs fn(cpu, arg) for cpu 0..n-1, each on a host thread
+ * bound to that simulated CPU (sim_set_cpu: its per-cpu lists), and
+ * interleaves them deterministically in modelled time: every CPU has a
+ * clock that advances by the modelled cost (sim_cost_ns) of what it did;
+ * only one thread runs at a time, and at each call into the page
+ * allocator the CPU whose clock is lowest goes next (ties: the lower CPU
+ * number).  So allocator calls happen in the order of their modelled start
+ * times, the same order on every run, and the zone lock can be modelled
+ * as a contended resource: a call that takes it holds it for the modelled
+ * cost of its locked part (everything but zeroing and the per-cpu list
+ * operations, which the kernel does outside the zone lock); a call that
+ * starts while another CPU holds it waits until it is free.  Waiting is
+ * counted (SIM_CNT_ZONE_LOCK_WAIT, in ns) and costed like any count.
+ * Work between allocator calls is the thread's own and is not ordered.
+ * A thread holding a shim mutex is not switched away at an allocator call
+ * (another CPU could block on the mutex), so its call runs at once.
+ *
+ * exclude: counters (bit SIM_CNT_x) left out of the clocks, e.g.
+ * 1ULL << SIM_CNT_PAGE_ZEROED for pages that came zeroed.  The machine
+ * needs nr_cpus >= n.  Returns 0, -EINVAL (n is 0 or above the machine's
+ * CPUs, or a run is under way), -EAGAIN (a thread could not be started).
+ */
+struct sim_cpu_stats {
+	double clock_ns;		/* modelled time when fn returned */
+	double wait_ns;			/* of it, spent waiting for the zone lock */
+	unsigned long long lock_sections;	/* allocator calls that took the zone lock */
+};
+int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *arg,
+		 unsigned long long exclude, struct sim_cpu_stats *stats);
+
+/*
+ * Lock checking (sim/locking.c): lockdep's checks, for the shim's mutex,
+ * rw_semaphore and spinlock.  Each thread keeps the stack of locks it holds
+ * (up to SIM_LOCKDEP_DEPTH); a lock's class is the key its init site gives
+ * it (mutex_init(), init_rwsem(): one static key per call site, as the
+ * kernel's), plus the subclass of a *_nested() call.  Reports are kernel
+ * warnings (sim_kernel_warnings(), in the kernel log: DMASIM_KLOG=1 echoes
+ * them), counted by kind:
+ *  - an unlock by a thread that does not hold the lock (the lock is left
+ *    as it was);
+ *  - a lock taken again by the thread that holds it (reported, and not
+ *    taken, so the run goes on instead of deadlocking), or a second lock
+ *    of a class the thread holds, without a *_nested() subclass;
+ *  - lock order: B taken while A is held, when A was earlier taken, directly
+ *    or through other classes, while B was held (a possible deadlock);
+ *  - lockdep_assert_held*() of a lock the thread does not hold (as asked);
+ *  - a lock still held when a kapi door returns to its plain-C caller
+ *    (sim_locks_user_return(), the kernel's return to user space).
+ * Locks without a class (zeroed and never initialised, such as the page
+ * table locks) are checked for everything but order.
+ */
+#define SIM_LOCKDEP_DEPTH	48
+enum sim_lockdep_report {
+	SIM_LOCKDEP_BAD_UNLOCK,
+	SIM_LOCKDEP_RECURSION,
+	SIM_LOCKDEP_ORDER,
+	SIM_LOCKDEP_NOT_HELD,
+	SIM_LOCKDEP_HELD_AT_RETURN,
+	SIM_LOCKDEP_NR_REPORTS
+};
+enum {
+	SIM_LOCK_WRITE	= 0,	/* exclusive: a mutex, a spinlock, a writer */
+	SIM_LOCK_READ	= 1,	/* shared: an rwsem reader */
+	SIM_LOCK_TRY	= 2,	/* a trylock that succeeded: no order edge */
+};
+/*
+ * Before taking lock (or after a trylock took it): the checks, then the
+ * lock goes on the thread's stack.  Returns 0, or -1 when the thread
+ * already holds this very lock (reported: the caller must not block).
+ */
+int sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
+		     int flags, const char *name, const char *file, int line);
+/* After a trylock that failed, undo sim_lock_acquire(). */
+void sim_lock_acquire_failed(const void *lock);
+/* Before releasing: 0, or -1 when the thread does not hold it (reported). */
+int sim_lock_release(const void *lock, const char *name, const char *file,
+		     int line);
+/* A write-held lock becomes read-held (downgrade_write()). */
+void sim_lock_downgrade(const void *lock);
+/* Whether the calling thread holds lock: how is SIM_LOCK_READ, _WRITE or -1 (either). */
+int sim_lock_held(const void *lock, int how);
+/* lockdep_assert_held*(): reports unless sim_lock_held(lock, how) == want. */
+void sim_lockdep_assert(const void *lock, int how, int want, const char *what,
+			const char *file, int line);
+/* The number of locks the calling thread holds. */
+unsigned int sim_locks_held(void);
+/* A door returns to user space: reports every lock the thread still holds. */
+void sim_locks_user_return(const char *door);
+/* Reports of one kind, and of all kinds, since the process started. */
+unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind);
+unsigned long long sim_lockdep_reports_total(void);
+/* Forget the lock order seen so far (for tests that break it on purpose). */
+void sim_lockdep_forget_order(void);
+/*
+ * An order inversion between the classes named a and b (either way round)
+ * that the kernel tree under test is known to have (bug, by name): it is
+ * counted by sim_lockdep_known_inversions(), not reported.  Up to 8.
+ */
+void sim_lockdep_expect_inversion(const char *bug, const char *a,
+				  const char *b);
+unsigned long long sim_lockdep_known_inversions(void);
 
 /* ------------------------------------------------------------------------
  * The machine (sim/machine.c)
