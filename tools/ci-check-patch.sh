@@ -18,10 +18,10 @@
 #  4. the report checked: no test failed; exactly the patch's lines listed,
 #     in their functions, with the coverage each must have (the scan lines
 #     run under the suites: every test that unmaps a contiguous 2 MiB or
-#     more; the nothing-mapped branch runs once, in the test that unmaps
-#     a range the IOMMU no longer translates; no suite makes a fast unmap
-#     fail, so the pr_debug() line is not covered; the comments are not
-#     code) and the removed line; the cond_resched count
+#     more; the nothing-mapped branch, a WARN_ON(), runs once, in
+#     type1_dma_upstream (found by running each test alone); no suite
+#     makes a fast unmap fail, so the pr_debug() line is not covered; the
+#     comments are not code) and the removed line; the cond_resched count
 #     of each bar scenario up by exactly 511 (a 1 GiB contiguous BAR
 #     scanned to its last page crosses 511 multiples of 2 MiB), the sweeps'
 #     choice hits up (the new cond_resched() is a choice point), nothing
