@@ -20,54 +20,11 @@ void cli_machine_defaults(struct cli_machine *m)
 	m->cpus = 1;
 }
 
-int cli_machine_option(struct cli_machine *m, int argc, char **argv, int *i)
+const char *const cli_frag_presets[] = { "fresh", "aged", "fragmented", NULL };
+
+const char *cli_iommu_name(unsigned int i)
 {
-	const char *opt = argv[*i];
-	const char *val;
-	char *end;
-
-	if (strcmp(opt, "--ram") && strcmp(opt, "--seed") &&
-	    strcmp(opt, "--frag") && strcmp(opt, "--cpus"))
-		return 0;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "dmasim: %s needs a value\n", opt);
-		return -1;
-	}
-	val = argv[++*i];
-	if (!strcmp(opt, "--ram")) {
-		if (sim_parse_size(val, &m->ram) || m->ram < (64ULL << 20)) {
-			fprintf(stderr, "dmasim: bad --ram '%s' (at least 64M)\n", val);
-			return -1;
-		}
-	} else if (!strcmp(opt, "--seed")) {
-		errno = 0;
-		m->seed = strtoull(val, &end, 0);
-		if (errno || *end || end == val) {
-			fprintf(stderr, "dmasim: bad --seed '%s'\n", val);
-			return -1;
-		}
-	} else if (!strcmp(opt, "--cpus")) {
-		unsigned long v = strtoul(val, &end, 0);
-
-		if (*end || end == val || v < 1 || v > 64) {
-			fprintf(stderr, "dmasim: bad --cpus '%s' (1..64)\n", val);
-			return -1;
-		}
-		m->cpus = v;
-	} else {
-		double level = sim_age_preset(val);
-
-		if (level < 0) {
-			level = strtod(val, &end);
-			if (*end || end == val || !(level >= 0 && level <= 1)) {
-				fprintf(stderr, "dmasim: bad --frag '%s' (aged, fresh or 0..1)\n", val);
-				return -1;
-			}
-		}
-		m->frag = level;
-		m->frag_name = val;
-	}
-	return 1;
+	return i < SIM_NR_IOMMU_FORMATS ? sim_iommu_format(i)->name : NULL;
 }
 
 int cli_machine_start(const struct cli_machine *m)

@@ -5,6 +5,7 @@
  *
  *   dmasim bar --size 32G --leaf pud|pmd|pte [--offset BYTES]
  *              [--no-addr-mask] [--iommu FORMAT] [--ram SIZE] [--json]
+ *              [--param MODULE.NAME=VALUE]...   (bar_options below)
  *
  * A BAR of --size bytes is placed above RAM, aligned to the leaf size, and
  * mmap'd into a process with page-table leaves of that level (as vfio-pci
@@ -24,7 +25,6 @@
  * phase, and the peak resident size of the simulator process.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,25 +40,6 @@
 #include "scenario_bar.h"
 
 
-static int bar_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: dmasim bar [--size SIZE] [--leaf pud|pmd|pte] [--offset BYTES]\n"
-		"                  [--no-addr-mask] [--iommu FORMAT] [--ram SIZE] [--json]\n"
-		"Map a BAR through VFIO_IOMMU_MAP_DMA, unmap it, report the cost.\n"
-		"  --size SIZE      BAR size (default 32G)\n"
-		"  --leaf LEVEL     page-table leaves of the BAR mapping (default pud)\n"
-		"  --offset BYTES   map from this offset into the BAR to its end\n"
-		"  --no-addr-mask   follow_pfnmap reports PAGE_MASK (pre-6.15)\n"
-		"  --iommu FORMAT   IOMMU format (default intel-sl):");
-	for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++)
-		fprintf(out, " %s", sim_iommu_format(f)->name);
-	fprintf(out,
-		"\n  --ram SIZE       RAM of the simulated machine (default 4G)\n"
-		"  --json           one JSON object instead of a table\n");
-	return out == stderr ? 2 : 0;
-}
-
 unsigned long long bar_leaf_bytes(int leaf)
 {
 	switch (leaf) {
@@ -69,75 +50,6 @@ unsigned long long bar_leaf_bytes(int leaf)
 	default:
 		return SIM_PAGE_SIZE;
 	}
-}
-
-static int parse_bar_opts(int argc, char **argv, struct bar_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "leaf", required_argument, NULL, 'l' },
-		{ "offset", required_argument, NULL, 'o' },
-		{ "no-addr-mask", no_argument, NULL, 'n' },
-		{ "iommu", required_argument, NULL, 'i' },
-		{ "ram", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt, fmt;
-
-	bar_opts_defaults(o);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			if (sim_parse_size(optarg, &o->size) || !o->size)
-				return fprintf(stderr, "dmasim bar: bad --size '%s'\n", optarg), -1;
-			break;
-		case 'o':
-			if (sim_parse_size(optarg, &o->offset))
-				return fprintf(stderr, "dmasim bar: bad --offset '%s'\n", optarg), -1;
-			break;
-		case 'r':
-			if (sim_parse_size(optarg, &o->ram) || !o->ram)
-				return fprintf(stderr, "dmasim bar: bad --ram '%s'\n", optarg), -1;
-			break;
-		case 'l':
-			if (!strcmp(optarg, "pud"))
-				o->leaf = KAPI_MM_LEAF_PUD;
-			else if (!strcmp(optarg, "pmd"))
-				o->leaf = KAPI_MM_LEAF_PMD;
-			else if (!strcmp(optarg, "pte"))
-				o->leaf = KAPI_MM_LEAF_PTE;
-			else
-				return fprintf(stderr, "dmasim bar: --leaf is pud, pmd or pte\n"), -1;
-			break;
-		case 'i':
-			fmt = sim_iommu_format_lookup(optarg);
-			if (fmt < 0)
-				return fprintf(stderr, "dmasim bar: unknown IOMMU format '%s'\n", optarg), -1;
-			o->fmt = fmt;
-			break;
-		case 'n':
-			o->legacy_mask = 1;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'h':
-			return 1;
-		default:
-			return -1;
-		}
-	}
-	if (optind < argc)
-		return fprintf(stderr, "dmasim bar: unexpected '%s'\n", argv[optind]), -1;
-	if (o->size % bar_leaf_bytes(o->leaf))
-		return fprintf(stderr, "dmasim bar: --size must be a multiple of the leaf size (%llu)\n",
-			       bar_leaf_bytes(o->leaf)), -1;
-	if (o->offset % SIM_PAGE_SIZE || o->offset >= o->size)
-		return fprintf(stderr, "dmasim bar: --offset must be a page multiple below --size\n"), -1;
-	return 0;
 }
 
 /* Count the IOMMU leaves the device's domain holds, by size. */
@@ -238,37 +150,54 @@ void bar_opts_defaults(struct bar_opts *o)
 	};
 }
 
+static const char *const leaf_names[] = { "pud", "pmd", "pte", NULL };
+static const int leaf_values[] = { KAPI_MM_LEAF_PUD, KAPI_MM_LEAF_PMD, KAPI_MM_LEAF_PTE };
+
+static const char *leaf_name(int leaf)
+{
+	for (int i = 0; leaf_names[i]; i++)
+		if (leaf_values[i] == leaf)
+			return leaf_names[i];
+	return "?";
+}
+
 static void print_json(const struct bar_opts *o, const struct bar_result *r)
 {
+	struct json j;
 	char label[16];
-	int first = 1;
 
-	printf("{\"bar_bytes\": %llu, \"offset\": %llu, \"leaf\": \"%s\", "
-	       "\"iommu\": \"%s\", \"addr_mask\": %s, ",
-	       o->size, o->offset,
-	       o->leaf == KAPI_MM_LEAF_PUD ? "pud" :
-	       o->leaf == KAPI_MM_LEAF_PMD ? "pmd" : "pte",
-	       sim_iommu_format(o->fmt)->name, o->legacy_mask ? "false" : "true");
-	printf("\"pfn_lookups\": %llu, \"vaddr_get_pfns_calls\": %llu, "
-	       "\"iommu_map_calls\": %llu, \"iommu_leaves\": {",
-	       r->map.c[SIM_CNT_PFN_LOOKUP], r->map.c[SIM_CNT_VADDR_GET_PFNS],
-	       r->map.c[SIM_CNT_IOMMU_MAP_CALL]);
-	for (unsigned int s = SIM_PAGE_SHIFT; s < 64; s++) {
-		if (!r->leaves_by_shift[s])
-			continue;
-		printf("%s\"%s\": %llu", first ? "" : ", ",
-		       cli_size_name(1ULL << s, label, sizeof(label)), r->leaves_by_shift[s]);
-		first = 0;
-	}
-	printf("}, \"counts\": {");
+	json_init(&j, stdout);
+	json_begin_object(&j, NULL);
+	json_u64(&j, "bar_bytes", o->size);
+	json_u64(&j, "offset", o->offset);
+	json_string(&j, "leaf", leaf_name(o->leaf));
+	json_string(&j, "iommu", sim_iommu_format(o->fmt)->name);
+	json_bool(&j, "addr_mask", !o->legacy_mask);
+	cli_json_params(&j);
+	json_u64(&j, "pfn_lookups", r->map.c[SIM_CNT_PFN_LOOKUP]);
+	json_u64(&j, "vaddr_get_pfns_calls", r->map.c[SIM_CNT_VADDR_GET_PFNS]);
+	json_u64(&j, "iommu_map_calls", r->map.c[SIM_CNT_IOMMU_MAP_CALL]);
+	json_begin_object(&j, "iommu_leaves");
+	for (unsigned int s = SIM_PAGE_SHIFT; s < 64; s++)
+		if (r->leaves_by_shift[s])
+			json_u64(&j, cli_size_name(1ULL << s, label, sizeof(label)),
+				 r->leaves_by_shift[s]);
+	json_end_object(&j);
+	json_begin_object(&j, "counts");
 	for (int i = 0; i < SIM_NR_COUNTERS; i++)
-		printf("%s\"%s\": %llu", i ? ", " : "", sim_counter_name(i),
-		       r->map.c[i] + r->unmap.c[i]);
-	printf("}, \"sim_us\": {\"map\": %.3f, \"unmap\": %.3f}, "
-	       "\"wall_ms\": {\"map\": %.3f, \"unmap\": %.3f}, "
-	       "\"max_rss_kib\": %ld}\n",
-	       sim_cost_ns(&r->map) / 1e3, sim_cost_ns(&r->unmap) / 1e3,
-	       r->map_ms, r->unmap_ms, r->max_rss_kib);
+		json_u64(&j, sim_counter_name(i), r->map.c[i] + r->unmap.c[i]);
+	json_end_object(&j);
+	json_begin_object(&j, "sim_us");
+	json_double(&j, "map", sim_cost_ns(&r->map) / 1e3);
+	json_double(&j, "unmap", sim_cost_ns(&r->unmap) / 1e3);
+	json_end_object(&j);
+	json_begin_object(&j, "wall_ms");
+	json_double(&j, "map", r->map_ms);
+	json_double(&j, "unmap", r->unmap_ms);
+	json_end_object(&j);
+	json_i64(&j, "max_rss_kib", r->max_rss_kib);
+	json_end_object(&j);
+	json_finish(&j);
 }
 
 static void print_table(const struct bar_opts *o, const struct bar_result *r)
@@ -277,10 +206,10 @@ static void print_table(const struct bar_opts *o, const struct bar_result *r)
 
 	printf("BAR %llu bytes, %s leaves, mapped from offset %llu, %s IOMMU, addr_mask %s\n",
 	       o->size,
-	       o->leaf == KAPI_MM_LEAF_PUD ? "PUD" :
-	       o->leaf == KAPI_MM_LEAF_PMD ? "PMD" : "PTE",
+	       leaf_name(o->leaf),
 	       o->offset, sim_iommu_format(o->fmt)->name,
 	       o->legacy_mask ? "off (pre-6.15)" : "on");
+	cli_print_params();
 	printf("  %-24s %llu\n", "pfn_lookups", r->map.c[SIM_CNT_PFN_LOOKUP]);
 	printf("  %-24s %llu\n", "vaddr_get_pfns_calls",
 	       r->map.c[SIM_CNT_VADDR_GET_PFNS]);
@@ -302,20 +231,62 @@ static void print_table(const struct bar_opts *o, const struct bar_result *r)
 	printf("  %-24s %ld KiB\n", "peak RSS", r->max_rss_kib);
 }
 
-int cmd_bar(int argc, char **argv)
-{
-	struct bar_result r;
-	struct bar_opts o;
-	int ret = parse_bar_opts(argc, argv, &o);
+static const struct cli_opt bar_options[] = {
+	CLI_OPT_SIZE(struct bar_opts, size, "size", "32G", SIM_PAGE_SIZE, 1ULL << 46, 0,
+		     "BAR size, a multiple of the leaf size"),
+	CLI_OPT_ENUM(struct bar_opts, leaf, "leaf", "pud", leaf_names, leaf_values,
+		     "page-table leaves of the BAR mapping"),
+	CLI_OPT_SIZE(struct bar_opts, offset, "offset", "0", 0, 1ULL << 46, SIM_PAGE_SIZE,
+		     "map from this offset into the BAR to its end; below --size"),
+	CLI_OPT_FLAG(struct bar_opts, legacy_mask, "no-addr-mask",
+		     "follow_pfnmap reports PAGE_MASK for every leaf (before 6.15)"),
+	CLI_OPT_ENUM_FN(struct bar_opts, fmt, "iommu", "intel-sl", "FORMAT", cli_iommu_name,
+			"IOMMU format of the device"),
+	CLI_OPT_SIZE(struct bar_opts, ram, "ram", "4G", 64ULL << 20, 1ULL << 44, 0,
+		     "RAM of the simulated machine"),
+	CLI_OPT_FLAG(struct bar_opts, json, "json", "one JSON object instead of a table"),
+	CLI_OPT_END,
+};
 
-	if (ret)
-		return bar_usage(ret > 0 ? stdout : stderr);
-	if (bar_run(&o, &r))
+static int bar_check(void *opts)
+{
+	const struct bar_opts *o = opts;
+	char sz[32], off[32];
+
+	if (o->size % bar_leaf_bytes(o->leaf))
+		return cli_usage_error(&cli_cmd_bar, "--size %s is not a multiple of the %s "
+				       "leaf size, %s", cli_size_name(o->size, off, sizeof(off)),
+				       leaf_name(o->leaf),
+				       cli_size_name(bar_leaf_bytes(o->leaf), sz, sizeof(sz)));
+	if (o->offset >= o->size)
+		return cli_usage_error(&cli_cmd_bar, "--offset %s is not below --size %s",
+				       cli_size_name(o->offset, off, sizeof(off)),
+				       cli_size_name(o->size, sz, sizeof(sz)));
+	return 0;
+}
+
+static int bar_main(void *opts)
+{
+	const struct bar_opts *o = opts;
+	struct bar_result r;
+
+	if (bar_run(o, &r))
 		return 1;
-	if (o.json)
-		print_json(&o, &r);
+	if (o->json)
+		print_json(o, &r);
 	else
-		print_table(&o, &r);
+		print_table(o, &r);
 	sim_machine_destroy();
 	return 0;
 }
+
+const struct cli_command cli_cmd_bar = {
+	.name = "bar",
+	.summary = "map a BAR through VFIO type1, report the cost",
+	.about = "Map a BAR through VFIO_IOMMU_MAP_DMA, unmap it, report the cost.",
+	.opts = bar_options,
+	.opts_size = sizeof(struct bar_opts),
+	.check = bar_check,
+	.run = bar_main,
+	.kernel = 1,
+};

@@ -13,6 +13,7 @@
 #include <dmasim/kapi.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "scenario_heap.h"
 
 static void bench_heap(struct json *j, unsigned int repeat)
@@ -123,38 +124,56 @@ static void bench_memory(struct json *j)
 	json_end_object(j);
 }
 
-int cmd_bench(int argc, char **argv)
+struct bench_opts {
+	unsigned long long repeat;
+	int only;
+	int json;
+};
+
+enum { BENCH_ALL, BENCH_HEAP, BENCH_MEMORY, BENCH_BAR };
+static const char *const bench_sections[] = { "all", "heap", "memory", "bar", NULL };
+
+static const struct cli_opt bench_options[] = {
+	CLI_OPT_UINT(struct bench_opts, repeat, "repeat", "3", 1, 100,
+		     "runs of each figure; the best is reported"),
+	CLI_OPT_ENUM(struct bench_opts, only, "only", "all", bench_sections, NULL,
+		     "run one section"),
+	CLI_OPT_FLAG(struct bench_opts, json, "json",
+		     "accepted for scripts: the output is always JSON"),
+	CLI_OPT_END,
+};
+
+static const char *const bench_sets_params[] = { "system_heap.orders", NULL };
+
+static int bench_main(void *opts)
 {
-	unsigned int repeat = 3;
-	const char *only = NULL;
+	const struct bench_opts *o = opts;
 	struct json j;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			continue;	/* JSON is the only output */
-		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-			repeat = strtoul(argv[++i], NULL, 0);
-			if (repeat < 1 || repeat > 100)
-				repeat = 3;
-		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-			only = argv[++i];
-		} else {
-			printf("usage: dmasim bench [--json] [--repeat N] [--only heap|memory|bar]\n"
-			       "Wall time and memory of the simulator against its targets (JSON).\n");
-			return strcmp(argv[i], "--help") ? 2 : 0;
-		}
-	}
 	json_init(&j, stdout);
 	json_begin_object(&j, NULL);
-	json_u64(&j, "repeat", repeat);
-	if (!only || !strcmp(only, "heap"))
-		bench_heap(&j, repeat);
-	if (!only || !strcmp(only, "memory"))
+	json_u64(&j, "repeat", o->repeat);
+	cli_json_params(&j);
+	if (o->only == BENCH_ALL || o->only == BENCH_HEAP)
+		bench_heap(&j, o->repeat);
+	if (o->only == BENCH_ALL || o->only == BENCH_MEMORY)
 		bench_memory(&j);
-	if (!only || !strcmp(only, "bar"))
-		bench_bar(&j, repeat);
+	if (o->only == BENCH_ALL || o->only == BENCH_BAR)
+		bench_bar(&j, o->repeat);
 	json_u64(&j, "peak_rss_bytes", cli_peak_rss());
 	json_end_object(&j);
 	json_finish(&j);
 	return 0;
 }
+
+const struct cli_command cli_cmd_bench = {
+	.name = "bench",
+	.summary = "the simulator's speed and memory against its targets (JSON)",
+	.about = "Wall time and memory of the simulator against its targets, as JSON; each\n"
+		 "figure is the best of --repeat runs and carries its target.",
+	.opts = bench_options,
+	.opts_size = sizeof(struct bench_opts),
+	.run = bench_main,
+	.sets_params = bench_sets_params,
+	.kernel = 1,
+};

@@ -10,73 +10,40 @@
 
 #include "scenario_heap.h"
 
-static int heap_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: dmasim heap [--size 1G] [--orders 9,8,4,0] [--iommu FORMAT]\n"
-		"                   [--frag aged|fresh|0..1] [--seed N] [--ram 16G] [--json]\n"
-		"Allocate a buffer from the dma-buf system heap with the given allocation\n"
-		"orders, map it for a device behind an IOMMU of FORMAT, unmap and release it.\n"
-		"FORMAT:");
-	for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++)
-		fprintf(out, " %s", sim_iommu_format(f)->name);
-	fprintf(out, "\n");
-	return out == stderr ? 2 : 0;
-}
+struct heap_opts {
+	struct heap_params p;
+	int json;
+};
 
-int heap_parse_common(struct heap_params *p, int argc, char **argv, int *i,
-		      int *json);
+static const struct cli_opt heap_options[] = {
+	CLI_OPT_SIZE(struct heap_opts, p.size, "size", "1G", 1, 1ULL << 44, 0,
+		     "buffer length (the heap rounds it up to whole pages)"),
+	CLI_OPT_LIST(struct heap_opts, p.orders, "orders", "9,8,4,0", 0, SIM_MAX_ORDER,
+		     SIM_NR_ORDERS, 1,
+		     "allocation orders of the heap's blocks (module parameter "
+		     "system_heap.orders)"),
+	CLI_OPT_ENUM_FN(struct heap_opts, p.iommu, "iommu", "intel-sl", "FORMAT",
+			cli_iommu_name, "IOMMU format of the importing device"),
+	CLI_OPT_SIZE(struct heap_opts, p.machine.ram, "ram", "16G", 64ULL << 20, 1ULL << 44, 0,
+		     "RAM of the simulated machine"),
+	CLI_MACHINE_OPTS(struct heap_opts, p.machine),
+	CLI_OPT_FLAG(struct heap_opts, json, "json", "one JSON object instead of text"),
+	CLI_OPT_END,
+};
 
-/* Options of `heap` that `bench` reuses; 1 consumed, 0 not ours, -1 bad. */
-int heap_parse_common(struct heap_params *p, int argc, char **argv, int *i,
-		      int *json)
-{
-	const char *opt = argv[*i];
-	int r = cli_machine_option(&p->machine, argc, argv, i);
-
-	if (r)
-		return r;
-	if (!strcmp(opt, "--json")) {
-		*json = 1;
-		return 1;
-	}
-	if (strcmp(opt, "--size") && strcmp(opt, "--orders") && strcmp(opt, "--iommu"))
-		return 0;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "dmasim: %s needs a value\n", opt);
-		return -1;
-	}
-	opt = argv[*i];
-	(*i)++;
-	if (!strcmp(opt, "--size")) {
-		if (sim_parse_size(argv[*i], &p->size) || !p->size) {
-			fprintf(stderr, "dmasim: bad --size '%s'\n", argv[*i]);
-			return -1;
-		}
-	} else if (!strcmp(opt, "--orders")) {
-		p->orders = argv[*i];
-	} else {
-		p->iommu = sim_iommu_format_lookup(argv[*i]);
-		if (p->iommu < 0) {
-			fprintf(stderr, "dmasim: unknown --iommu '%s'\n", argv[*i]);
-			return -1;
-		}
-	}
-	return 1;
-}
+static const char *const heap_sets_params[] = { "system_heap.orders", NULL };
 
 static void print_human(const struct heap_params *p, const struct heap_result *r)
 {
 	char b1[32], b2[32];
 
+	if (r->err)
+		return;		/* the message goes to stderr */
 	printf("system heap: %s buffer, orders %s, IOMMU %s, machine %s (%s RAM, seed %llu)\n",
 	       cli_bytes(p->size, b1, sizeof(b1)), p->orders ? p->orders : "(module default)",
 	       sim_iommu_format(p->iommu)->name, p->machine.frag_name,
 	       cli_bytes(p->machine.ram, b2, sizeof(b2)), p->machine.seed);
-	if (r->err) {
-		printf("  failed at %s: %s (%d)\n", r->failed_step, strerror(-r->err), r->err);
-		return;
-	}
+	cli_print_params();
 	printf("  chunks:");
 	for (int o = SIM_NR_ORDERS - 1; o >= 0; o--)
 		if (r->layout.chunks_by_order[o])
@@ -107,45 +74,43 @@ static void print_human(const struct heap_params *p, const struct heap_result *r
 	printf("\n  everything returned after release: %s\n", r->leaked ? "NO" : "yes");
 }
 
-int cmd_heap(int argc, char **argv)
+static int heap_main(void *opts)
 {
-	struct heap_params p = {
-		.size = 1ULL << 30,
-		.orders = "9,8,4,0",
-		.iommu = SIM_IOMMU_INTEL_SL,
-	};
-	struct heap_result *res;
-	int json = 0;
+	const struct heap_opts *o = opts;
+	struct heap_result *res = calloc(1, sizeof(*res));
+	int rc;
 
-	cli_machine_defaults(&p.machine);
-	for (int i = 1; i < argc; i++) {
-		int r;
-
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return heap_usage(stdout);
-		r = heap_parse_common(&p, argc, argv, &i, &json);
-		if (r < 0)
-			return 2;
-		if (!r) {
-			fprintf(stderr, "dmasim heap: unknown option '%s'\n", argv[i]);
-			return heap_usage(stderr);
-		}
-	}
-	res = calloc(1, sizeof(*res));
-	if (!res)
+	if (!res) {
+		fprintf(stderr, "dmasim heap: out of memory\n");
 		return 1;
-	heap_run(&p, res);
-	if (json) {
+	}
+	heap_run(&o->p, res);
+	if (o->json) {
 		struct json j;
 
 		json_init(&j, stdout);
-		heap_result_json(&j, &p, res);
+		heap_result_json(&j, &o->p, res);
 		json_finish(&j);
 	} else {
-		print_human(&p, res);
+		print_human(&o->p, res);
 	}
-	int rc = res->err ? 1 : 0;
-
+	if (res->err)
+		fprintf(stderr, "dmasim heap: failed at %s: %s (%d)\n", res->failed_step,
+			strerror(-res->err), res->err);
+	rc = res->err ? 1 : 0;
 	free(res);
 	return rc;
 }
+
+const struct cli_command cli_cmd_heap = {
+	.name = "heap",
+	.summary = "allocate, map, unmap and release one system-heap buffer",
+	.about = "Allocate a buffer from the dma-buf system heap with the given allocation\n"
+		 "orders, map it for a device behind an IOMMU of FORMAT, unmap and release it;\n"
+		 "print its chunk layout, IOMMU leaves, operation counts and modelled time.",
+	.opts = heap_options,
+	.opts_size = sizeof(struct heap_opts),
+	.run = heap_main,
+	.sets_params = heap_sets_params,
+	.kernel = 1,
+};

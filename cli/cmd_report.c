@@ -31,8 +31,19 @@ static const double sweep_levels[] = { 0.2, 0.3, 0.35, 0.4, 0.5, 0.8 };
 struct report_opts {
 	int json;
 	unsigned long long ram;
-	unsigned int seeds;
+	unsigned long long seeds;
 };
+
+static const struct cli_opt report_options[] = {
+	CLI_OPT_UINT(struct report_opts, seeds, "seeds", "3", 1, MAX_SEEDS,
+		     "machines (seeds) per fragmentation level of section 2"),
+	CLI_OPT_SIZE(struct report_opts, ram, "ram", "16G", 4ULL << 30, 1ULL << 44, 0,
+		     "RAM of the simulated machines (the 1 GiB buffer must fit when aged)"),
+	CLI_OPT_FLAG(struct report_opts, json, "json", "one JSON object instead of tables"),
+	CLI_OPT_END,
+};
+
+static const char *const report_sets_params[] = { "system_heap.orders", NULL };
 
 enum { ST_FRESH, ST_BUSY, ST_AGED, NR_STATES };
 static const char *const state_names[NR_STATES] = { "fresh", "0.3", "aged" };
@@ -335,6 +346,7 @@ static void report_json(const struct report_opts *o, const struct format_grid g[
 
 	json_init(&j, stdout);
 	json_begin_object(&j, NULL);
+	cli_json_params(&j);
 	json_begin_array(&j, "heap");
 	for (int st = 0; st < NR_STATES; st++)
 		for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++)
@@ -380,49 +392,33 @@ static void report_json(const struct report_opts *o, const struct format_grid g[
 	json_finish(&j);
 }
 
-int cmd_report(int argc, char **argv)
+static int report_main(void *opts)
 {
-	struct report_opts o = { .ram = 16ULL << 30, .seeds = 3 };
+	const struct report_opts *o = opts;
 	struct format_grid *g = calloc(NR_STATES, sizeof(*g));
 	struct sweep *sw = calloc(1, sizeof(*sw));
 	struct level_stats ls[NR_LEVELS];
 	int rl;
 
-	if (!g || !sw)
+	if (!g || !sw) {
+		fprintf(stderr, "dmasim report: out of memory\n");
+		free(g);
+		free(sw);
 		return 1;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			o.json = 1;
-		} else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			o.seeds = strtoul(argv[++i], NULL, 0);
-			if (o.seeds < 1 || o.seeds > MAX_SEEDS) {
-				fprintf(stderr, "dmasim report: --seeds 1..%d\n", MAX_SEEDS);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--ram") && i + 1 < argc) {
-			if (sim_parse_size(argv[++i], &o.ram) || o.ram < (4ULL << 30)) {
-				fprintf(stderr, "dmasim report: bad --ram (at least 4G)\n");
-				return 2;
-			}
-		} else {
-			printf("usage: dmasim report [--json] [--seeds N] [--ram 16G]\n"
-			       "The seed figures of the project, simulated beside the published ones.\n");
-			return strcmp(argv[i], "--help") ? 2 : 0;
-		}
 	}
-
 	for (int st = 0; st < NR_STATES; st++)
-		run_formats(&o, st, &g[st]);
-	run_sweep(&o, sw);
+		run_formats(o, st, &g[st]);
+	run_sweep(o, sw);
 	for (unsigned int l = 0; l < NR_LEVELS; l++)
-		level_stats(sw, l, o.seeds, &ls[l]);
+		level_stats(sw, l, o->seeds, &ls[l]);
 	rl = reported_like_level(ls);
 
-	if (o.json) {
-		report_json(&o, g, ls, rl);
+	if (o->json) {
+		report_json(o, g, ls, rl);
 	} else {
+		cli_print_params();
 		print_format_tables(g);
-		print_sweep(sw, o.seeds, ls);
+		print_sweep(sw, o->seeds, ls);
 		print_published(ls, rl, g);
 		report_bar_text();
 	}
@@ -430,3 +426,15 @@ int cmd_report(int argc, char **argv)
 	free(g);
 	return 0;
 }
+
+const struct cli_command cli_cmd_report = {
+	.name = "report",
+	.summary = "the seed figures, simulated beside the published ones",
+	.about = "The project's seed figures (the dma-buf system heap's 2 MiB order, the\n"
+		 "VFIO type1 BAR walk), simulated beside the published ones.",
+	.opts = report_options,
+	.opts_size = sizeof(struct report_opts),
+	.run = report_main,
+	.sets_params = report_sets_params,
+	.kernel = 1,
+};

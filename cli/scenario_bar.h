@@ -15,7 +15,7 @@ struct bar_opts {
 	int leaf;			/* KAPI_MM_LEAF_* */
 	int legacy_mask;
 	int json;
-	enum sim_iommu_format_id fmt;
+	int fmt;			/* enum sim_iommu_format_id */
 };
 
 struct bar_result {

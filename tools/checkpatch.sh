@@ -12,9 +12,9 @@
 # DMASIM_REQUIRE_CHECKPATCH=1, when that is a failure.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${DMASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dmasim}/checkpatch
-tarball=${DMASIM_LINUX_SOURCE:-$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)}
+. "$(dirname "$0")/lib.sh"
+cache=$(dmasim_cache)/checkpatch
+tarball=$(linux_source_tarball 6.12)
 
 unavailable() {
 	echo "checkpatch: cannot check: $*" >&2

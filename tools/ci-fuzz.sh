@@ -8,13 +8,11 @@
 # crash, leak, timeout or RSS over 512 MiB; the input that broke it is kept
 # in fuzz/out/ci-<harness>-*.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 total=${DMASIM_FUZZ_SECONDS:-20}
 build=build-fuzz
-if [ ! -f "$build/build.ninja" ]; then
-	CC=clang meson setup "$build" -Dfuzzing=true >/dev/null
-fi
-ninja -C "$build" -j"${DMASIM_JOBS:-2}" >/dev/null
+CC=clang configure_build "$build" -Dfuzzing=true
+build_dir "$build"
 mapfile -t bins < <(find "$build/fuzz" -maxdepth 1 -type f -name 'fuzz_*' \
 	! -name '*_replay' -perm -u+x | sort)
 [ ${#bins[@]} -gt 0 ] || { echo "ci-fuzz: no harness built" >&2; exit 1; }

@@ -27,9 +27,8 @@
 #   DMASIM_UPSTREAM_BUILD (default build-upstream).
 # Exit status: non-zero when the tree does not build or a test fails.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-top=$PWD
-archive=${DMASIM_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+. "$(dirname "$0")/lib.sh"
+archive=$(linux_source_tarball 6.12)
 builddir=${DMASIM_UPSTREAM_BUILD:-build-upstream}
 
 if [ $# -ge 1 ]; then
@@ -39,15 +38,9 @@ else
 	files=(Makefile drivers/vfio/vfio_iommu_type1.c drivers/vfio/vfio.h
 	       drivers/dma-buf/heaps/system_heap.c drivers/dma-buf/dma-heap.c)
 	if [ ! -f "$ksrc/.extracted" ] || [ "$archive" -nt "$ksrc/.extracted" ]; then
-		[ -f "$archive" ] || { echo "ci-upstream: $archive not found (apt-get install linux-source-6.12)" >&2; exit 1; }
-		rm -rf "$ksrc" && mkdir -p "$ksrc"
-		# '*/' matches the archive's top folder only (no slash inside it).
-		tar -xJf "$archive" -C "$ksrc" --strip-components=1 \
-			--wildcards --no-wildcards-match-slash \
-			"${files[@]/#/*/}" || { echo "ci-upstream: extracting from $archive failed" >&2; exit 1; }
-		for f in "${files[@]}"; do
-			[ -f "$ksrc/$f" ] || { echo "ci-upstream: $f missing from $archive" >&2; exit 1; }
-		done
+		[ -n "$archive" ] && [ -f "$archive" ] || { echo "ci-upstream: no linux-source-6.12 tarball (apt-get install linux-source-6.12)" >&2; exit 1; }
+		rm -rf "$ksrc"
+		extract_kernel_files "$archive" "$ksrc" "${files[@]}" || exit 1
 		touch "$ksrc/.extracted"
 	fi
 fi

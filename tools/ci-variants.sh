@@ -19,23 +19,14 @@
 # after) with ninja -j2, prints its elapsed time and adds its test counts
 # to the CI total (tools/count-tests.sh).  Exits non-zero if any fails.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 status=0
 scripts=(--no-suite kbuild --no-suite style --no-suite docs)
 
 elapsed() { printf '=== [%s] %ds\n' "$1" $((SECONDS - $2)); }
 
-configure() {	# dir, then meson options
-	local dir=$1
-	shift
-	[ -f "$dir/build.ninja" ] && return 0
-	meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 ||
-		{ cat "$dir.setup.log"; return 1; }
-}
-
-build() {
-	ninja -C "$1" -j2 >"$1/ninja.log" 2>&1 || { tail -n 40 "$1/ninja.log"; return 1; }
-}
+configure() { configure_build "$@"; }
+build() { build_dir "$1"; }
 
 variant_sweeps() {
 	local log=build/meson-logs/testlog.json

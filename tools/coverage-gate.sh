@@ -16,17 +16,15 @@
 # History: 2026-11-29 lines 82.7%, branches 65.1% (1944/2352, 980/1505);
 # 2026-11-30 lines 100% (2357/2357), branches 99.5% (1390/1397).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 line_min=${DMASIM_COV_LINE_MIN:-100}
 branch_min=${DMASIM_COV_BRANCH_MIN:-90}
 build=build-cov
-if [ ! -f "$build/build.ninja" ]; then
-	meson setup "$build" -Db_coverage=true >/dev/null
-fi
-ninja -C "$build" -j"${DMASIM_JOBS:-2}" >/dev/null
+configure_build "$build" -Db_coverage=true
+build_dir "$build"
 find "$build" -name '*.gcda' -delete
 meson test -C "$build" --no-suite slow --no-suite kbuild --no-suite style \
-	--no-suite docs --num-processes "${DMASIM_JOBS:-2}" >"$build/coverage-tests.log" 2>&1 ||
+	--no-suite docs --num-processes "$(jobs)" >"$build/coverage-tests.log" 2>&1 ||
 	{ tail -n 30 "$build/coverage-tests.log"; echo "coverage-gate: tests failed" >&2; exit 1; }
 gcovr "$build" --root . --object-directory "$build" --filter 'core/' \
 	--exclude-unreachable-branches --exclude-throw-branches \

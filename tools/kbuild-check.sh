@@ -17,8 +17,8 @@
 # had, unless DMASIM_REQUIRE_KBUILD=1, when that is a failure.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${DMASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dmasim}/kbuild
+. "$(dirname "$0")/lib.sh"
+cache=$(dmasim_cache)/kbuild
 skiplist=$top/tools/kbuild-skip.txt
 series=6.12
 

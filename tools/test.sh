@@ -4,10 +4,10 @@
 # the kbuild/checkpatch/docs checks included.  The README's second
 # quick-start command.  Extra arguments go to `meson test`.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-[ -f build/build.ninja ] || meson setup build >/dev/null
-ninja -C build -j2 >build/ninja.log 2>&1 || { cat build/ninja.log; exit 1; }
+. "$(dirname "$0")/lib.sh"
+configure_build build
+build_dir build
 rc=0
-meson test -C build --print-errorlogs --num-processes 2 "$@" || rc=$?
+meson test -C build --print-errorlogs --num-processes "$(jobs)" "$@" || rc=$?
 tools/count-tests.sh build/meson-logs/testlog.json tests
 exit $rc
