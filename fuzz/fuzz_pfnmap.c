@@ -163,6 +163,10 @@ static void create_mapping(struct fuzz_input *in)
 		req.pfn = m->pfn;
 		req.max_leaf = m->max_leaf;
 	}
+	FUZZ_LOG("mmap %s 0x%lx bytes, largest leaf %d, va +0x%lx, bar +0x%lx%s",
+		 m->kind == KAPI_MM_PFNMAP ? "pfnmap" :
+		 m->kind == KAPI_MM_THP ? "thp" : "anon", m->len, m->max_leaf,
+		 va_mis, bar_mis, req.populate ? ", populated" : "");
 	ret = kapi_mm_mmap(&req, &m->va);
 	FUZZ_CHECK(ret == 0, "mmap of 0x%lx: %d", m->len, ret);
 	m->live = 1;
@@ -205,6 +209,9 @@ static void lookup(unsigned long addr)
 
 	ret = kapi_mm_follow_pfnmap(addr, &r);
 	cpu = kapi_mm_cpu_pfn(addr, &cpu_pfn, &level);
+	FUZZ_NOTE(addr - (m ? m->va : 0));
+	FUZZ_NOTE(ret);
+	FUZZ_NOTE(level);
 	if (!m) {
 		FUZZ_CHECK(ret == -EFAULT, "no VMA at 0x%lx: %d", addr, ret);
 		return;
@@ -287,6 +294,8 @@ static void walk(struct fuzz_input *in, const struct mapping *m)
 		return;
 	mapped = reference_walk(addr, npages, &leaves, &ref_sum) == 0;
 	lookups = kapi_mm_pfnmap_walk(addr, npages, 1, &done, &sum);
+	FUZZ_NOTE(npages);
+	FUZZ_NOTE(lookups);
 	if (!mapped) {
 		FUZZ_CHECK(lookups == -EINVAL, "walk over a hole: %ld", lookups);
 		return;
