@@ -24,7 +24,7 @@
 
 #define MiB (1ULL << 20)
 
-static const unsigned long long sizes[] = { 4 * MiB, 64 * 1024, 2 * MiB + 4096 };
+static const unsigned long long sizes[] = { 4 * MiB, 64 * 1024, 2 * MiB + SIM_PAGE_SIZE };
 
 static unsigned long long pow2_at_least(unsigned long long n)
 {
