@@ -9,9 +9,15 @@
  * some scenario, so the fuzzer never wastes runs on rejected inputs.
  *
  * Every input must behave the same whichever inputs ran before it in the
- * process: a harness builds the machine once, takes a checkpoint, and
- * puts the machine back to it after each input (sim_buddy_rewind()); the
- * replay driver's --order-check proves it over a corpus.
+ * process: a harness builds the machine once (fuzz_boot_machine()), takes
+ * a checkpoint, and puts the machine back to it after each input
+ * (sim_buddy_rewind()); the replay driver's --order-check proves it over a
+ * corpus.
+ *
+ * Each harness names the operations an input can ask for with an enum
+ * (and, where some are drawn more often than others, a table from the
+ * operation byte to the enum): the decoding of the corpora in
+ * fuzz/corpus must stay what it is, byte for byte.
  */
 #ifndef DMASIM_FUZZ_COMMON_H
 #define DMASIM_FUZZ_COMMON_H
@@ -21,6 +27,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/sim.h>
+
+/* The simulated CPU's page and leaf sizes (the build's DMASIM_PAGE_SHIFT). */
+#define PAGE		SIM_PAGE_SIZE
+#define PMD		SIM_PMD_SIZE
+#define PUD		SIM_PUD_SIZE
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -218,5 +234,18 @@ static inline void fuzz_log_line(const char *fmt, ...)
 			abort();					\
 		}							\
 	} while (0)
+
+/*
+ * The machine every harness fuzzes on, built once per process: 65,536 pages
+ * of RAM (256 MiB of 4 KiB pages), the sim seeded with seed, the kernel booted (kapi_boot()).
+ */
+static inline void fuzz_boot_machine(unsigned long long seed)
+{
+	/* 65,536 pages: 256 MiB of 4 KiB pages, as many at every page size */
+	struct sim_config cfg = { .ram_bytes = 65536ULL * PAGE, .seed = seed };
+
+	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
+	FUZZ_CHECK(kapi_boot() == 0, "boot");
+}
 
 #endif

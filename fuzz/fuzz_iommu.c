@@ -58,12 +58,9 @@ static struct kapi_iommu_domain *dry_domain;
 
 static void boot_once(void)
 {
-	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
-
 	if (booted)
 		return;
-	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
-	FUZZ_CHECK(kapi_boot() == 0, "boot");
+	fuzz_boot_machine(0);
 	kapi_iommu_trace_enable(TRACE_CAP);
 	booted = 1;
 }
@@ -465,7 +462,7 @@ static unsigned long long pick_iova(struct fuzz_input *in,
 		(2ULL << 30) - (2ULL << 20), 512ULL << 30, top - (1ULL << 30),
 		top - (2ULL << 20), 1ULL << 47, 1ULL << 51, top - (1ULL << 52),
 	};
-	unsigned int a = fuzz_below(in, sizeof(anchors) / sizeof(anchors[0]));
+	unsigned int a = fuzz_below(in, ARRAY_SIZE(anchors));
 	short offset = (short)fuzz_u16(in);
 
 	return anchors[a] + (unsigned long long)(long long)offset * gran;
@@ -702,6 +699,9 @@ static __attribute__((unused)) void run_tables_mode(struct fuzz_input *in)
 		   sim_iommu_nr_tables(kapi_iommu_sim_domain(domain)));
 }
 
+/* The mode an input's first byte picks (its low bit). */
+enum iommu_mode { MODE_PGSIZE, MODE_TABLES };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = fuzz_input(data, size);
@@ -710,10 +710,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FUZZ_IOMMU_PGSIZE_ONLY
 	run_pgsize_mode(&in);
 #else
-	if (fuzz_u8(&in) & 1)
+	switch ((enum iommu_mode)(fuzz_u8(&in) & 1)) {
+	case MODE_TABLES:
 		run_tables_mode(&in);
-	else
+		break;
+	case MODE_PGSIZE:
 		run_pgsize_mode(&in);
+		break;
+	}
 #endif
 	return 0;
 }

@@ -37,9 +37,6 @@
 
 #include "fuzz_common.h"
 
-#define PAGE		SIM_PAGE_SIZE
-#define PMD		SIM_PMD_SIZE
-#define PUD		SIM_PUD_SIZE
 #define MAX_MAPS	6
 #define MAX_OPS		32
 #define MAX_PAGE_WALK	4096	/* page-by-page walks longer than this: skipped */
@@ -68,13 +65,9 @@ static unsigned long allocated_at_start;
 
 static void boot_once(void)
 {
-	/* 65,536 pages: 256 MiB of 4 KiB pages, as many at every page size */
-	struct sim_config cfg = { .ram_bytes = 65536ULL * PAGE };
-
 	if (booted)
 		return;
-	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
-	FUZZ_CHECK(kapi_boot() == 0, "boot");
+	fuzz_boot_machine(0);
 	booted = 1;
 }
 
@@ -355,6 +348,12 @@ static int live_mapping_at(unsigned long va)
 	return 0;
 }
 
+/*
+ * An operation byte: the low two bits say which operation, the rest which
+ * mapping (>> 2) and, for OP_MUNMAP, whole VMA or not (0x80).
+ */
+enum pfnmap_op { OP_LOOKUP, OP_WALK, OP_FAULT_IN, OP_MUNMAP };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = fuzz_input(data, size);
@@ -375,22 +374,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned int op = fuzz_u8(&in);
 		struct mapping *m = &maps[(op >> 2) % nr_maps];
 
-		switch (op & 3) {
-		case 0:
+		switch ((enum pfnmap_op)(op & 3)) {
+		case OP_LOOKUP:
 			if (m->live)
 				lookup(pick_addr(&in, m));
 			else
 				lookup(m->va + fuzz_u16(&in) % (m->len / PAGE) * PAGE);
 			break;
-		case 1:
+		case OP_WALK:
 			if (m->live)
 				walk(&in, m);
 			break;
-		case 2:
+		case OP_FAULT_IN:
 			if (m->live)
 				fault_in(&in, m);
 			break;
-		default:
+		case OP_MUNMAP:
 			if (m->live && (op & 0x80)) {
 				FUZZ_CHECK(kapi_mm_munmap(m->va) == 0, "munmap");
 				m->live = 0;

@@ -37,10 +37,11 @@
  * - after close: no pin, no locked_vm, no IOMMU domain or device left; at
  *   the end of the input, no kernel object either.
  *
- * The machine (65,536 pages: 256 MiB of 4 KiB pages) is built once per process; each input runs in a
- * new process (kapi_proc_create) that exits at the end, and the buddy
- * allocator is rewound to its state after boot (sim_buddy_rewind), so an
- * input does the same whatever ran before it (replay --order-check).
+ * The machine (65,536 pages: 256 MiB of 4 KiB pages) is built once per
+ * process; each input runs in a new process (kapi_proc_create) that exits
+ * at the end, and the buddy allocator is rewound to its state after boot
+ * (sim_buddy_rewind), so an input does the same whatever ran before it
+ * (replay --order-check).
  */
 #include <errno.h>
 #include <string.h>
@@ -54,9 +55,6 @@
 
 #include "fuzz_common.h"
 
-#define PAGE		SIM_PAGE_SIZE
-#define PMD		SIM_PMD_SIZE
-#define PUD		SIM_PUD_SIZE
 #define MAX_OPS		16
 #define MAX_VMAS	6
 #define MAX_DMAS	16
@@ -73,10 +71,9 @@
  * The unit of THP VMAs: a PMD folio where the buddy allocator has PMD
  * order (4 KiB pages); 512 pages with 16 and 64 KiB pages, whose THP VMAs
  * are small pages (sim_mem.h), so an input asks for as many pages at every
- * page size.  The machine has 65,536 pages (256 MiB of 4 KiB pages).
+ * page size (as many as the machine has, fuzz_boot_machine()).
  */
 #define THP_UNIT	(SIM_PMD_ORDER <= SIM_MAX_ORDER ? PMD : 512 * PAGE)
-#define MACHINE_PAGES	65536ULL
 
 struct vma {
 	unsigned long va, len;
@@ -119,12 +116,9 @@ static int booted;
 
 static void boot_once(void)
 {
-	struct sim_config cfg = { .ram_bytes = MACHINE_PAGES * PAGE };
-
 	if (booted)
 		return;
-	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
-	FUZZ_CHECK(kapi_boot() == 0, "boot");
+	fuzz_boot_machine(0);
 	/*
 	 * The first address space takes the zero page for good: make one
 	 * now, so that no input is the first.  Then the allocator's state is
@@ -680,6 +674,28 @@ static void op_munmap(struct fuzz_input *in)
 	FUZZ_LOG("munmap 0x%lx", v->va);
 }
 
+/* The operations an input asks for, and their names in the log. */
+enum type1_op {
+	OP_MMAP_ANON, OP_MMAP_THP, OP_MMAP_PFNMAP, OP_MAP_DMA, OP_UNMAP_DMA,
+	OP_UNMAP_ALL, OP_UNMAP_DIRTY, OP_DIRTY, OP_PIN, OP_MUNMAP, OP_CLOSE,
+};
+
+static const char *const op_names[] = {
+	[OP_MMAP_ANON] = "mmap anon", [OP_MMAP_THP] = "mmap thp",
+	[OP_MMAP_PFNMAP] = "mmap pfnmap", [OP_MAP_DMA] = "map",
+	[OP_UNMAP_DMA] = "unmap", [OP_UNMAP_ALL] = "unmap all",
+	[OP_UNMAP_DIRTY] = "unmap dirty", [OP_DIRTY] = "dirty",
+	[OP_PIN] = "pin", [OP_MUNMAP] = "munmap", [OP_CLOSE] = "close",
+};
+
+/* What an operation byte decodes to (mod 14): MAP_DMA 3 times, PIN twice. */
+static const enum type1_op op_of_byte[] = {
+	OP_MMAP_ANON, OP_MMAP_THP, OP_MMAP_PFNMAP,
+	OP_MAP_DMA, OP_MAP_DMA, OP_MAP_DMA,
+	OP_UNMAP_DMA, OP_UNMAP_ALL, OP_UNMAP_DIRTY, OP_DIRTY,
+	OP_PIN, OP_PIN, OP_MUNMAP, OP_CLOSE,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = fuzz_input(data, size);
@@ -703,34 +719,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	open_container(&in);
 
 	for (unsigned int i = 0; i < MAX_OPS && !fuzz_empty(&in); i++) {
-		unsigned int op = fuzz_u8(&in) % 14;
-		const char *names[] = {
-			"mmap anon", "mmap thp", "mmap pfnmap", "map", "map",
-			"map", "unmap", "unmap all", "unmap dirty", "dirty",
-			"pin", "pin", "munmap", "close",
-		};
+		enum type1_op op =
+			op_of_byte[fuzz_u8(&in) % ARRAY_SIZE(op_of_byte)];
 
-		if (!s.c && op != 13) {
+		if (!s.c && op != OP_CLOSE) {
 			open_container(&in);
 			continue;
 		}
 		switch (op) {
-		case 0: op_mmap(&in, KAPI_MM_ANON); break;
-		case 1: op_mmap(&in, KAPI_MM_THP); break;
-		case 2: op_mmap(&in, KAPI_MM_PFNMAP); break;
-		case 3: case 4: case 5: op_map_dma(&in); break;
-		case 6: op_unmap_dma(&in, 0); break;
-		case 7: op_unmap_dma(&in, 1); break;
-		case 8: op_unmap_dma(&in, 2); break;
-		case 9: op_dirty(&in); break;
-		case 10: case 11: op_pin(&in); break;
-		case 12: op_munmap(&in); break;
-		default:
+		case OP_MMAP_ANON: op_mmap(&in, KAPI_MM_ANON); break;
+		case OP_MMAP_THP: op_mmap(&in, KAPI_MM_THP); break;
+		case OP_MMAP_PFNMAP: op_mmap(&in, KAPI_MM_PFNMAP); break;
+		case OP_MAP_DMA: op_map_dma(&in); break;
+		case OP_UNMAP_DMA: op_unmap_dma(&in, 0); break;
+		case OP_UNMAP_ALL: op_unmap_dma(&in, 1); break;
+		case OP_UNMAP_DIRTY: op_unmap_dma(&in, 2); break;
+		case OP_DIRTY: op_dirty(&in); break;
+		case OP_PIN: op_pin(&in); break;
+		case OP_MUNMAP: op_munmap(&in); break;
+		case OP_CLOSE:
 			if (s.c)
 				close_container();
 			break;
 		}
-		check_invariants(names[op]);
+		check_invariants(op_names[op]);
 	}
 
 	if (s.c)

@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
+#include <linux/uaccess.h>
 #include <uapi/linux/dma-buf.h>
 #include <uapi/linux/dma-heap.h>
 
@@ -60,15 +61,21 @@ int kapi_heap_alloc(int heap_fd, unsigned long long len, unsigned int fd_flags,
 	};
 	long ret;
 
-	ret = shim_ioctl(heap_fd, DMA_HEAP_IOCTL_ALLOC, (unsigned long)&data);
+	ret = kapi_ioctl(heap_fd, DMA_HEAP_IOCTL_ALLOC, &data);
 	return ret ? ret : (int)data.fd;
 }
 
+/* arg is the caller's host memory, _IOC_SIZE(cmd) bytes (see uaccess.h). */
 long kapi_ioctl(int fd, unsigned int cmd, void *arg)
 {
+	long ret;
+
 	if (fd < 0)
 		return -EBADF;
-	return shim_ioctl(fd, cmd, (unsigned long)arg);
+	dmasim_uaccess_host_ranges(arg, _IOC_SIZE(cmd), NULL, 0);
+	ret = shim_ioctl(fd, cmd, (unsigned long)arg);
+	dmasim_uaccess_host_ranges(NULL, 0, NULL, 0);
+	return ret;
 }
 
 int kapi_close(int fd)

@@ -15,11 +15,13 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vfio.h>
 #include <shim/iommu_sim.h>
 #include <shim/vfio_core.h>
 #include <shim/vfio_iommu_driver.h>
 
+#include <dmasim/kapi_mm.h>
 #include <dmasim/kapi_vfio.h>
 
 struct kapi_vfio {
@@ -281,6 +283,59 @@ int kapi_vfio_dev_iova_to_pfn(struct kapi_vfio_dev *dev,
 	return 0;
 }
 
+/* Bytes from addr to the end of the CPU leaf at level (KAPI_MM_LEAF_*). */
+static unsigned long cpu_leaf_left(unsigned long addr, int level)
+{
+	unsigned long size = PAGE_SIZE << ((level - 1) * (PAGE_SHIFT - 3));
+
+	return size - (addr & (size - 1));
+}
+
+/*
+ * One IOMMU leaf and one CPU leaf each map consecutive pfns, so where they
+ * overlap the pfns agree page by page iff they agree at the overlap's
+ * first page: one comparison per overlap, not per page.
+ */
+int kapi_vfio_dev_check_translation(struct kapi_vfio_dev *dev,
+				    unsigned long long iova, unsigned long vaddr,
+				    unsigned long long size,
+				    unsigned long long *bad_offset)
+{
+	struct sim_iommu_domain *sd = kapi_vfio_dev_sim_domain(dev);
+	unsigned long long off = 0;
+
+	if (!sd)
+		return -ENODEV;
+	while (off < size) {
+		unsigned long long leaf_iova, leaf, step, cpu_left;
+		unsigned long cpu_pfn;
+		sim_phys_t phys;
+		int level, ret = 0;
+
+		leaf = sim_iommu_leaf_at(sd, iova + off, &leaf_iova, NULL);
+		phys = sim_iommu_iova_to_phys(sd, iova + off);
+		if (!leaf)
+			ret = -ENOENT;
+		else if (kapi_mm_cpu_pfn(vaddr + off, &cpu_pfn, &level))
+			ret = -EFAULT;
+		else if (phys >> PAGE_SHIFT != cpu_pfn)
+			ret = -EILSEQ;
+		if (ret) {
+			if (bad_offset)
+				*bad_offset = off;
+			return ret;
+		}
+		step = leaf_iova + leaf - (iova + off);
+		cpu_left = cpu_leaf_left(vaddr + off, level);
+		if (cpu_left < step)
+			step = cpu_left;
+		if (!step || step > size - off)	/* step 0: the leaf ends at 2^64 */
+			step = size - off;
+		off += step;
+	}
+	return 0;
+}
+
 unsigned long long kapi_vfio_dev_nr_leaves(struct kapi_vfio_dev *dev)
 {
 	struct sim_iommu_domain *sd = kapi_vfio_dev_sim_domain(dev);
@@ -290,9 +345,28 @@ unsigned long long kapi_vfio_dev_nr_leaves(struct kapi_vfio_dev *dev)
 
 /* ---- ioctls ---- */
 
-static long kapi_vfio_ioctl(struct kapi_vfio *c, unsigned int cmd, void *arg)
+/*
+ * An ioctl whose argument struct (len bytes) and bitmap (bitmap_len bytes,
+ * or NULL) are this file's or the test's host memory: the shim copies
+ * them as such, whatever simulated VMA lies at the same address.
+ */
+static long kapi_vfio_ioctl_bitmap(struct kapi_vfio *c, unsigned int cmd,
+				   void *arg, size_t len,
+				   const struct kapi_vfio_bitmap *bitmap)
 {
-	return c->ops->ioctl(c->data, cmd, (unsigned long)arg);
+	long ret;
+
+	dmasim_uaccess_host_ranges(arg, len, bitmap ? bitmap->data : NULL,
+				   bitmap ? bitmap->size : 0);
+	ret = c->ops->ioctl(c->data, cmd, (unsigned long)arg);
+	dmasim_uaccess_host_ranges(NULL, 0, NULL, 0);
+	return ret;
+}
+
+static long kapi_vfio_ioctl(struct kapi_vfio *c, unsigned int cmd, void *arg,
+			    size_t len)
+{
+	return kapi_vfio_ioctl_bitmap(c, cmd, arg, len, NULL);
 }
 
 long kapi_vfio_raw_ioctl(struct kapi_vfio *c, unsigned int cmd,
@@ -315,7 +389,7 @@ long kapi_vfio_raw_map_dma(struct kapi_vfio *c, unsigned int argsz,
 		.size = size,
 	};
 
-	return kapi_vfio_ioctl(c, VFIO_IOMMU_MAP_DMA, &map);
+	return kapi_vfio_ioctl(c, VFIO_IOMMU_MAP_DMA, &map, sizeof(map));
 }
 
 long kapi_vfio_map_dma(struct kapi_vfio *c, unsigned long long vaddr,
@@ -348,7 +422,8 @@ long kapi_vfio_raw_unmap_dma(struct kapi_vfio *c, unsigned int argsz,
 		bm->size = bitmap->size;
 		bm->data = (u64 __user *)bitmap->data;
 	}
-	ret = kapi_vfio_ioctl(c, VFIO_IOMMU_UNMAP_DMA, buf);
+	ret = kapi_vfio_ioctl_bitmap(c, VFIO_IOMMU_UNMAP_DMA, buf, sizeof(buf),
+				     bitmap);
 	if (size_out)
 		*size_out = unmap->size;
 	return ret;
@@ -395,7 +470,7 @@ long kapi_vfio_raw_get_info(struct kapi_vfio *c, unsigned int argsz,
 		return -ERANGE;
 	memset(buf, 0, buf_bytes);
 	info->argsz = argsz;
-	return kapi_vfio_ioctl(c, VFIO_IOMMU_GET_INFO, buf);
+	return kapi_vfio_ioctl(c, VFIO_IOMMU_GET_INFO, buf, buf_bytes);
 }
 
 /* Follow the capability chain of a GET_INFO reply of len bytes. */
@@ -492,7 +567,8 @@ long kapi_vfio_raw_dirty(struct kapi_vfio *c, unsigned int argsz,
 		range->bitmap.size = bitmap->size;
 		range->bitmap.data = (u64 __user *)bitmap->data;
 	}
-	return kapi_vfio_ioctl(c, VFIO_IOMMU_DIRTY_PAGES, buf);
+	return kapi_vfio_ioctl_bitmap(c, VFIO_IOMMU_DIRTY_PAGES, buf, sizeof(buf),
+				      bitmap);
 }
 
 long kapi_vfio_dirty_start(struct kapi_vfio *c)

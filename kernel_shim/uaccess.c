@@ -37,6 +37,30 @@ static u8 *user_page_data(struct sim_mm *smm, unsigned long addr, bool write)
 	return sim_phys_to_virt((sim_phys_t)w.pfn << PAGE_SHIFT);
 }
 
+static _Thread_local struct {
+	unsigned long start, len;
+} host_ranges[2];
+
+void dmasim_uaccess_host_ranges(const void *a, unsigned long a_len,
+				const void *b, unsigned long b_len)
+{
+	host_ranges[0].start = (unsigned long)a;
+	host_ranges[0].len = a ? a_len : 0;
+	host_ranges[1].start = (unsigned long)b;
+	host_ranges[1].len = b ? b_len : 0;
+}
+
+static bool in_host_range(unsigned long uaddr, unsigned long n)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(host_ranges); i++)
+		if (uaddr - host_ranges[i].start < host_ranges[i].len &&
+		    n <= host_ranges[i].len - (uaddr - host_ranges[i].start))
+			return true;
+	return false;
+}
+
 long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 			  bool to_user)
 {
@@ -44,7 +68,7 @@ long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 	unsigned long done = 0;
 
 	if (!mm || !mm->dmasim_mm || uaddr < SIM_USER_BASE ||
-	    uaddr >= SIM_TASK_SIZE)
+	    uaddr >= SIM_TASK_SIZE || in_host_range(uaddr, n))
 		return -1;	/* the test's own memory */
 
 	/* As the page fault handler: the VMA is looked up under the lock. */

@@ -96,7 +96,9 @@
 #define PCP_PMD_ORDER		(SIM_PMD_ORDER <= SIM_MAX_ORDER ? SIM_PMD_ORDER : -1)
 #define NR_PCP_LOW_LISTS	((SIM_PCP_MAX_LOW_ORDER + 1) * NR_MT)
 #define NR_PCP_LISTS		(NR_PCP_LOW_LISTS + 2)
-#define MAX_ZONES		2
+/* One zone per RAM range, a range that crosses 4 GiB making two. */
+#define MAX_ZONES		(SIM_MAX_RAM_RANGES + 1)
+#define DMA32_END_PFN		((unsigned long)((1ULL << 32) >> SIM_PAGE_SHIFT))
 
 struct pcp {
 	struct sim_list lists[NR_PCP_LISTS];
@@ -107,6 +109,7 @@ struct pcp {
 
 struct zone {
 	unsigned long start_pfn, end_pfn;
+	int dma32;			/* below 4 GiB: serves SIM_GFP_DMA32 */
 	unsigned long frontier, deferred_end;
 	unsigned long nr_free;		/* pages on the lists + deferred */
 	unsigned long nr_blocks[SIM_NR_ORDERS][NR_MT];
@@ -176,9 +179,14 @@ static inline struct sim_page *lru_to_page(struct sim_list *node)
 /* ------------------------------------------------------------------------
  * Zones and pageblocks
  */
+/* The zone of a RAM pfn (zones are in address order). */
 static inline struct zone *pfn_zone(unsigned long pfn)
 {
-	return nr_zones > 1 && pfn >= zones[1].start_pfn ? &zones[1] : &zones[0];
+	unsigned int i = nr_zones - 1;
+
+	while (i && pfn < zones[i].start_pfn)
+		i--;
+	return &zones[i];
 }
 
 static inline unsigned int zone_index(const struct zone *z)
@@ -186,17 +194,24 @@ static inline unsigned int zone_index(const struct zone *z)
 	return (unsigned int)(z - zones);
 }
 
+/* Pageblocks are aligned in the physical space, whatever the zone's start. */
+static inline unsigned long pageblock_index(const struct zone *z,
+					    unsigned long pfn)
+{
+	return (pfn >> PB_ORDER) - (z->start_pfn >> PB_ORDER);
+}
+
 static inline int pageblock_mt(const struct zone *z, unsigned long pfn)
 {
-	return z->pageblock_mt[(pfn - z->start_pfn) >> PB_ORDER];
+	return z->pageblock_mt[pageblock_index(z, pfn)];
 }
 
 /* Set the type of every pageblock the block [pfn, pfn + 2^order) touches. */
 static void set_pageblock_range(struct zone *z, unsigned long pfn,
 				unsigned int order, int mt)
 {
-	unsigned long first = (pfn - z->start_pfn) >> PB_ORDER;
-	unsigned long last = (pfn + (1UL << order) - 1 - z->start_pfn) >> PB_ORDER;
+	unsigned long first = pageblock_index(z, pfn);
+	unsigned long last = pageblock_index(z, pfn + (1UL << order) - 1);
 
 	for (; first <= last; first++)
 		z->pageblock_mt[first] = (unsigned char)mt;
@@ -350,7 +365,7 @@ static void claim_pageblock(struct zone *z, unsigned long pfn, int mt)
 {
 	unsigned long end = pfn + PB_PAGES;
 
-	z->pageblock_mt[(pfn - z->start_pfn) >> PB_ORDER] = (unsigned char)mt;
+	z->pageblock_mt[pageblock_index(z, pfn)] = (unsigned char)mt;
 	while (pfn < end) {
 		struct sim_page *page = sim_pfn_to_page(pfn);
 		unsigned int order;
@@ -382,7 +397,7 @@ static struct sim_page *steal_fallback(struct zone *z, struct sim_page *page,
 		expand(z, page, order, cur, start_mt);
 		return page;
 	}
-	if (can_claim && pb + PB_PAGES <= z->end_pfn &&
+	if (can_claim && pb >= z->start_pfn && pb + PB_PAGES <= z->end_pfn &&
 	    pageblock_free_pages(pb) >= PB_PAGES / 2) {
 		claim_pageblock(z, pb, start_mt);
 		return rmqueue_smallest(z, order, start_mt);
@@ -618,11 +633,12 @@ static struct sim_page *alloc_from_zones(unsigned int order, int mt,
 					 unsigned int sim_gfp)
 {
 	struct sim_page *page = NULL;
-	int i = (sim_gfp & SIM_GFP_DMA32) ? 0 : (int)nr_zones - 1;
+	int i = (int)nr_zones - 1;
 
 	pthread_mutex_lock(&mem_lock);
 	for (; i >= 0 && !page; i--)
-		page = zone_alloc(&zones[i], order, mt);
+		if (zones[i].dma32 || !(sim_gfp & SIM_GFP_DMA32))
+			page = zone_alloc(&zones[i], order, mt);
 	if (page) {
 		allocated_pages += 1UL << order;
 		/*
@@ -887,12 +903,14 @@ int sim_pageblock_migratetype(unsigned long pfn)
 
 int sim_buddy_fits(unsigned int order, unsigned int sim_gfp)
 {
-	int i = (sim_gfp & SIM_GFP_DMA32) ? 0 : (int)nr_zones - 1;
+	int i = (int)nr_zones - 1;
 	unsigned int o;
 	int mt, fits = 0;
 
 	pthread_mutex_lock(&mem_lock);
 	for (; i >= 0 && !fits; i--) {
+		if (!zones[i].dma32 && (sim_gfp & SIM_GFP_DMA32))
+			continue;
 		if (deferred_blocks(&zones[i]))
 			fits = 1;
 		for (o = order; o <= MAX_ORDER && !fits; o++)
@@ -1234,47 +1252,68 @@ static void free_boot_range(struct zone *z, unsigned long pfn, unsigned long end
 	}
 }
 
-int sim_buddy_init(const struct sim_config *cfg)
+/* The zones of the RAM ranges: one per range, cut at 4 GiB. */
+static unsigned int plan_zones(struct sim_ram_range *out)
 {
 	const struct sim_ram_range *ram;
-	unsigned int i, o, n = sim_ram_ranges(&ram);
+	unsigned int i, n = sim_ram_ranges(&ram), nr = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned long start = ram[i].start_pfn, end = ram[i].end_pfn;
+
+		if (start < DMA32_END_PFN && end > DMA32_END_PFN) {
+			out[nr].start_pfn = start;
+			out[nr++].end_pfn = DMA32_END_PFN;
+			start = DMA32_END_PFN;
+		}
+		out[nr].start_pfn = start;
+		out[nr++].end_pfn = end;
+	}
+	return nr;
+}
+
+int sim_buddy_init(const struct sim_config *cfg)
+{
+	struct sim_ram_range plan[MAX_ZONES];
+	unsigned int i, o, n;
 	unsigned long total = 0, pfn, first;
 	int mt;
 
 	sim_buddy_destroy();
+	n = plan_zones(plan);
 	nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
 	current_cpu = 0;
 	allocated_pages = 0;
 	/* The kernel sizes pcp lists by managed pages: low memory left out. */
-	for (i = 0; i < n && i < MAX_ZONES; i++)
-		total += ram[i].end_pfn - ram[i].start_pfn -
-			 low_reserved(ram[i].start_pfn, ram[i].end_pfn);
-	for (i = 0; i < n && i < MAX_ZONES; i++) {
+	for (i = 0; i < n; i++)
+		total += plan[i].end_pfn - plan[i].start_pfn -
+			 low_reserved(plan[i].start_pfn, plan[i].end_pfn);
+	for (i = 0; i < n; i++) {
 		struct zone *z = &zones[i];
-		unsigned long pages = ram[i].end_pfn - ram[i].start_pfn;
 		void *p;
 
 		memset(z, 0, sizeof(*z));
-		z->start_pfn = ram[i].start_pfn;
-		z->end_pfn = ram[i].end_pfn;
+		z->start_pfn = plan[i].start_pfn;
+		z->end_pfn = plan[i].end_pfn;
+		z->dma32 = z->end_pfn <= DMA32_END_PFN;
 		/*
-		 * [start, first) reserved low memory; [first, frontier) the
-		 * rest of its max-order block, freed now; [frontier,
-		 * deferred_end) deferred max-order blocks; then the tail.
+		 * [start, first) reserved low memory; [first, frontier) up to
+		 * the first max-order boundary (in the physical space: a zone
+		 * may start anywhere), freed now; [frontier, deferred_end)
+		 * deferred max-order blocks; then the tail.
 		 */
 		first = z->start_pfn + low_reserved_pages(z);
 		for (pfn = z->start_pfn; pfn < first; pfn++)
 			sim_page_set(sim_pfn_to_page(pfn), SIM_PG_RESERVED);
-		z->frontier = z->start_pfn +
-			((first - z->start_pfn + MAX_BLOCK - 1) & ~(MAX_BLOCK - 1));
-		z->deferred_end = z->start_pfn + (pages & ~(MAX_BLOCK - 1));
-		if (z->deferred_end < z->frontier)
+		z->frontier = (first + MAX_BLOCK - 1) & ~(MAX_BLOCK - 1);
+		z->deferred_end = z->end_pfn & ~(MAX_BLOCK - 1);
+		if (z->frontier < first || z->deferred_end < z->frontier)
 			z->deferred_end = z->frontier;
 		z->nr_free = z->deferred_end - z->frontier;
 		for (o = 0; o <= MAX_ORDER; o++)
 			for (mt = 0; mt < NR_MT; mt++)
 				list_init(&z->free_area[o][mt]);
-		z->pageblock_bytes = (pages + PB_PAGES - 1) >> PB_ORDER;
+		z->pageblock_bytes = pageblock_index(z, z->end_pfn - 1) + 1;
 		p = mmap(NULL, z->pageblock_bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		z->pcp = calloc(nr_cpus, sizeof(*z->pcp));

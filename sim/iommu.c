@@ -66,19 +66,19 @@ static const struct sim_iommu_format formats[SIM_NR_IOMMU_FORMATS] = {
 	},
 	[SIM_IOMMU_ARM_LPAE_4K] = {
 		.name = "arm-lpae-4k", .pgsize_bitmap = SZ_4K_2M_1G,
-		.granule_shift = 12, .ias = 48, .levels = 4,
+		.granule_shift = 12, .ias = 48, .levels = 4, .oas = 48,
 		.what = "Arm SMMU LPAE, 4K granule: 4K|2M|1G, 48-bit IOVA",
 	},
 	[SIM_IOMMU_ARM_LPAE_16K] = {
 		.name = "arm-lpae-16k",
 		.pgsize_bitmap = (1ULL << 14) | (1ULL << 25),
-		.granule_shift = 14, .ias = 47, .levels = 3,
+		.granule_shift = 14, .ias = 47, .levels = 3, .oas = 48,
 		.what = "Arm SMMU LPAE, 16K granule: 16K|32M, 47-bit IOVA",
 	},
 	[SIM_IOMMU_ARM_LPAE_64K] = {
 		.name = "arm-lpae-64k",
 		.pgsize_bitmap = (1ULL << 16) | (1ULL << 29),
-		.granule_shift = 16, .ias = 48, .levels = 3,
+		.granule_shift = 16, .ias = 48, .levels = 3, .oas = 52,
 		.what = "Arm SMMU LPAE, 64K granule: 64K|512M, 48-bit IOVA",
 	},
 };
@@ -405,6 +405,8 @@ static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 	if (!range_ok(dom, iova, pgsize, count) || (paddr & (pgsize - 1)) ||
 	    paddr + (pgsize * count - 1) < paddr)
 		return -EINVAL;
+	if (dom->fmt->oas && (paddr + (pgsize * count - 1)) >> dom->fmt->oas)
+		return -ERANGE;
 	size_log2 = __builtin_ctzll(pgsize);
 	level = level_for_size(dom, size_log2);
 	rep_log2 = size_log2 - level_shift(dom, level);

@@ -29,11 +29,6 @@
 
 #include "sim_internal.h"
 
-#ifndef SIM_LOW_RAM_END
-#define SIM_LOW_RAM_END		(3ULL << 30)
-#define SIM_HIGH_RAM_START	(4ULL << 30)
-#endif
-
 int sim_mm_legacy_addr_mask;
 unsigned long sim_zero_pfn = ~0UL;
 
@@ -951,30 +946,123 @@ void sim_mm_destroy_one(struct sim_mm *mm)
 }
 
 /* ------------------------------------------------------------------------
- * MMIO BARs
+ * MMIO BARs: a list of the physical ranges placed, for overlap checks (a
+ * machine has a handful), and two cursors for automatic placement.
  */
+struct bar_range {
+	unsigned long long start, end;	/* bytes, [start, end) */
+};
+
+static struct bar_range *bars;
+static unsigned int nr_bars, cap_bars;
 static unsigned long long bar_next_high, bar_next_low;
 
 void sim_bars_reset(void)
 {
+	free(bars);
+	bars = NULL;
+	nr_bars = cap_bars = 0;
 	bar_next_high = 0;
 	bar_next_low = SIM_LOW_RAM_END;
+}
+
+/*
+ * What of [base, base + size) is taken (RAM or a BAR): 0 if nothing, else
+ * the end of the first range in the way.
+ */
+static unsigned long long phys_taken_until(unsigned long long base,
+					   unsigned long long size)
+{
+	const struct sim_ram_range *ram;
+	unsigned int i, n = sim_ram_ranges(&ram);
+	unsigned long long end = base + size;
+
+	for (i = 0; i < n; i++) {
+		unsigned long long s = (unsigned long long)ram[i].start_pfn << SIM_PAGE_SHIFT;
+		unsigned long long e = (unsigned long long)ram[i].end_pfn << SIM_PAGE_SHIFT;
+
+		if (s < end && base < e)
+			return e;
+	}
+	for (i = 0; i < nr_bars; i++)
+		if (bars[i].start < end && base < bars[i].end)
+			return bars[i].end;
+	return 0;
+}
+
+static int bar_record(unsigned long long base, unsigned long long size)
+{
+	if (nr_bars == cap_bars) {
+		unsigned int cap = cap_bars ? cap_bars * 2 : 8;
+		struct bar_range *b = realloc(bars, cap * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		bars = b;
+		cap_bars = cap;
+	}
+	bars[nr_bars].start = base;
+	bars[nr_bars++].end = base + size;
+	return 0;
+}
+
+int sim_bar_place(unsigned long long base, unsigned long long size)
+{
+	unsigned long long limit = 1ULL << sim_phys_bits();
+
+	if (!size || ((base | size) & (SIM_PAGE_SIZE - 1)))
+		return -EINVAL;
+	if (base >= limit || size > limit - base)
+		return -ERANGE;
+	if (phys_taken_until(base, size))
+		return -EEXIST;
+	return bar_record(base, size);
+}
+
+/*
+ * The lowest base >= from, aligned to align plus misalign, where size
+ * bytes below limit are free; 0 (with *ok 0) if none.
+ */
+static unsigned long long bar_find(unsigned long long from,
+				   unsigned long long limit,
+				   unsigned long long size,
+				   unsigned long long align,
+				   unsigned long long misalign, int *ok)
+{
+	*ok = 0;
+	for (;;) {
+		unsigned long long base, taken;
+
+		if (from > ~0ULL - align)
+			return 0;
+		base = ((from + align - 1) & ~(align - 1)) + misalign;
+		if (base < from || base >= limit || size > limit - base)
+			return 0;
+		taken = phys_taken_until(base, size);
+		if (!taken) {
+			*ok = 1;
+			return base;
+		}
+		from = taken;
+	}
 }
 
 unsigned long sim_bar_create(unsigned long long size, unsigned long long align,
 			     unsigned long long misalign, int below4g)
 {
 	unsigned long long *next, base, limit;
+	int ok;
 
 	if (!size || (size & (SIM_PAGE_SIZE - 1)) ||
 	    (misalign & (SIM_PAGE_SIZE - 1)))
 		return 0;
 	if (!align) {
 		align = SIM_PAGE_SIZE;
-		while (align < size)
+		while (align < size && align)
 			align <<= 1;
 	}
-	if (align & (align - 1) || align < SIM_PAGE_SIZE || misalign >= align)
+	if (!align || align & (align - 1) || align < SIM_PAGE_SIZE ||
+	    misalign >= align)
 		return 0;
 	if (below4g) {
 		next = &bar_next_low;
@@ -983,10 +1071,14 @@ unsigned long sim_bar_create(unsigned long long size, unsigned long long align,
 		if (!bar_next_high)
 			bar_next_high = (unsigned long long)sim_max_pfn << SIM_PAGE_SHIFT;
 		next = &bar_next_high;
-		limit = 1ULL << 46;	/* x86-64's 46-bit physical addresses */
+		limit = 1ULL << sim_phys_bits();
 	}
-	base = ((*next + align - 1) & ~(align - 1)) + misalign;
-	if (base + size > limit || base + size < base)
+	base = bar_find(*next, limit, size, align, misalign, &ok);
+	/* RAM up to the top: look again from 4 GiB (or 0) up. */
+	if (!ok)
+		base = bar_find(below4g ? 0 : SIM_HIGH_RAM_START, limit, size,
+				align, misalign, &ok);
+	if (!ok || !base || bar_record(base, size))
 		return 0;
 	*next = base + size;
 	return (unsigned long)(base >> SIM_PAGE_SHIFT);
@@ -1016,4 +1108,5 @@ void sim_mm_destroy(void)
 		sim_zero_pfn = ~0UL;
 	}
 	pt_chunks_release();
+	sim_bars_reset();
 }

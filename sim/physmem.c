@@ -3,21 +3,33 @@
  * Simulated physical memory: the RAM map, the memmap (struct sim_page per
  * RAM pfn) and page data.
  *
- * Address map (SIM_LOW_RAM_END = 3 GiB, SIM_HIGH_RAM_START = 4 GiB):
+ * Address map: the RAM ranges of sim_config.ram[] anywhere below
+ * 2^phys_bits, or the default layout (SIM_LOW_RAM_END = 3 GiB,
+ * SIM_HIGH_RAM_START = 4 GiB):
  *
  *   0 ............ min(ram, 3G)   RAM, zone DMA32
  *   3G ........... 4G             hole (32-bit MMIO: BARs go here)
  *   4G ........... 4G + ram - 3G  RAM, zone Normal (only if ram > 3 GiB)
  *   above ........                free for 64-bit BARs
  *
- * Costs: the memmap is one MAP_NORESERVE anonymous mapping indexed by
- * absolute pfn (vmemmap-style), so a struct page costs host memory only once
- * it is written: 64 bytes per page, in units of 2 MiB of memmap (128 MiB of
- * RAM with 4 KiB pages) where the host gives transparent huge pages.  Page data lives in one memfd as large as the physical map,
- * sparse (ftruncate), mapped once at direct_map (the direct map: virtual =
- * direct_map + physical); the hole is PROT_NONE.  vmap() maps the same file
- * pages again at consecutive addresses (MAP_SHARED|MAP_FIXED), so aliases
- * share data as the kernel's do.
+ * Sections (SPARSEMEM): the physical space is cut in 128 MiB sections; a
+ * section that holds RAM is present and gets a slice of the memmap and of
+ * the page data, both in section order, so a RAM range's struct pages and
+ * data are contiguous and far-apart ranges cost nothing in between.
+ * sim_sections[] (one entry per section of the physical width: 2^25 of 16
+ * bytes for 52 bits, MAP_NORESERVE, read-only zero pages where nothing is
+ * present) gives a pfn's struct page in one load, as the kernel's
+ * __pfn_to_page() with SPARSEMEM; sim_memmap_section_pfn[] gives the pfn
+ * back from a struct page's place in the memmap.
+ *
+ * Costs: the memmap is one MAP_NORESERVE anonymous mapping, so a struct
+ * page costs host memory only once it is written: 64 bytes per page, in
+ * units of 2 MiB of memmap (one section) where the host gives transparent
+ * huge pages.  Page data lives in one memfd, a section's worth per present
+ * section, sparse (ftruncate), mapped once at direct_map (the direct map:
+ * page i of the memmap has its data at direct_map + i pages).  vmap() maps
+ * the same file pages again at consecutive addresses
+ * (MAP_SHARED|MAP_FIXED), so aliases share data as the kernel's do.
  *
  * Zeroing: a page's data can be nonzero only once its address was handed
  * out (sim_page_address, sim_phys_to_virt, sim_vmap set SIM_PG_TOUCHED).
@@ -39,17 +51,29 @@
 
 #include "mem_internal.h"
 
-struct sim_page *sim_vmemmap;
+struct sim_mem_section *sim_sections;
+unsigned long sim_nr_sections;
+struct sim_page *sim_memmap;
+unsigned long *sim_memmap_section_pfn;
 unsigned long sim_max_pfn;
 
-static struct sim_ram_range ram_ranges[2];
+static struct sim_ram_range ram_ranges[SIM_MAX_RAM_RANGES];
 static unsigned int nr_ram_ranges;
 static unsigned long long ram_bytes;
+static unsigned int phys_bits = SIM_PHYS_BITS_MAX;
 
 static int data_fd = -1;
 static unsigned char *direct_map;
-static unsigned long long phys_span;	/* bytes covered by direct_map */
-static size_t memmap_bytes;
+static unsigned long nr_present;	/* present sections */
+static size_t memmap_bytes, sections_bytes;
+
+#define SECTION_BYTES	(1ULL << SIM_SECTION_SHIFT)
+
+/* Index of a struct page in the memmap (and of its data in the file). */
+static inline unsigned long memmap_index(const struct sim_page *page)
+{
+	return (unsigned long)(page - sim_memmap);
+}
 
 /* Live vmap areas, so vunmap knows the length and leaks can be counted. */
 struct vmap_area {
@@ -61,12 +85,9 @@ static struct vmap_area *vmap_areas;
 static unsigned long nr_vmap_areas;
 static pthread_mutex_t vmap_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int sim_pfn_valid(unsigned long pfn)
+unsigned int sim_phys_bits(void)
 {
-	if (sim_likely(pfn < ram_ranges[0].end_pfn))
-		return 1;
-	return nr_ram_ranges > 1 && pfn >= ram_ranges[1].start_pfn &&
-	       pfn < ram_ranges[1].end_pfn;
+	return phys_bits;
 }
 
 unsigned int sim_ram_ranges(const struct sim_ram_range **ranges)
@@ -83,43 +104,57 @@ unsigned long long sim_ram_bytes(void)
 
 void *sim_page_address(struct sim_page *page)
 {
-	unsigned long pfn = sim_page_to_pfn(page);
+	unsigned long idx = memmap_index(page);
 
-	if (sim_unlikely(!sim_pfn_valid(pfn)))
+	if (sim_unlikely(idx >= nr_present << SIM_PFN_SECTION_SHIFT ||
+			 !sim_pfn_valid(sim_page_to_pfn(page))))
 		return NULL;
 	if (!sim_page_test(page, SIM_PG_TOUCHED))
 		sim_page_set(page, SIM_PG_TOUCHED);
-	return direct_map + ((unsigned long long)pfn << SIM_PAGE_SHIFT);
+	return direct_map + ((unsigned long long)idx << SIM_PAGE_SHIFT);
 }
 
 void *sim_phys_to_virt(sim_phys_t paddr)
 {
-	unsigned long pfn = (unsigned long)(paddr >> SIM_PAGE_SHIFT);
+	unsigned long long pfn = paddr >> SIM_PAGE_SHIFT;
+	unsigned char *va;
 
-	if (!sim_pfn_valid(pfn))
+	if (pfn > ~0UL || !sim_pfn_valid((unsigned long)pfn))
 		return NULL;
-	sim_page_address(sim_pfn_to_page(pfn));
-	return direct_map + paddr;
+	va = sim_page_address(sim_pfn_to_page((unsigned long)pfn));
+	return va + (paddr & (SIM_PAGE_SIZE - 1));
+}
+
+/* The pfn whose data sits at p in the direct map, or ~0UL. */
+static unsigned long direct_map_pfn(const unsigned char *p)
+{
+	unsigned long long off;
+	unsigned long pfn;
+
+	if (!direct_map || p < direct_map ||
+	    p >= direct_map + nr_present * SECTION_BYTES)
+		return ~0UL;
+	off = (unsigned long long)(p - direct_map);
+	pfn = sim_memmap_section_pfn[off >> SIM_SECTION_SHIFT] +
+	      (unsigned long)((off >> SIM_PAGE_SHIFT) & (SIM_PAGES_PER_SECTION - 1));
+	return sim_pfn_valid(pfn) ? pfn : ~0UL;
 }
 
 struct sim_page *sim_virt_to_page(const void *addr)
 {
-	const unsigned char *p = addr;
-	unsigned long pfn;
+	unsigned long pfn = direct_map_pfn(addr);
 
-	if (!direct_map || p < direct_map || p >= direct_map + phys_span)
-		return NULL;
-	pfn = (unsigned long)((unsigned long long)(p - direct_map) >> SIM_PAGE_SHIFT);
-	return sim_pfn_valid(pfn) ? sim_pfn_to_page(pfn) : NULL;
+	return pfn == ~0UL ? NULL : sim_pfn_to_page(pfn);
 }
 
 sim_phys_t sim_virt_to_phys(const void *addr)
 {
-	const unsigned char *p = addr;
+	unsigned long pfn = direct_map_pfn(addr);
 
-	if (!direct_map || p < direct_map || p >= direct_map + phys_span)
+	if (pfn == ~0UL)
 		return ~0ULL;
-	return (sim_phys_t)(p - direct_map);
+	return ((sim_phys_t)pfn << SIM_PAGE_SHIFT) |
+	       ((unsigned long)addr & (SIM_PAGE_SIZE - 1));
 }
 
 /*
@@ -168,7 +203,7 @@ void sim_mem_clear_data(struct sim_page *page, unsigned long nr)
 		touched += sim_page_test(page + i, SIM_PG_TOUCHED);
 	if (!touched)
 		return;
-	off = (unsigned long long)sim_page_to_pfn(page) << SIM_PAGE_SHIFT;
+	off = (unsigned long long)memmap_index(page) << SIM_PAGE_SHIFT;
 	/*
 	 * A quarter of the run touched or more (a single page included):
 	 * clear only where the file holds data, since a page marked touched
@@ -191,13 +226,13 @@ void sim_mem_clear_data(struct sim_page *page, unsigned long nr)
 	}
 }
 
-/* Map nr pages of the file from pfn at addr; 0 or -1. */
-static int map_file_pages(unsigned char *addr, unsigned long pfn,
+/* Map the data of nr pages from memmap index idx at addr; 0 or -1. */
+static int map_file_pages(unsigned char *addr, unsigned long idx,
 			  unsigned long nr)
 {
 	void *p = mmap(addr, nr << SIM_PAGE_SHIFT, PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_FIXED, data_fd,
-		       (off_t)((unsigned long long)pfn << SIM_PAGE_SHIFT));
+		       (off_t)((unsigned long long)idx << SIM_PAGE_SHIFT));
 
 	return p == MAP_FAILED ? -1 : 0;
 }
@@ -222,14 +257,14 @@ void *sim_vmap(struct sim_page **pages, unsigned long nr)
 		free(area);
 		return NULL;
 	}
-	/* One mapping per physically contiguous run. */
+	/* One mapping per run of consecutive struct pages (and file pages). */
 	for (i = 0; i < nr; i += run) {
-		unsigned long pfn = sim_page_to_pfn(pages[i]);
+		unsigned long idx = memmap_index(pages[i]);
 
 		for (run = 1; i + run < nr; run++)
-			if (sim_page_to_pfn(pages[i + run]) != pfn + run)
+			if (memmap_index(pages[i + run]) != idx + run)
 				break;
-		if (map_file_pages(addr + (i << SIM_PAGE_SHIFT), pfn, run)) {
+		if (map_file_pages(addr + (i << SIM_PAGE_SHIFT), idx, run)) {
 			munmap(addr, nr << SIM_PAGE_SHIFT);
 			free(area);
 			return NULL;
@@ -302,85 +337,197 @@ unsigned long long sim_mem_host_bytes(void)
 	unsigned long long total = 0;
 	struct stat st;
 
-	if (sim_vmemmap)
-		total += sim_mem_resident_bytes(sim_vmemmap, memmap_bytes);
+	if (sim_memmap)
+		total += sim_mem_resident_bytes(sim_memmap, memmap_bytes);
+	if (sim_sections)
+		total += sim_mem_resident_bytes(sim_sections, sections_bytes);
 	if (data_fd >= 0 && !fstat(data_fd, &st))
 		total += (unsigned long long)st.st_blocks * 512;
 	return total + sim_buddy_host_bytes();
 }
 
-static void layout_ram(unsigned long long bytes)
+/* The default layout of ram_bytes (see the top of the file). */
+static void layout_default(unsigned long long bytes)
 {
 	unsigned long long low = bytes < SIM_LOW_RAM_END ? bytes : SIM_LOW_RAM_END;
 
-	ram_bytes = bytes;
 	nr_ram_ranges = 1;
 	ram_ranges[0].start_pfn = 0;
 	ram_ranges[0].end_pfn = (unsigned long)(low >> SIM_PAGE_SHIFT);
-	ram_ranges[1].start_pfn = ram_ranges[1].end_pfn = 0;
-	sim_max_pfn = ram_ranges[0].end_pfn;
 	if (bytes > low) {
 		nr_ram_ranges = 2;
 		ram_ranges[1].start_pfn = (unsigned long)(SIM_HIGH_RAM_START >> SIM_PAGE_SHIFT);
 		ram_ranges[1].end_pfn = ram_ranges[1].start_pfn +
 			(unsigned long)((bytes - low) >> SIM_PAGE_SHIFT);
-		sim_max_pfn = ram_ranges[1].end_pfn;
 	}
+}
+
+/* The placed ranges of cfg->ram[]; -EINVAL unless page aligned, ascending, disjoint, inside the width. */
+static int layout_placed(const struct sim_config *cfg)
+{
+	unsigned long long prev_end = 0, limit = 1ULL << phys_bits;
+	unsigned int i;
+
+	nr_ram_ranges = 0;
+	for (i = 0; i < SIM_MAX_RAM_RANGES && cfg->ram[i].size; i++) {
+		const struct sim_phys_range *r = &cfg->ram[i];
+
+		if (((r->start | r->size) & (SIM_PAGE_SIZE - 1)) ||
+		    r->start >= limit || r->size > limit - r->start ||
+		    (i && r->start < prev_end))
+			return -EINVAL;
+		ram_ranges[i].start_pfn = (unsigned long)(r->start >> SIM_PAGE_SHIFT);
+		ram_ranges[i].end_pfn = (unsigned long)((r->start + r->size) >> SIM_PAGE_SHIFT);
+		prev_end = r->start + r->size;
+		nr_ram_ranges++;
+	}
+	return 0;
 }
 
 static void unmap_all(void)
 {
-	if (sim_vmemmap)
-		munmap(sim_vmemmap, memmap_bytes);
+	if (sim_memmap)
+		munmap(sim_memmap, memmap_bytes);
 	if (direct_map)
-		munmap(direct_map, phys_span);
+		munmap(direct_map, nr_present * SECTION_BYTES);
+	if (sim_sections)
+		munmap(sim_sections, sections_bytes);
 	if (data_fd >= 0)
 		close(data_fd);
-	sim_vmemmap = NULL;
+	free(sim_memmap_section_pfn);
+	sim_memmap = NULL;
+	sim_sections = NULL;
+	sim_memmap_section_pfn = NULL;
+	sim_nr_sections = 0;
+	nr_present = 0;
 	direct_map = NULL;
 	data_fd = -1;
 	sim_max_pfn = 0;
 	nr_ram_ranges = 0;
-	ram_ranges[0].end_pfn = 0;
+	ram_bytes = 0;
+}
+
+/*
+ * Fill the section table: every section a RAM range touches is present,
+ * in pfn order; its valid span runs from its first to its last RAM pfn.
+ * Returns the number of present sections, counting only (table NULL) or
+ * writing.
+ */
+static unsigned long place_sections(struct sim_mem_section *table,
+				    unsigned long *first_pfn)
+{
+	unsigned long n = 0, last = ~0UL;
+	unsigned int i;
+
+	for (i = 0; i < nr_ram_ranges; i++) {
+		unsigned long s = ram_ranges[i].start_pfn >> SIM_PFN_SECTION_SHIFT;
+		unsigned long e = (ram_ranges[i].end_pfn - 1) >> SIM_PFN_SECTION_SHIFT;
+
+		for (; s <= e; s++) {
+			unsigned long base = s << SIM_PFN_SECTION_SHIFT;
+			unsigned long lo = ram_ranges[i].start_pfn > base ?
+					   ram_ranges[i].start_pfn - base : 0;
+			unsigned long hi = ram_ranges[i].end_pfn - base;
+
+			if (hi > SIM_PAGES_PER_SECTION)
+				hi = SIM_PAGES_PER_SECTION;
+			if (s != last) {
+				if (table) {
+					first_pfn[n] = base;
+					table[s].map_base =
+						(unsigned long)(sim_memmap +
+							(n << SIM_PFN_SECTION_SHIFT)) -
+						base * sizeof(struct sim_page);
+					table[s].lo = (unsigned int)lo;
+				}
+				n++;
+				last = s;
+			}
+			if (table)
+				table[s].hi = (unsigned int)hi;
+		}
+	}
+	return n;
+}
+
+/* Pages between two RAM ranges that share a section: reserved, as holes. */
+static void reserve_section_holes(void)
+{
+	unsigned int i;
+	unsigned long pfn;
+
+	for (i = 1; i < nr_ram_ranges; i++) {
+		unsigned long from = ram_ranges[i - 1].end_pfn;
+		unsigned long to = ram_ranges[i].start_pfn;
+
+		if ((from - 1) >> SIM_PFN_SECTION_SHIFT != to >> SIM_PFN_SECTION_SHIFT)
+			continue;
+		for (pfn = from; pfn < to; pfn++)
+			sim_page_set(sim_pfn_to_page(pfn), SIM_PG_RESERVED);
+	}
 }
 
 int sim_mem_init(const struct sim_config *cfg)
 {
 	unsigned long long bytes = cfg->ram_bytes & ~(SIM_PAGE_SIZE - 1);
+	unsigned int i;
 	void *p;
 	int ret;
 
 	sim_mem_destroy();
-	if (!bytes)
+	phys_bits = cfg->phys_bits ? cfg->phys_bits : SIM_PHYS_BITS_MAX;
+	if (phys_bits < 32 || phys_bits > SIM_PHYS_BITS_MAX)
 		return -EINVAL;
-	layout_ram(bytes);
-	phys_span = (unsigned long long)sim_max_pfn << SIM_PAGE_SHIFT;
-	memmap_bytes = (size_t)sim_max_pfn * sizeof(struct sim_page);
+	if (cfg->ram[0].size) {
+		if (layout_placed(cfg))
+			return -EINVAL;
+	} else {
+		if (!bytes)
+			return -EINVAL;
+		layout_default(bytes);
+	}
+	for (i = 0; i < nr_ram_ranges; i++)
+		ram_bytes += (unsigned long long)(ram_ranges[i].end_pfn -
+			ram_ranges[i].start_pfn) << SIM_PAGE_SHIFT;
+	sim_max_pfn = ram_ranges[nr_ram_ranges - 1].end_pfn;
 
+	sim_nr_sections = 1UL << (phys_bits - SIM_SECTION_SHIFT);
+	sections_bytes = sim_nr_sections * sizeof(struct sim_mem_section);
+	nr_present = place_sections(NULL, NULL);
+	memmap_bytes = (size_t)nr_present * SIM_PAGES_PER_SECTION *
+		       sizeof(struct sim_page);
+
+	p = mmap(NULL, sections_bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		goto err_nomem;
+	sim_sections = p;
 	p = mmap(NULL, memmap_bytes, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		goto err_nomem;
-	sim_vmemmap = p;
+	sim_memmap = p;
 	/*
 	 * The memmap is written densely where it is written at all (blocks are
 	 * carved in address order; ageing writes all of it): transparent huge
 	 * pages make that one host fault per 2 MiB of memmap (128 MiB of RAM)
 	 * instead of 512.  Untouched parts still cost nothing.
 	 */
-	madvise(sim_vmemmap, memmap_bytes, MADV_HUGEPAGE);
+	madvise(sim_memmap, memmap_bytes, MADV_HUGEPAGE);
+	sim_memmap_section_pfn = malloc(nr_present * sizeof(unsigned long));
+	if (!sim_memmap_section_pfn)
+		goto err_nomem;
+	place_sections(sim_sections, sim_memmap_section_pfn);
+	reserve_section_holes();
 
 	data_fd = memfd_create("dmasim-ram", MFD_CLOEXEC);
-	if (data_fd < 0 || ftruncate(data_fd, (off_t)phys_span))
+	if (data_fd < 0 || ftruncate(data_fd, (off_t)(nr_present * SECTION_BYTES)))
 		goto err_nomem;
-	p = mmap(NULL, phys_span, PROT_READ | PROT_WRITE,
+	p = mmap(NULL, nr_present * SECTION_BYTES, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_NORESERVE, data_fd, 0);
 	if (p == MAP_FAILED)
 		goto err_nomem;
 	direct_map = p;
-	if (nr_ram_ranges > 1)
-		mprotect(direct_map + SIM_LOW_RAM_END,
-			 SIM_HIGH_RAM_START - SIM_LOW_RAM_END, PROT_NONE);
 
 	ret = sim_buddy_init(cfg);
 	if (ret) {

@@ -12,7 +12,7 @@
  * invariant check:
  *  - the call changes nothing: no page pin, IOMMU leaf, locked_vm charge,
  *    kmalloc'd object, buddy page, vmap, file or descriptor appears or goes
- *    (tests/sweep.h's snapshot, plus locked_vm, the fixture's IOMMU leaves
+ *    (the leak snapshot of tests/shared.h, plus the fixture's IOMMU leaves
  *    and its emulated device's pins), and no WARN unless the row's kernel
  *    path gives one;
  *  - once the fixture is torn down, the machine is as it was booted.
@@ -50,12 +50,10 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
-#include "sweep.h"
+#include "shared.h"
 
-#define KiB	(1ULL << 10)
-#define MiB	(1ULL << 20)
-#define GiB	(1ULL << 30)
-#define PG	((unsigned long long)SIM_PAGE_SIZE)
+/* The rows' page: the simulator's, as a 64-bit row field. */
+#define PG	((unsigned long long)PAGE)
 
 /* ---- the names rows use ---- */
 
@@ -226,14 +224,13 @@ static struct {
 
 static unsigned long long tried;
 
-static int map_anon(unsigned long long len, int writable, unsigned long *va)
+/* RAM_LEN or DMA_LEN bytes of anonymous memory, faulted in. */
+static unsigned long populated_anon(unsigned long long len, int writable)
 {
-	struct kapi_mm_map m = {
+	return map_memory(&(struct kapi_mm_map){
 		.len = len, .kind = KAPI_MM_ANON, .writable = writable,
 		.populate = 1,
-	};
-
-	return kapi_mm_mmap(&m, va);
+	});
 }
 
 /* The VFIO fixture of the header comment; 0 or what failed. */
@@ -241,26 +238,17 @@ static long build_vfio_fixture(enum fixture fix)
 {
 	long ret;
 
-	fx.proc = kapi_proc_create();
-	if (!fx.proc)
-		return -ENOMEM;
-	ret = map_anon(RAM_LEN, 1, &fx.ram);
-	if (!ret)
-		ret = map_anon(DMA_LEN, 0, &fx.ro);
-	if (!ret)
-		ret = map_anon(DMA_LEN, 1, &fx.hole);
-	if (!ret)
-		ret = kapi_mm_munmap(fx.hole);
-	if (!ret)
-		ret = kapi_vfio_open(fix == FIX_V1 ? KAPI_VFIO_TYPE1_IOMMU :
-				     KAPI_VFIO_TYPE1v2_IOMMU, &fx.c);
-	if (!ret)
-		ret = kapi_vfio_attach_iommu_dev(fx.c, SIM_IOMMU_INTEL_SL,
-						 &fx.dev);
-	if (!ret && fix != FIX_NO_PINNER)
-		ret = kapi_vfio_attach_emulated_dev(fx.c, &fx.mdev);
-	if (!ret)
-		ret = kapi_vfio_map_dma(fx.c, fx.ram, RW_IOVA, DMA_LEN, RW);
+	fx.proc = given_a_process();
+	fx.ram = populated_anon(RAM_LEN, 1);
+	fx.ro = populated_anon(DMA_LEN, 0);
+	fx.hole = populated_anon(DMA_LEN, 1);
+	assert_int_equal(kapi_mm_munmap(fx.hole), 0);
+	fx.c = open_a_container(fix == FIX_V1 ? KAPI_VFIO_TYPE1_IOMMU :
+				KAPI_VFIO_TYPE1v2_IOMMU);
+	fx.dev = attach_a_device_of_format(fx.c, SIM_IOMMU_INTEL_SL);
+	if (fix != FIX_NO_PINNER)
+		fx.mdev = attach_an_emulated_device(fx.c);
+	ret = kapi_vfio_map_dma(fx.c, fx.ram, RW_IOVA, DMA_LEN, RW);
 	if (!ret)
 		ret = kapi_vfio_map_dma(fx.c, fx.ram + DMA_LEN, RO_IOVA,
 					DMA_LEN, READ);
@@ -292,8 +280,8 @@ static long build_fixture(const struct bad_input *r)
 	fx.heap_fd = -1;
 	switch (r->entry) {
 	case SET_IOMMU_ENTRY:
-		fx.proc = kapi_proc_create();
-		return fx.proc ? 0 : -ENOMEM;
+		fx.proc = given_a_process();
+		return 0;
 	case HEAP_ALLOC_ENTRY:
 	case HEAP_IOCTL_ENTRY:
 		fx.heap_fd = kapi_heap_open("system");
@@ -452,16 +440,14 @@ static long call(const struct bad_input *r)
 
 /* What a refused call must leave as it was, beyond the machine's counts. */
 struct fixture_state {
-	struct sweep_snapshot machine;
-	unsigned long locked_vm;
+	struct leak_snapshot machine;
 	unsigned long long leaves;
 	unsigned long mdev_pins;
 };
 
 static void take_fixture_state(struct fixture_state *s)
 {
-	sweep_snapshot_take(&s->machine);
-	s->locked_vm = fx.proc ? kapi_mm_locked_vm() : 0;
+	leak_snapshot_take(&s->machine);
 	s->leaves = fx.dev ? kapi_vfio_dev_nr_leaves(fx.dev) :
 		    fx.domain ?
 		    sim_iommu_nr_leaves_total(kapi_iommu_sim_domain(fx.domain)) :
@@ -508,19 +494,14 @@ static void say(void *ctx, const char *msg)
  */
 static int try_row(const struct bad_input *r, int check)
 {
-	struct sim_config cfg = { .ram_bytes = 256 * MiB };
 	struct row_report rep = { .row = r };
-	struct sweep_snapshot booted, gone;
 	struct fixture_state before, after;
+	struct leak_snapshot gone;
 	/* The only WARN a row may give: iommu_map()'s gfp check. */
 	int warning_ok = r->entry == IOMMU_MAP_ENTRY && r->flags;
 	long ret;
 
-	if (sim_machine_init(&cfg) || kapi_boot()) {
-		printf("bad input: %s: the machine cannot be built\n", r->what);
-		return 1;
-	}
-	sweep_snapshot_take(&booted);
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 256 * MiB });
 	ret = build_fixture(r);
 	if (!check) {
 		if (!ret)
@@ -544,19 +525,17 @@ static int try_row(const struct bad_input *r, int check)
 			rep.bad = 1;
 		}
 		rep.when = "by the call";
-		sweep_snapshot_diff(&before.machine, &after.machine, 0,
-				    warning_ok, say, &rep);
-		if (after.locked_vm != before.locked_vm)
-			say(&rep, "locked_vm changed");
+		leak_snapshot_diff(&before.machine, &after.machine, LEAK_ALL, 0,
+				   warning_ok, say, &rep);
 		if (after.leaves != before.leaves)
 			say(&rep, "the IOMMU leaves changed");
 		if (after.mdev_pins != before.mdev_pins)
 			say(&rep, "the emulated device's pins changed");
 	}
 	tear_down_fixture();
-	sweep_snapshot_take(&gone);
+	leak_snapshot_take(&gone);
 	rep.when = "after teardown";
-	sweep_snapshot_diff(&booted, &gone, 0, 1, say, &rep);
+	leak_snapshot_diff(&at_start, &gone, LEAK_ALL, 0, 1, say, &rep);
 	sim_machine_destroy();
 	return rep.bad;
 }
@@ -576,8 +555,7 @@ static void try_table(const struct bad_input *rows, size_t n)
 #define TABLE_TEST(name)						\
 	static void test_##name(void **state)				\
 	{								\
-		try_table(name##_rows,					\
-			  sizeof(name##_rows) / sizeof(name##_rows[0])); \
+		try_table(name##_rows, ARRAY_SIZE(name##_rows));	\
 	}
 
 /* Each entry point's table: the kernel's errno, nothing left behind. */

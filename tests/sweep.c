@@ -12,10 +12,9 @@
 #include <unistd.h>
 
 #include <dmasim/kapi.h>
-#include <dmasim/kapi_heap.h>
-#include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
 /* Print at most this many problem lines per scenario. */
@@ -36,22 +35,6 @@ struct sweep_run_state {
 
 static struct sweep_run_state *cur;
 static struct sweep_totals totals;
-
-void sweep_snapshot_take(struct sweep_snapshot *s)
-{
-	s->kmalloc = sim_kmalloc_outstanding();
-	s->buddy_allocated = sim_buddy_nr_allocated();
-	s->buddy_free = sim_buddy_nr_free();
-	s->pins = sim_pins_outstanding();
-	s->domains = sim_iommu_nr_domains();
-	s->devices = kapi_iommu_nr_devices();
-	s->leaves_dropped = sim_iommu_leaves_dropped();
-	s->vmaps = sim_vmap_outstanding();
-	s->warnings = sim_kernel_warnings();
-	s->fds = kapi_nr_open_fds();
-	s->files = kapi_nr_files();
-	s->zero_page_taken = sim_zero_pfn != ~0UL;
-}
 
 static const char *run_kind(const struct sweep_run_state *st)
 {
@@ -97,54 +80,6 @@ unsigned long long sweep_run_failures_at(enum sim_fault_point fp)
 	return sim_fault_injected[fp] - cur->injected_at_start[fp];
 }
 
-int sweep_snapshot_diff(const struct sweep_snapshot *b,
-			const struct sweep_snapshot *a,
-			unsigned long expected_kmalloc, int warning_ok,
-			void (*say)(void *ctx, const char *msg), void *ctx)
-{
-	/* The zero page is taken once per machine, with its first mm. */
-	long zero = a->zero_page_taken && !b->zero_page_taken;
-	long long kmalloc = (long long)(a->kmalloc - b->kmalloc);
-	char msg[160];
-	int bad = 0;
-
-#define SWEEP_CHECK(field, expect, what)					\
-	do {								\
-		long long d = (long long)(a->field - b->field) - (expect); \
-		if (d) {						\
-			snprintf(msg, sizeof(msg), "%+lld %s left", d, what); \
-			say(ctx, msg);					\
-			bad = 1;					\
-		}							\
-	} while (0)
-	if (!expected_kmalloc) {
-		SWEEP_CHECK(kmalloc, 0, "kmalloc'd objects");
-	} else if (kmalloc < (long long)expected_kmalloc) {
-		/* The tree no longer has the bug impl.h says it has. */
-		snprintf(msg, sizeof(msg),
-			 "the known upstream leak did not happen (%lld kmalloc'd objects fewer)",
-			 (long long)expected_kmalloc - kmalloc);
-		say(ctx, msg);
-		bad = 1;
-	} else {
-		SWEEP_CHECK(kmalloc, (long long)expected_kmalloc,
-			    "kmalloc'd objects besides the known upstream leak");
-	}
-	SWEEP_CHECK(buddy_allocated, zero, "buddy pages allocated");
-	SWEEP_CHECK(buddy_free, -zero, "buddy pages free (vs start)");
-	SWEEP_CHECK(pins, 0, "page pins");
-	SWEEP_CHECK(domains, 0, "IOMMU domains");
-	SWEEP_CHECK(devices, 0, "IOMMU devices");
-	SWEEP_CHECK(leaves_dropped, 0, "IOMMU leaves (freed with their domain)");
-	SWEEP_CHECK(vmaps, 0, "vmaps");
-	SWEEP_CHECK(fds, 0, "open file descriptors");
-	SWEEP_CHECK(files, 0, "files");
-	if (a->warnings != b->warnings && !warning_ok)
-		SWEEP_CHECK(warnings, 0, "kernel WARNs");
-#undef SWEEP_CHECK
-	return bad;
-}
-
 static void report_after_teardown(void *ctx, const char *msg)
 {
 	/* "%.0lld" prints nothing for the unused number. */
@@ -153,11 +88,11 @@ static void report_after_teardown(void *ctx, const char *msg)
 
 /* Compare after against before; report every difference; 1 if any. */
 static int check_nothing_left(struct sweep_run_state *st,
-			      const struct sweep_snapshot *b,
-			      const struct sweep_snapshot *a,
+			      const struct leak_snapshot *b,
+			      const struct leak_snapshot *a,
 			      unsigned long expected_kmalloc)
 {
-	return sweep_snapshot_diff(b, a, expected_kmalloc,
+	return leak_snapshot_diff(b, a, LEAK_ALL, expected_kmalloc,
 				   warning_expected(st->sc),
 				   report_after_teardown, st);
 }
@@ -175,7 +110,7 @@ static int errno_expected(const struct sweep_scenario *sc, int ret)
 static int new_machine(const struct sweep_scenario *sc)
 {
 	struct sim_config cfg = {
-		.ram_bytes = sc->ram_bytes ? sc->ram_bytes : 256ULL << 20,
+		.ram_bytes = sc->ram_bytes ? sc->ram_bytes : 256 * MiB,
 	};
 	int ret = sim_machine_init(&cfg);
 
@@ -193,7 +128,7 @@ static unsigned long long run_once(struct sweep_run_state *st,
 				   int check)
 {
 	const struct sweep_scenario *sc = st->sc;
-	struct sweep_snapshot before, after;
+	struct leak_snapshot before, after;
 	unsigned long long calls, injected;
 	unsigned long expected = 0;
 	int ret, bad = 0;
@@ -206,7 +141,7 @@ static unsigned long long run_once(struct sweep_run_state *st,
 		st->res->setup_failed = 1;
 		return 0;
 	}
-	sweep_snapshot_take(&before);
+	leak_snapshot_take(&before);
 	if (sc->setup && sc->setup(sc->param)) {
 		printf("%s: setup failed\n", sc->name);
 		st->res->setup_failed = 1;
@@ -226,7 +161,7 @@ static unsigned long long run_once(struct sweep_run_state *st,
 	if (sc->expected_kmalloc_leak)
 		expected = sc->expected_kmalloc_leak(sc->param);
 	cur = NULL;
-	sweep_snapshot_take(&after);
+	leak_snapshot_take(&after);
 	sim_machine_destroy();
 	if (!check)
 		return calls;
@@ -331,4 +266,17 @@ int sweep_write_reached_beside_exe(void)
 		return -errno;
 	strcpy(path + n, ".reached");
 	return sweep_write_reached(path);
+}
+
+int sweep_slow_requested(int argc, char **argv)
+{
+	return argc > 1 && !strcmp(argv[1], "--slow");
+}
+
+int sweep_exit_status(int ret, int slow)
+{
+	/* The reach test reads what the default sweep reaches. */
+	if (!slow && sweep_write_reached_beside_exe())
+		return 1;
+	return ret;
 }

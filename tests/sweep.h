@@ -14,11 +14,12 @@
  *  2. for N = 1, 2, ... fails call N only (transient), until a run makes no
  *     call N; then again failing call N and every later one (persistent);
  *  3. after every run checks that run returned 0 or one of the scenario's
- *     errnos, and that after teardown nothing is left: kmalloc'd objects,
- *     buddy pages (allocated and free counts back to start), pins, IOMMU
- *     domains and devices, IOMMU leaves freed with their domain, vmaps,
- *     WARNs, open descriptors; plus what teardown itself reports with
- *     sweep_leak() (locked_vm, per-domain leaves).
+ *     errnos, and that after teardown nothing is left: the whole leak
+ *     snapshot of shared.h (kmalloc'd objects, buddy pages allocated and
+ *     free, pins, IOMMU domains and devices, IOMMU leaves freed with their
+ *     domain, vmaps, WARNs, open descriptors, VFIO containers, locked_vm);
+ *     plus what teardown itself reports with sweep_leak() (locked_vm of a
+ *     process it destroyed, per-domain leaves).
  * Each run gets a freshly built machine (sim_machine_init), so no state
  * carries from one run into the next.
  *
@@ -92,36 +93,6 @@ void sweep_leak(const char *what, long long delta);
  */
 unsigned long long sweep_run_failures_at(enum sim_fault_point fp);
 
-/*
- * What must come back to its value once a run is torn down (and what a
- * rejected call must not change: tests/bad_input.c uses it too).
- */
-struct sweep_snapshot {
-	unsigned long long kmalloc;
-	unsigned long buddy_allocated;
-	unsigned long buddy_free;
-	unsigned long pins;
-	unsigned long domains;
-	unsigned long devices;
-	unsigned long long leaves_dropped;
-	unsigned long vmaps;
-	unsigned long long warnings;
-	unsigned long fds;
-	unsigned long files;
-	int zero_page_taken;
-};
-void sweep_snapshot_take(struct sweep_snapshot *s);
-/*
- * Compare after against before: say() gets one message per difference
- * ("+1 page pins left"); 1 if any.  expected_kmalloc: the objects a known
- * upstream leak leaves (0: none); warning_ok: a new WARN is expected.  The
- * zero page, taken with a machine's first mm, is not a difference.
- */
-int sweep_snapshot_diff(const struct sweep_snapshot *before,
-			const struct sweep_snapshot *after,
-			unsigned long expected_kmalloc, int warning_ok,
-			void (*say)(void *ctx, const char *msg), void *ctx);
-
 /* Totals over every sweep_run() of the process. */
 struct sweep_totals {
 	unsigned long long scenarios, points, runs, leaks, bad_errnos;
@@ -136,5 +107,13 @@ void sweep_totals(struct sweep_totals *t);
 int sweep_write_reached(const char *path);
 /* sweep_write_reached() beside the running executable: "<exe>.reached". */
 int sweep_write_reached_beside_exe(void);
+
+/* A sweep test's argv asks for its longer sweep (--slow, suite 'slow'). */
+int sweep_slow_requested(int argc, char **argv);
+/*
+ * A sweep test's exit status: its cmocka result, or 1 if the default
+ * sweep's reach file (read by test_sweep_reach.c) cannot be written.
+ */
+int sweep_exit_status(int ret, int slow);
 
 #endif

@@ -14,6 +14,8 @@
 
 #include <dmasim/sim.h>
 
+#include "shared.h"
+
 #define SEEDS 10
 
 struct preset_outcome {
@@ -35,9 +37,9 @@ static void age_ten_machines(const char *preset, struct preset_outcome *out)
 	assert_true(level >= 0);
 	*out = (struct preset_outcome){ 0, 0, 0 };
 	for (int seed = 0; seed < SEEDS; seed++) {
-		struct sim_config cfg = { .ram_bytes = 16ULL << 30, .nr_cpus = 1 };
-
-		assert_int_equal(sim_machine_init(&cfg), 0);
+		given_a_fresh_machine(&(struct sim_config){
+			.ram_bytes = 16 * GiB, .nr_cpus = 1,
+		});
 		assert_int_equal(sim_age(level, 1000 + seed), 0);
 		out->order9_ok += free_block_at_least(9);
 		out->order8_ok += free_block_at_least(8);

@@ -25,8 +25,8 @@
 
 #include <dmasim/sim.h>
 
-#define MiB (1ULL << 20)
-#define GiB (1ULL << 30)
+#include "shared.h"
+
 #define PAGES_PER_MAX_BLOCK (1UL << SIM_MAX_ORDER)
 /*
  * Seventeen max-order blocks (68 MiB with 4 KiB pages): the first is low
@@ -35,13 +35,6 @@
  */
 #define SMALL_RAM (17ULL * SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK)
 #define BASE sim_buddy_first_pfn()
-
-static void boot_machine(unsigned long long ram, unsigned int cpus)
-{
-	struct sim_config cfg = { .ram_bytes = ram, .nr_cpus = cpus, .seed = 1 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-}
 
 /* What a fresh or whole-again machine has free: RAM less low memory. */
 static unsigned long managed_pages(void)
@@ -78,12 +71,6 @@ static void assert_machine_is_whole_again(void)
 			 PAGES_PER_MAX_BLOCK);
 }
 
-static int teardown_machine(void **state)
-{
-	sim_machine_destroy();
-	return 0;
-}
-
 /*
  * An order-4 request on a fresh machine carves block 0 and splits it as
  * expand() does: its first pfn (BASE) to the caller, one free block each
@@ -97,7 +84,9 @@ static void test_first_allocation_splits_the_first_block(void **state)
 	};
 	struct sim_page *page;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	page = sim_buddy_alloc(4, 0);
 	assert_non_null(page);
 	assert_int_equal(pfn_of(page), BASE);
@@ -123,8 +112,10 @@ static void test_successive_allocations_are_ascending_and_contiguous(void **stat
 		{ 8, 256 }, { 8, 512 }, { 8, 768 }, { 10, 1024 }, { 8, 2048 },
 	};
 
-	boot_machine(SMALL_RAM, 1);
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
 		struct sim_page *page = sim_buddy_alloc(steps[i].order,
 							SIM_GFP_MOVABLE);
 
@@ -143,7 +134,9 @@ static void test_free_merges_buddies_back_to_max_order(void **state)
 	struct sim_page *pages[7];
 	static const long fresh[SIM_NR_ORDERS] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16 };
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	for (size_t i = 0; i < 7; i++)
 		pages[i] = sim_buddy_alloc(orders[i], SIM_GFP_MOVABLE);
 	/* The order-9 refill's spare block goes back (and merges) on drain. */
@@ -174,7 +167,9 @@ static void test_low_orders_use_the_pcp_list_and_skip_the_zone_lock(void **state
 {
 	struct sim_page *a, *b, *c;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	sim_counters_reset();
 	a = sim_buddy_alloc(0, 0);
 	assert_int_equal(count_of(SIM_CNT_ZONE_LOCK), 1);
@@ -208,7 +203,9 @@ static void test_pmd_order_blocks_are_recycled_per_cpu(void **state)
 
 	if (SIM_PMD_ORDER > SIM_MAX_ORDER)
 		skip();
-	boot_machine(4 * GiB, 2);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 4 * GiB, .nr_cpus = 2, .seed = 1,
+	});
 	a = sim_buddy_alloc(SIM_PMD_ORDER, 0);
 	assert_non_null(a);
 	sim_buddy_free(a, SIM_PMD_ORDER);
@@ -237,7 +234,9 @@ static void test_pcp_list_drains_when_over_high(void **state)
 	enum { N = 4096 };
 	static struct sim_page *pages[N];
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	for (size_t i = 0; i < N; i++)
 		pages[i] = sim_buddy_alloc(0, 0);
 	assert_int_equal(count_of(SIM_CNT_BUDDY_FREE), 0);
@@ -263,7 +262,9 @@ static void test_free_count_is_conserved_over_random_sequences(void **state)
 	unsigned long long rng = 42;
 	unsigned long held = 0;
 
-	boot_machine(SMALL_RAM, 2);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 2, .seed = 1,
+	});
 	memset(slot, 0, sizeof(slot));
 	for (int step = 0; step < STEPS; step++) {
 		unsigned long long r = sim_rand_next(&rng);
@@ -300,7 +301,9 @@ static void test_unmovable_request_claims_a_movable_block(void **state)
 {
 	struct sim_page *page;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	page = sim_buddy_alloc(4, 0);
 	assert_non_null(page);
 	assert_int_equal(sim_pageblock_migratetype(pfn_of(page)), SIM_MIGRATE_UNMOVABLE);
@@ -325,7 +328,9 @@ static void test_zones_and_the_hole_below_4g(void **state)
 	const struct sim_ram_range *ranges;
 	struct sim_page *normal, *dma32;
 
-	boot_machine(8 * GiB, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 8 * GiB, .nr_cpus = 1, .seed = 1,
+	});
 	assert_int_equal(sim_ram_ranges(&ranges), 2);
 	assert_int_equal(ranges[0].end_pfn, SIM_LOW_RAM_END >> SIM_PAGE_SHIFT);
 	assert_int_equal(ranges[1].start_pfn, SIM_HIGH_RAM_START >> SIM_PAGE_SHIFT);
@@ -363,12 +368,14 @@ static void test_low_memory_is_never_handed_out(void **state)
 		{ 3 * SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK, PAGES_PER_MAX_BLOCK },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned long pages, n = 0;
 		unsigned long long warnings;
 		struct sim_page *page, *first = NULL;
 
-		boot_machine(cases[i].ram, 1);
+		given_a_fresh_machine(&(struct sim_config){
+			.ram_bytes = cases[i].ram, .nr_cpus = 1, .seed = 1,
+		});
 		pages = (unsigned long)(cases[i].ram >> SIM_PAGE_SHIFT);
 		assert_int_equal(managed_pages(), pages - cases[i].reserved);
 		assert_int_equal(BASE, cases[i].reserved);
@@ -405,7 +412,9 @@ static void test_zeroed_allocation_clears_a_dirty_recycled_page(void **state)
 	struct sim_page *page, *again;
 	unsigned char *data;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	page = sim_buddy_alloc(0, 0);
 	data = sim_page_address(page);
 	memset(data, 0xa5, SIM_PAGE_SIZE);
@@ -434,7 +443,9 @@ static void test_zeroing_covers_data_written_through_the_head(void **state)
 	struct sim_page *block, *part;
 	unsigned char *data;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	block = sim_buddy_alloc(6, 0);
 	data = sim_page_address(block);
 	memset(data, 0x5a, SIM_PAGE_SIZE << 6);
@@ -453,7 +464,9 @@ static void test_compound_pages_have_head_and_tails(void **state)
 {
 	struct sim_page *head;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	head = sim_buddy_alloc(3, SIM_GFP_COMP);
 	assert_true(sim_page_test(head, SIM_PG_HEAD));
 	assert_int_equal(head->compound_order, 3);
@@ -481,7 +494,9 @@ static void test_bad_frees_warn_and_change_nothing(void **state)
 	unsigned long long warnings = sim_kernel_warnings();
 	unsigned long free_pages;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	page = sim_buddy_alloc(4, 0);
 	sim_buddy_free(page, 4);
 	free_pages = sim_buddy_nr_free();
@@ -505,7 +520,9 @@ static void test_a_1tib_machine_is_sparse(void **state)
 
 	if (RUNNING_ON_VALGRIND)
 		skip();
-	boot_machine(1ULL << 40, 4);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 1ULL << 40, .nr_cpus = 4, .seed = 1,
+	});
 	assert_true(sim_mem_host_bytes() < 4 * MiB);
 	assert_int_equal(sim_buddy_nr_free(), managed_pages());
 	for (int i = 0; i < 8; i++) {
@@ -524,7 +541,9 @@ static void test_vmap_aliases_page_data(void **state)
 	struct sim_page *pages[3];
 	unsigned char *alias;
 
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	pages[0] = sim_buddy_alloc(0, 0);
 	pages[1] = sim_buddy_alloc(4, 0);
 	pages[2] = pages[1] + 1;
@@ -563,7 +582,9 @@ static void take_histogram(struct free_histogram *h)
 static void age_fresh_machine(unsigned long long ram, double level,
 			      unsigned long long seed, struct free_histogram *h)
 {
-	boot_machine(ram, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = ram, .nr_cpus = 1, .seed = 1,
+	});
 	assert_int_equal(sim_age(level, seed), 0);
 	take_histogram(h);
 }
@@ -611,7 +632,7 @@ static void test_higher_levels_leave_smaller_free_blocks(void **state)
 	static const double levels[] = { 0.0, 0.25, 0.5, SIM_AGE_LEVEL_AGED, 1.0 };
 	unsigned long previous = ~0UL;
 
-	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(levels); i++) {
 		struct free_histogram h;
 		unsigned long large = 0;
 
@@ -696,7 +717,9 @@ static void test_age_presets_and_bad_levels(void **state)
 	assert_true(sim_age_preset("fragmented") == 1.0);
 	assert_true(sim_age_preset("ancient") < 0);
 	assert_true(sim_age_preset(NULL) < 0);
-	boot_machine(SMALL_RAM, 1);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+	});
 	assert_int_equal(sim_age(-0.1, 1), -EINVAL);
 	assert_int_equal(sim_age(1.5, 1), -EINVAL);
 	assert_int_equal(sim_age(0.0, 1), 0);
@@ -706,7 +729,7 @@ static void test_age_presets_and_bad_levels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_teardown(fn, teardown_machine)
+#define T(fn) cmocka_unit_test_teardown(fn, destroy_the_machine)
 		T(test_first_allocation_splits_the_first_block),
 		T(test_successive_allocations_are_ascending_and_contiguous),
 		T(test_free_merges_buddies_back_to_max_order),

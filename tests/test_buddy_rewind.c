@@ -25,6 +25,8 @@
 
 #include <dmasim/sim.h>
 
+#include "shared.h"
+
 #define PAGES_PER_MAX_BLOCK (1UL << SIM_MAX_ORDER)
 #define SMALL_RAM (16ULL * SIM_PAGE_SIZE * PAGES_PER_MAX_BLOCK)
 #define MAX_STEPS 16
@@ -41,18 +43,9 @@ struct workload {
 	unsigned int nr;
 };
 
-static void boot_small_machine(void)
-{
-	struct sim_config cfg = { .ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-}
-
-static int teardown_machine(void **state)
-{
-	sim_machine_destroy();
-	return 0;
-}
+static const struct sim_config small_machine = {
+	.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+};
 
 /* Run w, recording each block's pfn; every block is freed at the end. */
 static void run_workload_recording_pfns(const struct workload *w,
@@ -120,12 +113,12 @@ static struct sim_page *hold_boot_allocations(struct sim_page **second)
 /* After a rewind every workload gets the blocks it got after the checkpoint. */
 static void test_rewind_hands_out_the_same_blocks_again(void **state)
 {
-	for (size_t w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++) {
+	for (size_t w = 0; w < ARRAY_SIZE(workloads); w++) {
 		unsigned long first[MAX_STEPS], again[MAX_STEPS];
 		struct sim_page *boot0, *boot1;
 		unsigned long free_at_checkpoint;
 
-		boot_small_machine();
+		given_a_fresh_machine(&small_machine);
 		boot0 = hold_boot_allocations(&boot1);
 		assert_int_equal(sim_buddy_checkpoint(), 0);
 		free_at_checkpoint = sim_buddy_nr_free();
@@ -158,11 +151,11 @@ static void test_without_rewind_the_history_shows(void **state)
 {
 	unsigned int changed = 0;
 
-	for (size_t w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++) {
+	for (size_t w = 0; w < ARRAY_SIZE(workloads); w++) {
 		unsigned long first[MAX_STEPS], again[MAX_STEPS];
 		struct sim_page *boot0, *boot1;
 
-		boot_small_machine();
+		given_a_fresh_machine(&small_machine);
 		boot0 = hold_boot_allocations(&boot1);
 		assert_int_equal(sim_buddy_checkpoint(), 0);
 		run_workload_recording_pfns(&workloads[w], first);
@@ -184,7 +177,7 @@ static void test_rewind_refuses_while_a_new_page_is_held(void **state)
 	struct sim_page *held, *next;
 	unsigned long free_before;
 
-	boot_small_machine();
+	given_a_fresh_machine(&small_machine);
 	assert_int_equal(sim_buddy_checkpoint(), 0);
 	held = sim_buddy_alloc(2, 0);
 	assert_non_null(held);
@@ -209,7 +202,7 @@ static void test_rewind_refuses_when_other_pages_are_free(void **state)
 {
 	struct sim_page *boot0, *boot1, *other;
 
-	boot_small_machine();
+	given_a_fresh_machine(&small_machine);
 	boot0 = hold_boot_allocations(&boot1);
 	assert_int_equal(sim_buddy_checkpoint(), 0);
 	sim_buddy_free(boot1, 0);
@@ -231,10 +224,10 @@ static void test_rewind_refuses_when_other_pages_are_free(void **state)
 /* No checkpoint taken on this machine: -ENOENT. */
 static void test_rewind_without_checkpoint_is_enoent(void **state)
 {
-	boot_small_machine();
+	given_a_fresh_machine(&small_machine);
 	assert_int_equal(sim_buddy_rewind(), -ENOENT);
 	assert_int_equal(sim_buddy_checkpoint(), 0);
-	boot_small_machine();	/* a new machine forgets the old checkpoint */
+	given_a_fresh_machine(&small_machine);	/* a new machine forgets the old checkpoint */
 	assert_int_equal(sim_buddy_rewind(), -ENOENT);
 }
 
@@ -256,13 +249,13 @@ static const struct zero_case zero_cases[] = {
 /* __GFP_ZERO after a vmap: every byte written through the alias reads 0. */
 static void test_zeroing_clears_what_a_vmap_wrote(void **state)
 {
-	for (size_t c = 0; c < sizeof(zero_cases) / sizeof(zero_cases[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(zero_cases); c++) {
 		const struct zero_case *z = &zero_cases[c];
 		unsigned long nr = 1UL << z->order;
 		struct sim_page *block, *pages[512], *again;
 		unsigned char *alias;
 
-		boot_small_machine();
+		given_a_fresh_machine(&small_machine);
 		block = sim_buddy_alloc(z->order, 0);
 		assert_non_null(block);
 		for (unsigned long i = 0; i < nr; i++)
@@ -293,7 +286,7 @@ static void test_zeroing_clears_what_a_vmap_wrote(void **state)
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_teardown(fn, teardown_machine)
+#define T(fn) cmocka_unit_test_teardown(fn, destroy_the_machine)
 	const struct CMUnitTest tests[] = {
 		T(test_rewind_hands_out_the_same_blocks_again),
 		T(test_without_rewind_the_history_shows),

@@ -26,48 +26,18 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
-#define PAGE	SIM_PAGE_SIZE
-#define PMD	SIM_PMD_SIZE
-#define MiB	(1ULL << 20)
-#define GiB	(1ULL << 30)
+#include "shared.h"
+
 #define NR_THREADS	2
 #define ROUNDS		200
 
-static struct {
-	unsigned long long kmalloc;
-	unsigned long buddy_allocated;
-	unsigned long pins;
-	unsigned long domains;
-	unsigned int fds;
-} base;
-
+/* A booted 1 GiB machine with two CPUs. */
 static void machine_with_two_cpus(void)
 {
-	struct sim_config cfg = { .ram_bytes = 1ULL << 30, .nr_cpus = 2 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
-	/* The fd table grows once per process, with its first descriptor. */
-	assert_int_equal(kapi_close(kapi_heap_open("system")), 0);
-	base.kmalloc = sim_kmalloc_outstanding();
-	base.buddy_allocated = sim_buddy_nr_allocated();
-	base.pins = sim_pins_outstanding();
-	base.domains = sim_iommu_nr_domains();
-	base.fds = kapi_nr_open_fds();
-}
-
-static void assert_nothing_left_and_destroy(void)
-{
-	assert_int_equal(sim_pins_outstanding(), base.pins);
-	assert_int_equal(sim_iommu_nr_domains(), base.domains);
-	assert_int_equal(kapi_nr_open_fds(), base.fds);
-	assert_int_equal(sim_kmalloc_outstanding(), base.kmalloc);
-	/* The zero page stays with the machine once an mm was made. */
-	assert_int_equal(sim_buddy_nr_allocated(),
-			 base.buddy_allocated +
-			 (sim_zero_pfn != ~0UL));
-	assert_int_equal(sim_kernel_warnings(), 0);
-	sim_machine_destroy();
+	given_a_booted_machine(&(struct sim_config){
+		.ram_bytes = 1 * GiB, .nr_cpus = 2,
+	});
+	grow_the_fd_table();
 }
 
 static void run_threads(void *(*fn)(void *), void *args, size_t arg_size,
@@ -137,7 +107,7 @@ static void test_two_threads_map_disjoint_ranges_of_one_domain(void **state)
 	kapi_iommu_domain_free(domain);
 	kapi_iommu_dev_destroy(dev);
 	assert_int_equal(sim_iommu_leaves_dropped(), 0);
-	assert_nothing_left_and_destroy();
+	check_and_destroy();
 }
 
 /* ---- one VFIO container, two vCPU threads ----------------------------- */
@@ -188,18 +158,17 @@ static void test_two_threads_map_dma_in_one_container(void **state)
 	struct kapi_vfio *c;
 
 	machine_with_two_cpus();
-	proc = kapi_proc_create();
-	assert_non_null(proc);
+	proc = given_a_process();
 	kapi_mm_set_rlimit_memlock(64 * MiB);
-	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
-	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev), 0);
+	c = open_a_v2_container();
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	for (int i = 0; i < NR_THREADS; i++) {
-		struct kapi_mm_map m = { .len = 2 * MiB, .kind = KAPI_MM_ANON,
-					 .writable = 1, .populate = 1 };
-
 		w[i] = (struct vfio_worker){ .c = c, .proc = proc,
 					     .iova = i * GiB, .cpu = i };
-		assert_int_equal(kapi_mm_mmap(&m, &w[i].va), 0);
+		w[i].va = map_memory(&(struct kapi_mm_map){
+			.len = 2 * MiB, .kind = KAPI_MM_ANON, .writable = 1,
+			.populate = 1,
+		});
 	}
 	run_threads(map_dma_and_unmap_own_half, w, sizeof(w[0]), NR_THREADS);
 	for (int i = 0; i < NR_THREADS; i++)
@@ -208,7 +177,7 @@ static void test_two_threads_map_dma_in_one_container(void **state)
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	kapi_vfio_close(c);
 	kapi_proc_destroy(proc);
-	assert_nothing_left_and_destroy();
+	check_and_destroy();
 }
 
 /* ---- heap: one thread allocates, another frees -------------------------- */
@@ -304,7 +273,7 @@ static void test_one_thread_allocates_heap_buffers_another_frees(void **state)
 	assert_int_equal(w[0].errors + w[1].errors, 0);
 	assert_int_equal(kapi_close(heap_fd), 0);
 	sim_buddy_drain_pcp();
-	assert_nothing_left_and_destroy();
+	check_and_destroy();
 }
 
 int main(void)

@@ -22,7 +22,8 @@
 #include <dmasim/kapi_heap.h>
 #include <dmasim/sim.h>
 
-#define MiB (1ULL << 20)
+#include "shared.h"
+
 
 static const unsigned long long sizes[] = { 4 * MiB, 64 * 1024, 2 * MiB + SIM_PAGE_SIZE };
 
@@ -38,17 +39,17 @@ static unsigned long long pow2_at_least(unsigned long long n)
 /* Map, check the cover, unmap: no leaf and no IOVA left, whatever the size. */
 static void test_buffer_ending_at_2_64_unmaps_completely(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 1ULL << 30, .seed = 1 };
+	const struct sim_config cfg = { .ram_bytes = 1 * GiB, .seed = 1 };
 
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		struct kapi_iommu_cover cover;
 		struct kapi_attach *attach;
 		struct sim_iommu_domain *dom;
 		struct kapi_dev *dev;
 		int heap, buf;
 
-		assert_int_equal(sim_machine_init(&cfg), 0);
-		assert_int_equal(kapi_boot(), 0);
+		given_a_booted_machine(&cfg);
+		grow_the_fd_table();
 		assert_int_equal(kapi_dev_create(SIM_IOMMU_AMD_V1, 0xffffffffu, &dev), 0);
 		dom = kapi_dev_sim_domain(dev);
 		heap = kapi_heap_open("system");
@@ -75,7 +76,7 @@ static void test_buffer_ending_at_2_64_unmaps_completely(void **state)
 		assert_int_equal(kapi_close(heap), 0);
 		kapi_dev_destroy(dev);
 		assert_int_equal(sim_buddy_nr_allocated(), 0);
-		sim_machine_destroy();
+		check_and_destroy();
 	}
 }
 

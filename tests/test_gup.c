@@ -16,54 +16,31 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
-#define PAGE		SIM_PAGE_SIZE
-#define PMD		SIM_PMD_SIZE
-#define PAGES_PER_PMD	(PMD / PAGE)
+#include "shared.h"
 
+/* Buddy pages allocated once the process exists (the zero page among them). */
 static unsigned long allocated_at_start;
 
-static int setup_process(void **state)
+/* A booted 2 GiB machine and a process. */
+static int setup(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 2ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_non_null(kapi_proc_create());
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 2 * GiB });
+	given_a_process();
 	allocated_at_start = sim_buddy_nr_allocated();
 	return 0;
 }
 
-static int teardown_process(void **state)
+/* len bytes of anonymous memory wherever the sim puts it (no alignment). */
+static unsigned long map_anon_pages(unsigned long len, int writable)
 {
-	kapi_mm_hooks_reset();
-	kapi_proc_destroy(kapi_proc_current());
-	sim_machine_destroy();
-	return 0;
-}
-
-static unsigned long map_anon(unsigned long len, int writable)
-{
-	struct kapi_mm_map m = { .len = len, .kind = KAPI_MM_ANON,
-				 .writable = writable };
-	unsigned long va;
-
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	return va;
-}
-
-static unsigned long map_anon_at(unsigned long va, unsigned long len)
-{
-	struct kapi_mm_map m = { .addr = va, .len = len, .kind = KAPI_MM_ANON,
-				 .writable = 1 };
-
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	return va;
+	return map_memory(&(struct kapi_mm_map){
+		.len = len, .kind = KAPI_MM_ANON, .writable = writable,
+	});
 }
 
 static void assert_pfns_are_what_the_cpu_sees(unsigned long va,
@@ -82,7 +59,7 @@ static void assert_pfns_are_what_the_cpu_sees(unsigned long va,
 /* Writable pins fault pages in, match the CPU's view, and all come back. */
 static void test_pins_fault_pages_in_and_are_balanced_by_unpin(void **state)
 {
-	unsigned long va = map_anon(16 * PAGE, 1), pfns[16];
+	unsigned long va = map_anon_pages(16 * PAGE, 1), pfns[16];
 	struct sim_counters before, after, d;
 
 	sim_counters_snapshot(&before);
@@ -106,7 +83,7 @@ static void test_pins_fault_pages_in_and_are_balanced_by_unpin(void **state)
  */
 static void test_pin_stops_short_at_end_of_vma(void **state)
 {
-	unsigned long va = map_anon(8 * PAGE, 1), pfns[12];
+	unsigned long va = map_anon_pages(8 * PAGE, 1), pfns[12];
 
 	assert_int_equal(kapi_mm_pin(va, 12, 1, 1, pfns), 8);
 	assert_int_equal(kapi_mm_pins_outstanding(), 8);
@@ -121,7 +98,7 @@ static void test_pin_stops_short_at_end_of_vma(void **state)
  */
 static void test_pin_continues_into_adjacent_vma(void **state)
 {
-	unsigned long a = map_anon(4 * PAGE, 1), pfns[8];
+	unsigned long a = map_anon_pages(4 * PAGE, 1), pfns[8];
 
 	map_anon_at(a + 4 * PAGE, 4 * PAGE);
 	assert_int_equal(kapi_mm_pin(a, 8, 1, 1, pfns), 8);
@@ -141,7 +118,7 @@ static void test_pin_refuses_pfnmap_vma(void **state)
 				   .writable = 1, .populate = 1, .pfn = pfn,
 				   .max_leaf = KAPI_MM_LEAF_PTE };
 
-	a = map_anon(2 * PAGE, 1);
+	a = map_anon_pages(2 * PAGE, 1);
 	bar.addr = a + 2 * PAGE;
 	assert_int_equal(kapi_mm_mmap(&bar, &bar.addr), 0);
 	assert_int_equal(kapi_mm_pin(bar.addr, 4, 1, 1, pfns), -EFAULT);
@@ -153,7 +130,7 @@ static void test_pin_refuses_pfnmap_vma(void **state)
 /* A writable pin of a read-only VMA fails; a read-only pin works. */
 static void test_write_pin_of_read_only_vma_is_efault(void **state)
 {
-	unsigned long va = map_anon(4 * PAGE, 0), pfns[4];
+	unsigned long va = map_anon_pages(4 * PAGE, 0), pfns[4];
 
 	assert_int_equal(kapi_mm_pin(va, 4, 1, 1, pfns), -EFAULT);
 	assert_int_equal(kapi_mm_pin(va, 4, 0, 1, pfns), 4);
@@ -166,7 +143,7 @@ static void test_write_pin_of_read_only_vma_is_efault(void **state)
  */
 static void test_read_pin_of_untouched_memory_is_the_zero_page(void **state)
 {
-	unsigned long va = map_anon(4 * PAGE, 1), pfns[4];
+	unsigned long va = map_anon_pages(4 * PAGE, 1), pfns[4];
 
 	assert_int_equal(kapi_mm_pin(va, 4, 0, 1, pfns), 4);
 	for (int i = 0; i < 4; i++)
@@ -220,7 +197,7 @@ static void test_unpin_of_a_range_across_folios_marks_every_page_dirty(void **st
 {
 	struct kapi_mm_map m = { .len = PMD + 4 * PAGE, .kind = KAPI_MM_THP,
 				 .writable = 1, .align = PMD };
-	unsigned long n = PAGES_PER_PMD + 4, va, warnings;
+	unsigned long n = PAGES_PER_PMD + 4, va;
 	unsigned long *pfns = calloc(n, sizeof(*pfns));
 
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
@@ -232,11 +209,10 @@ static void test_unpin_of_a_range_across_folios_marks_every_page_dirty(void **st
 	for (unsigned long i = 0; i < n; i++)
 		assert_true(sim_page_test(sim_pfn_to_page(pfns[i]), SIM_PG_DIRTY));
 
-	warnings = sim_kernel_warnings();
 	assert_int_equal(kapi_mm_pin(va, 1, 1, 1, pfns), 1);
 	kapi_mm_unpin(pfns, 1, 0);
 	kapi_mm_unpin(pfns, 1, 0);
-	assert_int_equal(sim_kernel_warnings(), warnings + 1);
+	expect_warnings(1);	/* the second unpin: not pinned */
 	assert_int_equal(kapi_mm_pins_outstanding(), 0);
 	assert_int_equal(kapi_mm_munmap(va), 0);
 	free(pfns);
@@ -286,7 +262,7 @@ static void test_thp_vma_is_backed_by_pmd_folios(void **state)
 /* A page unmapped while pinned stays allocated until the last unpin. */
 static void test_unmapped_pinned_page_lives_until_unpinned(void **state)
 {
-	unsigned long va = map_anon(2 * PAGE, 1), pfns[2];
+	unsigned long va = map_anon_pages(2 * PAGE, 1), pfns[2];
 
 	assert_int_equal(kapi_mm_pin(va, 2, 1, 1, pfns), 2);
 	assert_int_equal(kapi_mm_munmap(va), 0);
@@ -313,9 +289,9 @@ static const struct gup_hook_case gup_hook_cases[] = {
 /* Each hook makes exactly the chosen call misbehave, as asked. */
 static void test_gup_hooks_shape_the_nth_call(void **state)
 {
-	unsigned long va = map_anon(8 * PAGE, 1), pfns[8];
+	unsigned long va = map_anon_pages(8 * PAGE, 1), pfns[8];
 
-	for (size_t i = 0; i < sizeof(gup_hook_cases) / sizeof(gup_hook_cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(gup_hook_cases); i++) {
 		const struct gup_hook_case *c = &gup_hook_cases[i];
 
 		print_message("hook %s\n", c->name);
@@ -334,7 +310,7 @@ static void test_gup_hooks_shape_the_nth_call(void **state)
 /* A persistent hook applies from the nth call on. */
 static void test_persistent_gup_hook_applies_to_every_later_call(void **state)
 {
-	unsigned long va = map_anon(8 * PAGE, 1), pfns[8];
+	unsigned long va = map_anon_pages(8 * PAGE, 1), pfns[8];
 
 	kapi_mm_gup_hook(1, KAPI_GUP_SHORT, 1, 1);
 	for (int i = 0; i < 3; i++) {
@@ -349,20 +325,18 @@ static void test_persistent_gup_hook_applies_to_every_later_call(void **state)
 /* The GUP fault point fails the call with -ENOMEM and pins nothing. */
 static void test_gup_fault_point_fails_with_enomem(void **state)
 {
-	unsigned long va = map_anon(4 * PAGE, 1), pfns[4];
+	unsigned long va = map_anon_pages(4 * PAGE, 1), pfns[4];
 
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable("shim/mm/pin_user_pages_remote", 1, NULL, 0), 0);
+	fail_every_call_of("shim/mm/pin_user_pages_remote");
 	assert_int_equal(kapi_mm_pin(va, 4, 1, 1, pfns), -ENOMEM);
-	fiu_disable("shim/mm/pin_user_pages_remote");
-	sim_faults_arm(0);
+	stop_failing("shim/mm/pin_user_pages_remote");
 	assert_int_equal(kapi_mm_pins_outstanding(), 0);
 }
 
 /* fixup_user_fault maps the page; the hook makes it report the lock dropped. */
 static void test_fixup_user_fault_maps_page_and_can_report_unlocked(void **state)
 {
-	unsigned long va = map_anon(4 * PAGE, 1), pfn;
+	unsigned long va = map_anon_pages(4 * PAGE, 1), pfn;
 	int unlocked = -1;
 
 	assert_int_equal(kapi_mm_cpu_pfn(va, &pfn, NULL), -ENOENT);
@@ -378,18 +352,16 @@ static void test_fixup_user_fault_maps_page_and_can_report_unlocked(void **state
 
 	assert_int_equal(kapi_mm_fixup_user_fault(va + 4 * PAGE, 0, &unlocked),
 			 -EFAULT);
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable("shim/mm/fixup_user_fault", 1, NULL, 0), 0);
+	fail_every_call_of("shim/mm/fixup_user_fault");
 	assert_int_equal(kapi_mm_fixup_user_fault(va + 3 * PAGE, 1, &unlocked),
 			 -EFAULT);
-	fiu_disable("shim/mm/fixup_user_fault");
-	sim_faults_arm(0);
+	stop_failing("shim/mm/fixup_user_fault");
 }
 
 /* A write fault on a read-only VMA is refused. */
 static void test_fixup_write_fault_on_read_only_vma_is_efault(void **state)
 {
-	unsigned long va = map_anon(PAGE, 0);
+	unsigned long va = map_anon_pages(PAGE, 0);
 	int unlocked;
 
 	assert_int_equal(kapi_mm_fixup_user_fault(va, 1, &unlocked), -EFAULT);
@@ -432,11 +404,9 @@ static void test_killable_locked_vm_charge_can_be_interrupted(void **state)
 	assert_int_equal(kapi_mm_account_locked_vm_killable(2, 1), 0);
 	assert_int_equal(kapi_mm_locked_vm(), 5);
 
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable("shim/mm/account_locked_vm", 1, NULL, 0), 0);
+	fail_every_call_of("shim/mm/account_locked_vm");
 	assert_int_equal(kapi_mm_account_locked_vm_killable(-5, 0), -EINTR);
-	fiu_disable("shim/mm/account_locked_vm");
-	sim_faults_arm(0);
+	stop_failing("shim/mm/account_locked_vm");
 	assert_int_equal(kapi_mm_locked_vm(), 5);
 
 	kapi_task_set_fatal_signal(1);
@@ -452,7 +422,7 @@ static void test_process_exit_leaves_nothing_behind(void **state)
 	unsigned long long objs = sim_kmalloc_outstanding();
 	struct kapi_mm_map thp = { .len = 2 * PMD, .kind = KAPI_MM_THP,
 				   .writable = 1 };
-	unsigned long va = map_anon(64 * PAGE, 1), thp_va;
+	unsigned long va = map_anon_pages(64 * PAGE, 1), thp_va;
 
 	assert_int_equal(kapi_mm_touch(va, 64 * PAGE, 1), 0);
 	assert_int_equal(kapi_mm_mmap(&thp, &thp_va), 0);
@@ -463,13 +433,12 @@ static void test_process_exit_leaves_nothing_behind(void **state)
 	assert_int_equal(sim_buddy_nr_allocated(), allocated_at_start);
 	/* the task, its signal_struct and the mm were made before the snapshot */
 	assert_int_equal(sim_kmalloc_outstanding(), objs - 3);
-	assert_non_null(kapi_proc_create());	/* for the teardown */
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_process, teardown_process)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, check_and_destroy_the_machine)
 		T(test_pins_fault_pages_in_and_are_balanced_by_unpin),
 		T(test_pin_stops_short_at_end_of_vma),
 		T(test_pin_continues_into_adjacent_vma),

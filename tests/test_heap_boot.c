@@ -27,13 +27,13 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/impl.h>
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_heap.h>
 #include <dmasim/sim.h>
+
+#include "shared.h"
 
 /* What a child saw. */
 struct boot_report {
@@ -46,15 +46,6 @@ struct boot_report {
 	int test_heap_add;		/* kapi_heap_add() of a test heap */
 };
 
-/* libfiu external callback: fail only the nth call from when it is set. */
-static unsigned long long calls_before_failure;
-
-static int fail_nth_call(const char *name, int *failnum, void **failinfo,
-			 unsigned int *flags)
-{
-	return calls_before_failure-- == 0;
-}
-
 /*
  * In the child: set the orders (NULL: leave them), fail the nth kmalloc
  * of the boot (~0: none), boot, and try the heaps.
@@ -62,10 +53,8 @@ static int fail_nth_call(const char *name, int *failnum, void **failinfo,
 static void boot_and_report(const char *orders, unsigned long long nth,
 			    struct boot_report *r)
 {
-	struct sim_config cfg = { .ram_bytes = 256ULL << 20, .nr_cpus = 1, .seed = 1 };
+	struct sim_config cfg = { .ram_bytes = 256 * MiB, .nr_cpus = 1, .seed = 1 };
 	static struct kapi_heap_request req = { .ret = -ENOSPC };
-	int kmalloc_fp = sim_fault_lookup("shim/slab/kmalloc");
-	unsigned long long before = sim_fault_calls[kmalloc_fp];
 	unsigned long long objects;
 	unsigned long free_pages;
 	unsigned int fds;
@@ -73,13 +62,9 @@ static void boot_and_report(const char *orders, unsigned long long nth,
 	memset(r, 0, sizeof(*r));
 	if (orders && kapi_param_set("system_heap.orders", orders))
 		r->boot = 1;	/* not an errno: the parent fails */
-	calls_before_failure = nth;
-	sim_faults_arm(1);
-	fiu_enable_external("shim/slab/kmalloc", 1, NULL, 0, fail_nth_call);
+	fail_nth_call_of("shim/slab/kmalloc", nth);
 	r->boot = kapi_boot();
-	fiu_disable("shim/slab/kmalloc");
-	sim_faults_arm(0);
-	r->failed = sim_fault_calls[kmalloc_fp] - before > nth;
+	r->failed = stop_failing("shim/slab/kmalloc") > nth;
 	r->kept = kapi_boot_failed_init_objects();
 
 	if (sim_machine_init(&cfg))
@@ -90,7 +75,7 @@ static void boot_and_report(const char *orders, unsigned long long nth,
 		objects = sim_kmalloc_outstanding();
 		free_pages = sim_buddy_nr_free();
 		fds = kapi_nr_open_fds();
-		r->system_alloc = kapi_heap_alloc(r->system_open, 64 << 10,
+		r->system_alloc = kapi_heap_alloc(r->system_open, 64 * KiB,
 						  KAPI_O_RDWR, 0);
 		if (r->system_alloc >= 0)
 			kapi_close(r->system_alloc);
@@ -189,7 +174,7 @@ static void test_invalid_orders_at_boot_leave_no_system_heap(void **state)
 
 	if (!DMASIM_IMPL_HEAP_ORDERS_PARAM)
 		skip();
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct boot_report r = boot_in_a_child(bad[i], ~0ULL);
 
 		assert_int_equal(r.boot, -EINVAL);

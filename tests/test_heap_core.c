@@ -27,18 +27,13 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/impl.h>
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_heap.h>
 #include <dmasim/sim.h>
 
-#define KiB (1ULL << 10)
-#define MiB (1ULL << 20)
-#define GiB (1ULL << 30)
-#define PAGE ((unsigned long long)SIM_PAGE_SIZE)
+#include "shared.h"
 
 /* _IOC(dir, 'H', nr, size) as <uapi/asm-generic/ioctl.h> encodes it. */
 #define HEAP_IOC(dir, nr, size) \
@@ -49,41 +44,16 @@
 #define IOC_READ	2u	/* the kernel copies out */
 #define ALLOC_SIZE	((unsigned int)sizeof(struct kapi_dma_heap_allocation_data))
 
-struct baseline {
-	unsigned long long kmalloc;
-	unsigned long buddy_free;
-	unsigned int fds;
-	unsigned long files;
-};
-
-static struct baseline base;
 static int system_fd = -1;
 static int probe_fd = -1;
 static struct kapi_heap_request probe = { .ret = -EIO };
 
-static void take_baseline(void)
-{
-	base.kmalloc = sim_kmalloc_outstanding();
-	base.buddy_free = sim_buddy_nr_free();
-	base.fds = kapi_nr_open_fds();
-	base.files = kapi_nr_files();
-}
-
-static void assert_everything_given_back(void)
-{
-	assert_int_equal(sim_kmalloc_outstanding(), base.kmalloc);
-	assert_int_equal(sim_buddy_nr_free(), base.buddy_free);
-	assert_int_equal(kapi_nr_open_fds(), base.fds);
-	assert_int_equal(kapi_nr_files(), base.files);
-}
-
 /* A fresh machine with the system heap and the probe heap open. */
-static int setup_machine(void **state)
+static int setup(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 1 * GiB, .nr_cpus = 1, .seed = 1 };
-
-	if (sim_machine_init(&cfg))
-		return -1;
+	given_a_booted_machine(&(struct sim_config){
+		.ram_bytes = 1 * GiB, .nr_cpus = 1, .seed = 1,
+	});
 	system_fd = kapi_heap_open("system");
 	probe_fd = kapi_heap_open("kapi-probe");
 	if (probe_fd == -ENOENT) {
@@ -95,11 +65,12 @@ static int setup_machine(void **state)
 		return -1;
 	memset(&probe, 0, sizeof(probe));
 	probe.ret = -EIO;
-	take_baseline();
+	/* What every check compares against: the heaps open. */
+	leak_snapshot_take(&at_start);
 	return 0;
 }
 
-static int teardown_machine(void **state)
+static int teardown(void **state)
 {
 	kapi_close(system_fd);
 	kapi_close(probe_fd);
@@ -127,7 +98,7 @@ static void test_heap_gets_the_page_aligned_request(void **state)
 		{ 64ULL * GiB,		KAPI_O_CLOEXEC,			64ULL * GiB },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned int calls = probe.calls;
 
 		assert_int_equal(kapi_heap_alloc(probe_fd, cases[i].len,
@@ -137,7 +108,7 @@ static void test_heap_gets_the_page_aligned_request(void **state)
 		assert_int_equal(probe.fd_flags, cases[i].fd_flags);
 		assert_int_equal(probe.heap_flags, 0);
 		assert_string_equal(probe.name, "kapi-probe");
-		assert_everything_given_back();
+		assert_nothing_left_behind();
 	}
 }
 
@@ -160,7 +131,7 @@ static void test_refused_requests_never_reach_the_heap(void **state)
 		{ "length that aligns to 0",	~0ULL - 100, 0, KAPI_O_RDWR, 0 },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct kapi_dma_heap_allocation_data req = {
 			.len = cases[i].len,
 			.fd = cases[i].fd,
@@ -172,7 +143,7 @@ static void test_refused_requests_never_reach_the_heap(void **state)
 		if (ret != -EINVAL)
 			fail_msg("%s: got %ld, want -EINVAL", cases[i].what, ret);
 		assert_int_equal(probe.calls, 0);
-		assert_everything_given_back();
+		assert_nothing_left_behind();
 	}
 }
 
@@ -204,7 +175,7 @@ static void test_alloc_ioctl_copies_only_the_declared_directions(void **state)
 		{ "_IO",		HEAP_IOC(IOC_NONE, 0, 0), -EINVAL, 0, 0 },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct kapi_dma_heap_allocation_data req = {
 			.len = 64 * KiB, .fd_flags = KAPI_O_RDWR,
 		};
@@ -219,38 +190,20 @@ static void test_alloc_ioctl_copies_only_the_declared_directions(void **state)
 			fail_msg("%s: got %ld, want %ld", cases[i].what, ret,
 				 cases[i].ret);
 		assert_int_equal(req.fd, cases[i].fd_returned ? next_fd : 0);
-		assert_int_equal(kapi_nr_open_fds(), base.fds + cases[i].fd_installed);
+		assert_int_equal(kapi_nr_open_fds(), at_start.fds + cases[i].fd_installed);
 		if (cases[i].fd_installed)
 			assert_int_equal(kapi_close(next_fd), 0);
-		assert_everything_given_back();
+		assert_nothing_left_behind();
 	}
-}
-
-/* libfiu external callback: fail only the nth call from when it is set. */
-static unsigned long long calls_before_failure;
-
-static int fail_nth_call(const char *name, int *failnum, void **failinfo,
-			 unsigned int *flags)
-{
-	return calls_before_failure-- == 0;
 }
 
 /* Fail the nth call of one fault point during fn(arg); was one failed? */
 static int with_nth_call_failing(const char *point, unsigned long long nth,
 				 long (*fn)(void *), void *arg, long *ret)
 {
-	int fp = sim_fault_lookup(point);
-	unsigned long long before;
-
-	assert_true(fp >= 0);
-	before = sim_fault_calls[fp];
-	calls_before_failure = nth;
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable_external(point, 1, NULL, 0, fail_nth_call), 0);
+	fail_nth_call_of(point, nth);
 	*ret = fn(arg);
-	fiu_disable(point);
-	sim_faults_arm(0);
-	return sim_fault_calls[fp] - before > nth;
+	return stop_failing(point) > nth;
 }
 
 struct big_request {
@@ -285,18 +238,18 @@ static void test_large_ioctl_argument_failures_unwind(void **state)
 					  alloc_with_big_argument, &big, &ret));
 	assert_int_equal(ret, -ENOMEM);
 	assert_int_equal(probe.calls, 0);
-	assert_everything_given_back();
+	assert_nothing_left_behind();
 
 	assert_true(with_nth_call_failing("shim/uaccess/copy_from_user", 0,
 					  alloc_with_big_argument, &big, &ret));
 	assert_int_equal(ret, -EFAULT);
 	assert_int_equal(probe.calls, 0);
-	assert_everything_given_back();
+	assert_nothing_left_behind();
 
 	assert_int_equal(alloc_with_big_argument(&big), -EIO);
 	assert_int_equal(probe.calls, 1);
 	assert_int_equal(probe.len, 64 * KiB);
-	assert_everything_given_back();
+	assert_nothing_left_behind();
 }
 
 /* ------------------------------------------------------------------------
@@ -320,12 +273,12 @@ static void test_bad_export_info_is_refused(void **state)
 	};
 	struct kapi_heap_request req = { .ret = -EIO };
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		int ret = kapi_heap_add(cases[i].name, cases[i].ops, &req);
 
 		if (ret != -EINVAL)
 			fail_msg("%s: got %d, want -EINVAL", cases[i].what, ret);
-		assert_everything_given_back();
+		assert_nothing_left_behind();
 	}
 	assert_int_equal(kapi_heap_open("kapi-bad"), -ENOENT);
 	/* The names already taken still reach their own heaps. */
@@ -354,7 +307,7 @@ static void test_every_allocation_failure_in_heap_add_unwinds(void **state)
 	for (nth = 0; with_nth_call_failing("shim/slab/kmalloc", nth,
 					    add_nth_heap, &req, &ret); nth++) {
 		assert_int_equal(ret, -ENOMEM);
-		assert_everything_given_back();
+		assert_nothing_left_behind();
 		assert_int_equal(kapi_heap_open("kapi-nth"), -ENOENT);
 	}
 	/* The heap, its minor, char device and node were each allocated. */
@@ -409,24 +362,19 @@ static void test_heap_minors_run_out(void **state)
 	assert_int_equal(kapi_close(ret), 0);
 }
 
-static int boot_kernel(void **state)
-{
-	return kapi_boot();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_heap_gets_the_page_aligned_request, setup_machine, teardown_machine),
-		cmocka_unit_test_setup_teardown(test_refused_requests_never_reach_the_heap, setup_machine, teardown_machine),
-		cmocka_unit_test_setup_teardown(test_alloc_ioctl_copies_only_the_declared_directions, setup_machine, teardown_machine),
-		cmocka_unit_test_setup_teardown(test_large_ioctl_argument_failures_unwind, setup_machine, teardown_machine),
-		cmocka_unit_test_setup_teardown(test_bad_export_info_is_refused, setup_machine, teardown_machine),
-		cmocka_unit_test_setup_teardown(test_every_allocation_failure_in_heap_add_unwinds, setup_machine, teardown_machine),
+		cmocka_unit_test_setup_teardown(test_heap_gets_the_page_aligned_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_requests_never_reach_the_heap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_ioctl_copies_only_the_declared_directions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_ioctl_argument_failures_unwind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_export_info_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_allocation_failure_in_heap_add_unwinds, setup, teardown),
 		/* Last: it leaves no minor free. */
-		cmocka_unit_test_setup_teardown(test_heap_minors_run_out, setup_machine, teardown_machine),
+		cmocka_unit_test_setup_teardown(test_heap_minors_run_out, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("heap_core_" DMASIM_IMPL, tests,
-					   boot_kernel, NULL);
+					   boot_the_kernel, NULL);
 }

@@ -16,44 +16,24 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
 
-#define SZ_4K	0x1000ULL
-#define SZ_8K	0x2000ULL
-#define SZ_1M	0x100000ULL
-#define SZ_2M	0x200000ULL
+#include "shared.h"
 
 #define RW	(KAPI_IOMMU_READ | KAPI_IOMMU_WRITE)
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* 4K and 2M pages, for the double's domains. */
 #define DBL_PGSIZES	(SZ_4K | SZ_2M)
 /* What a double needs to probe a device and tear it down cleanly. */
 #define DBL_BASIC	(KAPI_DBL_ALLOC_PAGING | KAPI_DBL_ATTACH | KAPI_DBL_FREE)
 
-static struct {
-	unsigned long long kmalloc;
-	unsigned long long warnings;
-	unsigned long domains;
-} start;
+/* The machine every test builds: 1 GiB, the kernel booted. */
+static const struct sim_config one_gib = { .ram_bytes = 1 * GiB };
 
 /* ---- helpers ---------------------------------------------------------- */
-
-static void fresh_machine(void)
-{
-	struct sim_config cfg = { .ram_bytes = 1ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
-	start.kmalloc = sim_kmalloc_outstanding();
-	start.warnings = sim_kernel_warnings();
-	start.domains = sim_iommu_nr_domains();
-}
 
 static void double_driver_with(unsigned int flags,
 			       enum kapi_dbl_def_domain def_domain)
@@ -61,19 +41,21 @@ static void double_driver_with(unsigned int flags,
 	kapi_iommu_double_setup(flags, def_domain, DBL_PGSIZES);
 }
 
+/* The kernel WARNed n times since the machine was built. */
 static void assert_warnings_since_start(unsigned long long n)
 {
-	assert_int_equal(sim_kernel_warnings() - start.warnings, n);
+	assert_int_equal(sim_kernel_warnings() - at_start.warnings, n);
 }
 
+/*
+ * The double driver's devices go, then nothing may be left (shared.h); the
+ * WARNs are each test's to count (assert_warnings_since_start()).
+ */
 static void assert_nothing_left_and_destroy(void)
 {
 	kapi_iommu_double_teardown();
 	assert_int_equal(kapi_iommu_double_nr_devices(), 0);
-	assert_int_equal(kapi_iommu_nr_devices(), 0);
-	assert_int_equal(sim_iommu_nr_domains(), start.domains);
-	assert_int_equal(sim_kmalloc_outstanding(), start.kmalloc);
-	sim_machine_destroy();
+	check_and_destroy_except(LEAK_WARNINGS);
 }
 
 static struct kapi_iommu_dev *double_device(struct kapi_iommu_dev *peer)
@@ -108,28 +90,6 @@ static void assert_on_default_domain(struct kapi_iommu_dev *dev)
 			 kapi_iommu_dev_dma_domain(dev));
 }
 
-/* libfiu external callback: fail only the nth call from when it is set. */
-static unsigned int calls_before_failure;
-
-static int fail_nth_call(const char *name, int *failnum, void **failinfo,
-			 unsigned int *flags)
-{
-	return calls_before_failure-- == 0;
-}
-
-static void fail_nth_call_of(const char *point, unsigned int nth)
-{
-	calls_before_failure = nth;
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable_external(point, 1, NULL, 0, fail_nth_call), 0);
-}
-
-static void stop_failing(const char *point)
-{
-	fiu_disable(point);
-	sim_faults_arm(0);
-}
-
 /* ---- devices the core does not translate ------------------------------- */
 
 /*
@@ -143,7 +103,7 @@ static void test_devices_without_an_iommu(void **state)
 		struct kapi_iommu_domain *domain = NULL;
 		struct kapi_iommu_dev *dev;
 
-		fresh_machine();
+		given_a_booted_machine(&one_gib);
 		double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 		assert_int_equal(kapi_iommu_bare_dev_create(with_dev_iommu, &dev), 0);
 		assert_int_equal(kapi_iommu_dev_probe(dev), -ENODEV);
@@ -171,7 +131,7 @@ static void test_null_device_has_no_iommu(void **state)
 {
 	struct kapi_iommu_domain *domain = NULL;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	assert_int_equal(kapi_iommu_dev_probe(NULL), -ENODEV);
 	assert_int_equal(kapi_iommu_domain_alloc(NULL, &domain), -ENODEV);
@@ -229,12 +189,12 @@ static const struct driver_shape driver_shapes[] = {
  */
 static void test_probe_and_domains_per_driver_shape(void **state)
 {
-	for (size_t i = 0; i < ARRAY_LEN(driver_shapes); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(driver_shapes); i++) {
 		const struct driver_shape *c = &driver_shapes[i];
 		struct kapi_iommu_domain *domain, *dflt;
 		struct kapi_iommu_dev *dev = NULL;
 
-		fresh_machine();
+		given_a_booted_machine(&one_gib);
 		double_driver_with(c->flags, c->def_domain);
 		assert_int_equal(kapi_iommu_double_dev_create(NULL, NULL, 0, &dev),
 				 c->probe_ret);
@@ -276,7 +236,7 @@ static void test_identity_and_blocked_domains_do_not_map(void **state)
 	struct kapi_iommu_domain *identity, *blocked;
 	struct kapi_iommu_dev *dev;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC | KAPI_DBL_IDENTITY | KAPI_DBL_BLOCKED,
 			   KAPI_DBL_DEF_IDENTITY);
 	dev = double_device(NULL);
@@ -324,13 +284,13 @@ static const struct unmappable unmappables[] = {
  */
 static void test_paging_domain_without_the_means_to_map(void **state)
 {
-	for (size_t i = 0; i < ARRAY_LEN(unmappables); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(unmappables); i++) {
 		const struct unmappable *c = &unmappables[i];
 		struct kapi_iommu_domain *domain;
 		struct kapi_iommu_dev *dev;
 		unsigned long long bitmap;
 
-		fresh_machine();
+		given_a_booted_machine(&one_gib);
 		double_driver_with(c->flags ? c->flags : DBL_BASIC,
 				   KAPI_DBL_DEF_NONE);
 		dev = c->flags ? double_device(NULL) : sim_device();
@@ -362,7 +322,7 @@ static void test_map_that_makes_no_progress_is_einval(void **state)
 	struct kapi_iommu_domain *domain;
 	struct kapi_iommu_dev *dev;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC | KAPI_DBL_MAP | KAPI_DBL_UNMAP |
 			   KAPI_DBL_MAP_NOTHING, KAPI_DBL_DEF_NONE);
 	dev = double_device(NULL);
@@ -394,7 +354,7 @@ static void test_map_without_iotlb_sync_map(void **state)
 	struct kapi_iommu_domain *domain;
 	struct kapi_iommu_dev *dev;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC | KAPI_DBL_MAP | KAPI_DBL_UNMAP,
 			   KAPI_DBL_DEF_NONE);
 	dev = double_device(NULL);
@@ -430,7 +390,7 @@ static void test_map_sg_of_nothing_and_bad_gfp(void **state)
 	struct kapi_iommu_domain *domain;
 	struct kapi_iommu_dev *dev;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	dev = sim_device();
 	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
@@ -475,11 +435,11 @@ static const struct capability capabilities[] = {
 /* device_iommu_capable() is the driver's answer, false without ->capable. */
 static void test_capabilities(void **state)
 {
-	for (size_t i = 0; i < ARRAY_LEN(capabilities); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(capabilities); i++) {
 		const struct capability *c = &capabilities[i];
 		struct kapi_iommu_dev *dev;
 
-		fresh_machine();
+		given_a_booted_machine(&one_gib);
 		double_driver_with(c->flags, KAPI_DBL_DEF_NONE);
 		dev = c->sim ? sim_device() : double_device(NULL);
 		assert_int_equal(kapi_iommu_capable(dev, c->cap), c->expect);
@@ -511,12 +471,12 @@ static const struct nesting_case nesting_cases[] = {
  */
 static void test_nesting_and_pgtable_quirks(void **state)
 {
-	for (size_t i = 0; i < ARRAY_LEN(nesting_cases); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(nesting_cases); i++) {
 		const struct nesting_case *c = &nesting_cases[i];
 		struct kapi_iommu_domain *domain = NULL;
 		struct kapi_iommu_dev *dev;
 
-		fresh_machine();
+		given_a_booted_machine(&one_gib);
 		double_driver_with(c->flags ? c->flags : DBL_BASIC,
 				   KAPI_DBL_DEF_NONE);
 		dev = c->sim ? sim_device() : double_device(NULL);
@@ -544,7 +504,7 @@ static void test_fault_handler(void **state)
 	struct kapi_iommu_dev *dev;
 	int token;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	dev = sim_device();
 	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
@@ -579,7 +539,7 @@ static void test_group_name_and_iommu_data(void **state)
 	struct kapi_iommu_dev *dev;
 	int data;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	dev = sim_device();
 	assert_int_equal(kapi_iommu_group_set_name(dev, "first"), 0);
@@ -611,7 +571,7 @@ static void test_for_each_dev_stops_at_nonzero(void **state)
 	struct kapi_iommu_dev *devs[3];
 	unsigned int visited;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC | KAPI_DBL_DEVICE_GROUP, KAPI_DBL_DEF_NONE);
 	devs[0] = double_device(NULL);
 	devs[1] = double_device(devs[0]);
@@ -643,7 +603,7 @@ static void test_probe_fails_when_attach_fails(void **state)
 {
 	struct kapi_iommu_dev *first, *dev;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC | KAPI_DBL_DEVICE_GROUP | KAPI_DBL_PROBE |
 			   KAPI_DBL_RELEASE, KAPI_DBL_DEF_NONE);
 	kapi_iommu_double_fail_attach(1, 0);
@@ -651,7 +611,7 @@ static void test_probe_fails_when_attach_fails(void **state)
 			 -EINVAL);
 	assert_int_equal(kapi_iommu_double_nr_released(), 1);
 	assert_int_equal(kapi_iommu_double_nr_devices(), 0);
-	assert_int_equal(sim_kmalloc_outstanding(), start.kmalloc);
+	assert_int_equal(sim_kmalloc_outstanding(), at_start.kmalloc);
 
 	first = double_device(NULL);
 	kapi_iommu_double_fail_attach(1, 0);
@@ -695,12 +655,12 @@ static const struct attach_failure attach_failures[] = {
  */
 static void test_attach_group_failure_reverts(void **state)
 {
-	for (size_t i = 0; i < ARRAY_LEN(attach_failures); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(attach_failures); i++) {
 		const struct attach_failure *c = &attach_failures[i];
 		struct kapi_iommu_domain *domain;
 		struct kapi_iommu_dev *dev0, *dev1;
 
-		fresh_machine();
+		given_a_booted_machine(&one_gib);
 		double_driver_with(c->flags, c->def_domain);
 		dev0 = double_device(NULL);
 		dev1 = double_device(dev0);
@@ -735,7 +695,7 @@ static void test_detach_misuse_warns(void **state)
 	struct kapi_iommu_domain *domain, *other;
 	struct kapi_iommu_dev *dev0, *dev1;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC | KAPI_DBL_DEVICE_GROUP, KAPI_DBL_DEF_NONE);
 	dev0 = double_device(NULL);
 	dev1 = double_device(dev0);
@@ -778,7 +738,7 @@ static void test_attach_null_or_default_domain(void **state)
 	struct kapi_iommu_domain *dflt;
 	struct kapi_iommu_dev *dev;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	dev = sim_device();
 	dflt = kapi_iommu_dev_dma_domain(dev);
@@ -806,7 +766,7 @@ static void test_group_released_with_a_user_domain_attached(void **state)
 	struct kapi_iommu_domain *domain;
 	struct kapi_iommu_dev *dev;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	dev = sim_device();
 	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
@@ -858,7 +818,7 @@ static void test_group_resv_regions_in_address_order(void **state)
 	struct kapi_iommu_resv out[4];
 	struct kapi_iommu_dev *dev0, *dev1, *plain;
 
-	fresh_machine();
+	given_a_booted_machine(&one_gib);
 	two_devices_with_regions(&dev0, &dev1);
 	assert_int_equal(kapi_iommu_dev_nr_resv_regions(dev0), 2);
 	assert_int_equal(kapi_iommu_group_resv_regions(dev1, out, 4), 4);
@@ -890,7 +850,7 @@ static void test_group_resv_regions_allocation_failures(void **state)
 	int failed_enomem = 0, ret;
 
 	for (unsigned int nth = 0; nth < 10; nth++) {
-		fresh_machine();
+		given_a_booted_machine(&one_gib);
 		two_devices_with_regions(&dev0, &dev1);
 		fail_nth_call_of("shim/slab/kmalloc", nth);
 		ret = kapi_iommu_group_resv_regions(dev0, out, 4);

@@ -13,29 +13,16 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
 
-#define SZ_4K	0x1000ULL
-#define SZ_8K	0x2000ULL
-#define SZ_16K	0x4000ULL
-#define SZ_64K	0x10000ULL
-#define SZ_1M	0x100000ULL
-#define SZ_2M	0x200000ULL
-#define SZ_4M	0x400000ULL
-#define SZ_32M	0x2000000ULL
-#define SZ_512M	0x20000000ULL
-#define SZ_1G	0x40000000ULL
+#include "shared.h"
 
 #define RW	(KAPI_IOMMU_READ | KAPI_IOMMU_WRITE)
 
 struct fixture {
-	unsigned long domains_at_start;
-	unsigned long long kmalloc_at_start;
 	struct kapi_iommu_dev *dev;
 	struct kapi_iommu_domain *domain;	/* an UNMANAGED paging domain */
 	struct sim_iommu_domain *tables;
@@ -47,12 +34,7 @@ static struct fixture fx;
 
 static void machine_with_device_of_format(enum sim_iommu_format_id fmt)
 {
-	struct sim_config cfg = { .ram_bytes = 1ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
-	fx.domains_at_start = sim_iommu_nr_domains();
-	fx.kmalloc_at_start = sim_kmalloc_outstanding();
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 1 * GiB });
 	assert_int_equal(kapi_iommu_dev_create("dev0", fmt, NULL, &fx.dev), 0);
 	assert_int_equal(kapi_iommu_domain_alloc(fx.dev, &fx.domain), 0);
 	fx.tables = kapi_iommu_sim_domain(fx.domain);
@@ -64,10 +46,7 @@ static void tear_down_and_check_nothing_left(void)
 	kapi_iommu_trace_enable(0);
 	kapi_iommu_domain_free(fx.domain);
 	kapi_iommu_dev_destroy(fx.dev);
-	assert_int_equal(sim_iommu_nr_domains(), fx.domains_at_start);
-	assert_int_equal(sim_kmalloc_outstanding(), fx.kmalloc_at_start);
-	assert_int_equal(sim_iommu_leaves_dropped(), 0);
-	sim_machine_destroy();
+	check_and_destroy();
 }
 
 static unsigned long long leaves_of_size(unsigned long long size)
@@ -107,28 +86,6 @@ static unsigned long count_trace_ops(int op)
 	for (unsigned long i = 0; !kapi_iommu_trace_get(i, &call); i++)
 		n += call.op == op;
 	return n;
-}
-
-/* libfiu external callback: fail only the nth call from when it is set. */
-static unsigned int calls_before_failure;
-
-static int fail_nth_call(const char *name, int *failnum, void **failinfo,
-			 unsigned int *flags)
-{
-	return calls_before_failure-- == 0;
-}
-
-static void fail_nth_call_of(const char *point, unsigned int nth)
-{
-	calls_before_failure = nth;
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable_external(point, 1, NULL, 0, fail_nth_call), 0);
-}
-
-static void stop_failing(const char *point)
-{
-	fiu_disable(point);
-	sim_faults_arm(0);
 }
 
 /* ---- table-driven round trips ---------------------------------------- */
@@ -192,7 +149,7 @@ static const struct round_trip round_trips[] = {
 /* Each case maps as the expected leaves, translates, and unmaps whole. */
 static void test_round_trip_per_format(void **state)
 {
-	for (size_t i = 0; i < sizeof(round_trips) / sizeof(round_trips[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(round_trips); i++) {
 		const struct round_trip *c = &round_trips[i];
 		struct sim_counters before, after, delta;
 		unsigned long long total = 0, step;
@@ -367,7 +324,7 @@ static void test_injected_failures_unwind_everything(void **state)
 {
 	const unsigned long long iova = SZ_1G - SZ_8K, size = SZ_2M + 2 * SZ_8K;
 
-	for (size_t i = 0; i < sizeof(injected_failures) / sizeof(injected_failures[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(injected_failures); i++) {
 		const struct injected_failure *f = &injected_failures[i];
 		int fp = sim_fault_lookup(f->point);
 
@@ -479,7 +436,7 @@ static const struct sg_case sg_cases[] = {
 /* iommu_map_sg() maps each run of physically contiguous entries in one go. */
 static void test_map_sg_coalesces_contiguous_entries(void **state)
 {
-	for (size_t i = 0; i < sizeof(sg_cases) / sizeof(sg_cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sg_cases); i++) {
 		const struct sg_case *c = &sg_cases[i];
 
 		machine_with_device_of_format(SIM_IOMMU_INTEL_SL);
@@ -601,17 +558,15 @@ static void test_domain_alloc_failures(void **state)
 	struct kapi_iommu_dev *dev;
 
 	machine_with_device_of_format(SIM_IOMMU_AMD_V2);
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable("shim/iommu/domain_alloc", 1, NULL, 0), 0);
+	fail_every_call_of("shim/iommu/domain_alloc");
 	assert_int_equal(kapi_iommu_domain_alloc(fx.dev, &d), -ENOMEM);
-	fiu_disable("shim/iommu/domain_alloc");
-	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		assert_int_equal(fiu_enable(points[i], 1, NULL, 0), 0);
+	stop_failing("shim/iommu/domain_alloc");
+	for (size_t i = 0; i < ARRAY_SIZE(points); i++) {
+		fail_every_call_of(points[i]);
 		assert_int_equal(kapi_iommu_dev_create("x", SIM_IOMMU_AMD_V2,
 						       NULL, &dev), -ENOMEM);
-		fiu_disable(points[i]);
+		stop_failing(points[i]);
 	}
-	sim_faults_arm(0);
 	assert_int_equal(kapi_iommu_nr_devices(), 1);
 	tear_down_and_check_nothing_left();
 	assert_int_equal(kapi_iommu_nr_devices(), 0);

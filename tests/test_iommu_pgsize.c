@@ -27,10 +27,7 @@
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
 
-#define SZ_4K	0x1000ULL
-#define SZ_2M	0x200000ULL
-#define SZ_4M	0x400000ULL
-#define SZ_1G	0x40000000ULL
+#include "shared.h"
 
 #define MAX_CALLS	4096
 #define RW		(KAPI_IOMMU_READ | KAPI_IOMMU_WRITE)
@@ -44,7 +41,6 @@ static unsigned long long cases_checked;
 
 static struct kapi_iommu_dev *dev;
 static struct kapi_iommu_domain *domain;
-static unsigned long domains_at_start;
 
 /* ---- the reference ---------------------------------------------------- */
 
@@ -172,11 +168,7 @@ static void check_map_and_unmap(unsigned long long bitmap,
 
 static void boot_device_of_format(enum sim_iommu_format_id fmt, int dry_run)
 {
-	struct sim_config cfg = { .ram_bytes = 1ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
-	domains_at_start = sim_iommu_nr_domains();
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 1 * GiB });
 	assert_int_equal(kapi_iommu_dev_create("pgsize", fmt, NULL, &dev), 0);
 	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
 	kapi_iommu_trace_enable(MAX_CALLS);
@@ -189,8 +181,7 @@ static void tear_down(void)
 	kapi_iommu_trace_enable(0);
 	kapi_iommu_domain_free(domain);
 	kapi_iommu_dev_destroy(dev);
-	assert_int_equal(sim_iommu_nr_domains(), domains_at_start);
-	sim_machine_destroy();
+	check_and_destroy();
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -258,7 +249,7 @@ static void sweep_window(enum sim_iommu_format_id fmt,
 				paddr_base + (window / np * p & ~(g - 1)) :
 				paddr_base + paddrs[p];
 
-			for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			for (size_t s = 0; s < ARRAY_SIZE(sizes); s++)
 				check_map_and_unmap(bitmap, iova_base + off,
 						    paddr, sizes[s]);
 		}
@@ -307,7 +298,7 @@ static void test_gigabyte_ranges_against_reference(void **state)
 		if (fmt == SIM_IOMMU_ARM_LPAE_64K || fmt == SIM_IOMMU_ARM_LPAE_16K)
 			continue;	/* no 1G page: covered by the window sweep */
 		boot_device_of_format(fmt, 1);
-		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 			check_map_and_unmap(sim_iommu_format(fmt)->pgsize_bitmap,
 					    cases[i].iova, cases[i].paddr,
 					    cases[i].size & ~(g - 1));
@@ -333,8 +324,8 @@ static void test_top_of_the_64bit_space(void **state)
 
 	boot_device_of_format(SIM_IOMMU_AMD_V1, 1);
 	assert_int_equal(kapi_iommu_aperture_end(domain), ~0ULL);
-	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		for (size_t p = 0; p < sizeof(paddr_offsets) / sizeof(paddr_offsets[0]); p++) {
+	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
+		for (size_t p = 0; p < ARRAY_SIZE(paddr_offsets); p++) {
 			unsigned long long size = sizes[s];
 			unsigned long long iova = 0ULL - size;
 			/* Same offset as iova within 2^53, plus the offset. */
@@ -376,7 +367,7 @@ static void test_boundary_overflow_does_not_truncate(void **state)
 
 	boot_device_of_format(SIM_IOMMU_AMD_V1, 1);
 	kapi_iommu_set_pgsize_bitmap(domain, bitmap);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		check_map_and_unmap(bitmap, cases[i].iova, cases[i].paddr,
 				    cases[i].size);
 	tear_down();

@@ -14,14 +14,12 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/kapi_mm_page.h>
 #include <dmasim/sim.h>
 
-#define MiB (1ULL << 20)
-#define GiB (1ULL << 30)
+#include "shared.h"
+
 
 static unsigned int gfp(const char *name)
 {
@@ -38,13 +36,6 @@ static unsigned int heap_high_order_gfp(void)
 		 gfp("__GFP_NORETRY")) & ~gfp("__GFP_RECLAIM")) | gfp("__GFP_COMP");
 }
 
-static void boot_machine(unsigned long long ram)
-{
-	struct sim_config cfg = { .ram_bytes = ram, .nr_cpus = 1 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-}
-
 /* What a machine with nothing allocated has free: RAM less low memory. */
 static unsigned long managed_pages(void)
 {
@@ -58,11 +49,10 @@ static void assert_nothing_allocated(void)
 	assert_int_equal(sim_buddy_nr_free(), managed_pages());
 }
 
-static int teardown_machine(void **state)
+static int teardown(void **state)
 {
 	sim_faults_arm(0);
-	sim_machine_destroy();
-	return 0;
+	return destroy_the_machine(state);
 }
 
 /*
@@ -87,12 +77,14 @@ static void test_gfp_flags_choose_migratetype_and_zone(void **state)
 	};
 	const unsigned long first_normal_pfn = (4 * GiB) >> SIM_PAGE_SHIFT;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned int flags = 0;
 		struct sim_page *page;
 		unsigned long pfn;
 
-		boot_machine(8 * GiB);
+		given_a_fresh_machine(&(struct sim_config){
+			.ram_bytes = 8 * GiB, .nr_cpus = 1,
+		});
 		for (int f = 0; f < 3 && cases[i].flags[f]; f++)
 			flags |= gfp(cases[i].flags[f]);
 		page = kapi_alloc_pages(flags, 4);
@@ -112,7 +104,9 @@ static void test_compound_page_as_the_kernel_helpers_see_it(void **state)
 	struct kapi_page_info head, tail;
 	struct sim_page *page;
 
-	boot_machine(64 * MiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
 	page = kapi_alloc_pages(gfp("GFP_KERNEL") | gfp("__GFP_COMP"), 3);
 	assert_non_null(page);
 	kapi_page_info(page, &head);
@@ -137,7 +131,9 @@ static void test_non_compound_page_has_order_zero(void **state)
 	struct kapi_page_info info;
 	struct sim_page *page;
 
-	boot_machine(64 * MiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
 	page = kapi_alloc_pages(gfp("GFP_KERNEL"), 3);
 	kapi_page_info(page, &info);
 	assert_false(info.compound);
@@ -157,7 +153,9 @@ static void test_freeing_a_compound_page_checks_the_order(void **state)
 	unsigned long long warnings = sim_kernel_warnings();
 	struct sim_page *page;
 
-	boot_machine(64 * MiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
 	page = kapi_alloc_pages(gfp("GFP_KERNEL") | gfp("__GFP_COMP"), 4);
 	kapi___free_pages(page + 1, 0);
 	assert_int_equal(sim_kernel_warnings(), warnings + 1);
@@ -176,7 +174,9 @@ static void test_references_decide_when_pages_are_freed(void **state)
 {
 	struct sim_page *folio, *block;
 
-	boot_machine(64 * MiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
 	folio = kapi_folio_alloc(gfp("GFP_KERNEL"), 2);
 	kapi_get_page(folio + 3);
 	kapi_put_page(folio);
@@ -197,7 +197,9 @@ static void test_split_page_gives_order_zero_pages(void **state)
 {
 	struct sim_page *block;
 
-	boot_machine(64 * MiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
 	block = kapi_alloc_pages(gfp("GFP_KERNEL"), 3);
 	kapi_split_page(block, 3);
 	for (int i = 7; i >= 0; i--)
@@ -215,7 +217,9 @@ static void test_get_free_pages_returns_the_direct_map(void **state)
 	unsigned long addr, zeroed;
 	struct sim_page *page;
 
-	boot_machine(64 * MiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
 	addr = kapi___get_free_pages(gfp("GFP_KERNEL"), 1);
 	assert_int_not_equal(addr, 0);
 	page = sim_virt_to_page((void *)addr);
@@ -247,12 +251,13 @@ static void test_fault_points_fail_allocations(void **state)
 	};
 	unsigned long long kmallocs = sim_kmalloc_outstanding();
 
-	boot_machine(64 * MiB);
-	sim_faults_arm(1);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct sim_page *page = kapi_alloc_pages(gfp("GFP_KERNEL"), 0);
 
-		assert_int_equal(fiu_enable(cases[i].point, 1, NULL, FIU_ONETIME), 0);
+		fail_nth_call_of(cases[i].point, 0);
 		switch (cases[i].call) {
 		case 0:
 			assert_null(kapi_alloc_pages(gfp("GFP_KERNEL"), 0));
@@ -267,7 +272,7 @@ static void test_fault_points_fail_allocations(void **state)
 			assert_null(kapi_vmap(&page, 1));
 			break;
 		}
-		fiu_disable(cases[i].point);
+		stop_failing(cases[i].point);
 		kapi___free_pages(page, 0);
 		assert_nothing_allocated();
 		assert_int_equal(sim_kmalloc_outstanding(), kmallocs);
@@ -285,7 +290,9 @@ static void test_failures_are_reported_unless_nowarn(void **state)
 	struct sim_page *all;
 
 	/* Two max-order blocks: low memory (never handed out) and one free. */
-	boot_machine(8 * MiB << SIM_PAGE_SHIFT >> 12);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 8 * MiB << SIM_PAGE_SHIFT >> 12, .nr_cpus = 1,
+	});
 	all = kapi_alloc_pages(gfp("GFP_KERNEL"), 10);
 	assert_non_null(all);
 	warn_lines = sim_klog_count(SIM_KLOG_WARNING);
@@ -313,7 +320,9 @@ static void test_heap_high_order_flags_use_pcp_at_pmd_order(void **state)
 
 	if (SIM_PMD_ORDER > SIM_MAX_ORDER)
 		skip();
-	boot_machine(16 * GiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 16 * GiB, .nr_cpus = 1,
+	});
 	a = kapi_alloc_pages(heap_high_order_gfp(), SIM_PMD_ORDER);
 	kapi___free_pages(a, SIM_PMD_ORDER);
 	sim_counters_reset();
@@ -337,7 +346,9 @@ static void test_vmalloc_and_vmap(void **state)
 	struct sim_page *pages[2];
 	unsigned char *v, *z, *alias;
 
-	boot_machine(64 * MiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 64 * MiB, .nr_cpus = 1,
+	});
 	v = kapi_vmalloc(3 * SIM_PAGE_SIZE);
 	z = kapi_vzalloc(5000);
 	assert_non_null(v);
@@ -377,9 +388,11 @@ static void test_pfn_valid_get_order_and_reserved(void **state)
 	struct kapi_page_info info;
 	struct sim_page *page;
 
-	for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(orders); i++)
 		assert_int_equal(kapi_get_order(orders[i].size), orders[i].order);
-	boot_machine(8 * GiB);
+	given_a_fresh_machine(&(struct sim_config){
+		.ram_bytes = 8 * GiB, .nr_cpus = 1,
+	});
 	assert_true(kapi_pfn_valid(0));
 	assert_false(kapi_pfn_valid((3 * GiB) >> SIM_PAGE_SHIFT));
 	assert_true(kapi_pfn_valid((4 * GiB) >> SIM_PAGE_SHIFT));
@@ -396,7 +409,7 @@ static void test_pfn_valid_get_order_and_reserved(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_teardown(fn, teardown_machine)
+#define T(fn) cmocka_unit_test_teardown(fn, teardown)
 		T(test_gfp_flags_choose_migratetype_and_zone),
 		T(test_compound_page_as_the_kernel_helpers_see_it),
 		T(test_non_compound_page_has_order_zero),

@@ -22,14 +22,11 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
-#define PAGE		SIM_PAGE_SIZE
-#define PMD		SIM_PMD_SIZE
-#define PUD		SIM_PUD_SIZE
-#define PAGES_PER_PMD	(PMD / PAGE)
-#define PAGES_PER_PUD	(PUD / PAGE)
+#include "shared.h"
+
 #define PMDS_PER_PUD	(PUD / PMD)
 /* A 32-bit BAR: 256 MiB of the 1 GiB PCI hole, at least one PMD leaf. */
-#define BAR_BELOW_4G	((256UL << 20) > PMD ? (256UL << 20) : PMD)
+#define BAR_BELOW_4G	(256 * MiB > PMD ? 256 * MiB : PMD)
 /* The largest RAM block the buddy hands out that a PMD leaf may map. */
 #define RAM_BLOCK_ORDER	(SIM_PMD_ORDER < SIM_MAX_ORDER ? SIM_PMD_ORDER : SIM_MAX_ORDER)
 /*
@@ -49,33 +46,12 @@ struct bar_mapping {
 	unsigned long pfn;	/* BAR pfn mapped at va */
 };
 
-static int setup_process(void **state)
+/* A booted 4 GiB machine and a process. */
+static int setup(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 4ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_non_null(kapi_proc_create());
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 4 * GiB });
+	given_a_process();
 	return 0;
-}
-
-static int teardown_process(void **state)
-{
-	kapi_proc_destroy(kapi_proc_current());
-	sim_mm_set_legacy_addr_mask(0);
-	sim_machine_destroy();
-	return 0;
-}
-
-static unsigned long mask_of_level(int level)
-{
-	switch (level) {
-	case KAPI_MM_LEAF_PUD:
-		return ~(PUD - 1);
-	case KAPI_MM_LEAF_PMD:
-		return ~(PMD - 1);
-	default:
-		return ~(PAGE - 1);
-	}
 }
 
 /*
@@ -88,19 +64,16 @@ static struct bar_mapping map_whole_bar(unsigned long len,
 					int writable, int below4g)
 {
 	struct bar_mapping b = { .len = len };
-	struct kapi_mm_map m = {
-		.len = len, .kind = KAPI_MM_PFNMAP, .writable = writable,
-		.populate = 1, .max_leaf = max_leaf,
-		.align = PUD, .misalign = va_misalign,
-		.pgoff = 0x123456,	/* a driver's region cookie, not the pfn */
-	};
 
-	b.pfn = sim_bar_create(len, below4g ? PMD : PUD, bar_misalign,
-			       below4g);
-	assert_int_not_equal(b.pfn, 0);
+	b.va = map_bar(&(struct kapi_mm_map){
+		.len = len, .writable = writable, .populate = 1,
+		.max_leaf = max_leaf, .align = PUD, .misalign = va_misalign,
+		.pgoff = 0x123456,	/* a driver's region cookie, not the pfn */
+	}, &(struct bar_placement){
+		.align = below4g ? PMD : PUD, .misalign = bar_misalign,
+		.below4g = below4g,
+	}, &b.pfn);
 	assert_false(sim_pfn_valid(b.pfn));
-	m.pfn = b.pfn;
-	assert_int_equal(kapi_mm_mmap(&m, &b.va), 0);
 	return b;
 }
 
@@ -217,7 +190,7 @@ static const struct alignment_case alignment_cases[] = {
 /* Each leaf level, at each alignment, reports the exact pfn and its mask. */
 static void test_every_alignment_reports_exact_pfn_and_leaf_mask(void **state)
 {
-	for (size_t i = 0; i < sizeof(alignment_cases) / sizeof(alignment_cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(alignment_cases); i++) {
 		const struct alignment_case *c = &alignment_cases[i];
 		struct bar_mapping b;
 		int level;
@@ -353,7 +326,7 @@ static void test_stride_covers_rest_of_pmd_leaf_from_every_offset(void **state)
 	unsigned long leaf = b.va + PMD;
 
 	for (unsigned long off = 0; off < PAGES_PER_PMD; off++) {
-		for (size_t i = 0; i < sizeof(stride_npages) / sizeof(stride_npages[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(stride_npages); i++) {
 			unsigned long npages = stride_npages[i];
 			unsigned long left = PAGES_PER_PMD - off;
 
@@ -377,11 +350,11 @@ static void test_stride_covers_rest_of_pud_leaf_at_edges_and_inside(void **state
 		offsets[n++] = PAGES_PER_PUD - 1 - e;
 	}
 	offsets[n++] = PAGES_PER_PMD;
-	while (n < sizeof(offsets) / sizeof(offsets[0]))
+	while (n < ARRAY_SIZE(offsets))
 		offsets[n++] = sim_rand_next(&seed) % PAGES_PER_PUD;
 
 	for (size_t j = 0; j < n; j++) {
-		for (size_t i = 0; i < sizeof(stride_npages) / sizeof(stride_npages[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(stride_npages); i++) {
 			unsigned long npages = stride_npages[i];
 			unsigned long left = PAGES_PER_PUD - offsets[j];
 
@@ -518,13 +491,12 @@ static void test_process_exit_frees_tables_and_objects(void **state)
 	/* the task, its signal_struct and the mm (made before the snapshot) */
 	assert_int_equal(sim_kmalloc_outstanding(), objs - 3);
 	assert_null(kapi_proc_current());
-	assert_non_null(kapi_proc_create());	/* for the teardown */
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_process, teardown_process)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, check_and_destroy_the_machine)
 		T(test_every_alignment_reports_exact_pfn_and_leaf_mask),
 		T(test_ragged_mapping_uses_smaller_leaves_at_its_ends),
 		T(test_lookup_outside_vma_or_in_anon_vma_is_einval),

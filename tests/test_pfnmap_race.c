@@ -20,10 +20,7 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
-#define PAGE	SIM_PAGE_SIZE
-#define PMD	SIM_PMD_SIZE
-#define PUD	SIM_PUD_SIZE
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+#include "shared.h"
 
 /* What the other CPU does to the leaf [start, start + size). */
 static struct {
@@ -41,18 +38,6 @@ static void other_cpu_changes_the_leaf(struct sim_mm *mm, const void *entry)
 							other_cpu.pfn,
 							other_cpu.size,
 							other_cpu.split_to, 1), 0);
-}
-
-static unsigned long mask_of_level(int level)
-{
-	switch (level) {
-	case KAPI_MM_LEAF_PUD:
-		return ~(PUD - 1);
-	case KAPI_MM_LEAF_PMD:
-		return ~(PMD - 1);
-	default:
-		return ~(PAGE - 1);
-	}
 }
 
 struct race_case {
@@ -86,33 +71,25 @@ static const struct race_case race_cases[] = {
  */
 static void test_leaf_changed_before_the_lock(void **state)
 {
-	for (size_t i = 0; i < ARRAY_LEN(race_cases); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(race_cases); i++) {
 		const struct race_case *c = &race_cases[i];
 		unsigned long leaf = ~mask_of_level(c->leaf) + 1, va, lookups;
-		struct sim_config cfg = { .ram_bytes = 1ULL << 30 };
-		struct kapi_mm_map m = {
-			.len = 2 * leaf, .kind = KAPI_MM_PFNMAP, .writable = 1,
-			.populate = 1, .max_leaf = c->leaf, .align = PUD,
-		};
-		unsigned long long kmalloc_at_start;
+		unsigned long bar_pfn;
 		struct kapi_pfnmap r;
-		struct kapi_proc *p;
 
-		assert_int_equal(sim_machine_init(&cfg), 0);
-		assert_int_equal(kapi_boot(), 0);
-		kmalloc_at_start = sim_kmalloc_outstanding();
-		p = kapi_proc_create();
-		assert_non_null(p);
-		m.pfn = sim_bar_create(2 * leaf, PUD, 0, 0);
-		assert_int_not_equal(m.pfn, 0);
-		assert_int_equal(kapi_mm_mmap(&m, &va), 0);
+		given_a_booted_machine(&(struct sim_config){ .ram_bytes = 1 * GiB });
+		given_a_process();
+		va = map_bar(&(struct kapi_mm_map){
+			.len = 2 * leaf, .writable = 1, .populate = 1,
+			.max_leaf = c->leaf, .align = PUD,
+		}, NULL, &bar_pfn);
 		/* Without the other CPU: the leaf as mapped. */
 		assert_int_equal(kapi_mm_follow_pfnmap(va + 3 * PAGE, &r), 0);
 		assert_int_equal(r.addr_mask, mask_of_level(c->leaf));
 
 		other_cpu.start = va;
 		other_cpu.size = leaf;
-		other_cpu.pfn = m.pfn;
+		other_cpu.pfn = bar_pfn;
 		other_cpu.split_to = c->split_to;
 		other_cpu.ran = 0;
 		sim_pt_lock_race_hook = other_cpu_changes_the_leaf;
@@ -123,7 +100,7 @@ static void test_leaf_changed_before_the_lock(void **state)
 		assert_int_equal(other_cpu.ran, 1);
 		assert_null(sim_pt_lock_race_hook);
 		if (!c->ret) {
-			assert_int_equal(r.pfn, m.pfn + 3);
+			assert_int_equal(r.pfn, bar_pfn + 3);
 			assert_int_equal(r.addr_mask, mask_of_level(c->split_to));
 			assert_true(r.special);
 		}
@@ -131,9 +108,7 @@ static void test_leaf_changed_before_the_lock(void **state)
 		assert_int_equal(kapi_mm_follow_pfnmap(va + leaf, &r), 0);
 		assert_int_equal(r.addr_mask, mask_of_level(c->leaf));
 
-		kapi_proc_destroy(p);
-		assert_int_equal(sim_kmalloc_outstanding(), kmalloc_at_start);
-		sim_machine_destroy();
+		check_and_destroy();
 	}
 }
 

@@ -18,22 +18,16 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
-#define BAR_BYTES	(32UL << 30)
+#include "shared.h"
+
+#define BAR_BYTES	((unsigned long)(32 * GiB))
 #define BAR_PAGES	(BAR_BYTES / SIM_PAGE_SIZE)
 
-static int setup_process(void **state)
+/* A booted 4 GiB machine and a process. */
+static int setup(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 4ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_non_null(kapi_proc_create());
-	return 0;
-}
-
-static int teardown_process(void **state)
-{
-	kapi_proc_destroy(kapi_proc_current());
-	sim_machine_destroy();
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 4 * GiB });
+	given_a_process();
 	return 0;
 }
 
@@ -47,16 +41,10 @@ static double seconds_now(void)
 
 static unsigned long map_32g_bar(int max_leaf, unsigned long *pfn)
 {
-	struct kapi_mm_map m = { .len = BAR_BYTES, .kind = KAPI_MM_PFNMAP,
-				 .writable = 1, .populate = 1,
-				 .max_leaf = max_leaf };
-	unsigned long va;
-
-	*pfn = sim_bar_create(BAR_BYTES, 0, 0, 0);
-	assert_int_not_equal(*pfn, 0);
-	m.pfn = *pfn;
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	return va;
+	return map_bar(&(struct kapi_mm_map){
+		.len = BAR_BYTES, .writable = 1, .populate = 1,
+		.max_leaf = max_leaf,
+	}, NULL, pfn);
 }
 
 static unsigned long long sum_of_pfns(unsigned long first, unsigned long n)
@@ -102,9 +90,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_32g_bar_of_pte_leaves_takes_a_lookup_per_page,
-						setup_process, teardown_process),
+						setup, check_and_destroy_the_machine),
 		cmocka_unit_test_setup_teardown(test_32g_bar_of_pud_leaves_takes_32_strided_lookups,
-						setup_process, teardown_process),
+						setup, check_and_destroy_the_machine),
 	};
 
 	return cmocka_run_group_tests_name("pfnmap_scale", tests, NULL, NULL);

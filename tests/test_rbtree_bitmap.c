@@ -14,12 +14,12 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
+
+#include "shared.h"
 
 #define BITS_PER_WORD (8 * sizeof(unsigned long))
 
@@ -122,7 +122,7 @@ static void test_rbtree_random_ops_match_reference(void **state)
 	static const unsigned long long seeds[] = { 1, 2, 42, 0xdeadbeef };
 	const unsigned long ops = 3000;
 
-	for (unsigned s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+	for (unsigned s = 0; s < ARRAY_SIZE(seeds); s++) {
 		unsigned long long rng = seeds[s];
 		struct kapi_rbtree *t = kapi_rbtree_create();
 		struct sorted_keys r = { calloc(ops, sizeof(long)), 0 };
@@ -207,7 +207,7 @@ static void test_bitmap_shifts_match_reference(void **state)
 	static const unsigned sizes[] = { 1, 63, 64, 65, 128, 200 };
 	unsigned long long rng = 99;
 
-	for (unsigned z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+	for (unsigned z = 0; z < ARRAY_SIZE(sizes); z++) {
 		unsigned nbits = sizes[z];
 
 		for (unsigned shift = 0; shift <= nbits; shift++) {
@@ -247,11 +247,9 @@ static void test_bitmap_zalloc_fault_point(void **state)
 	kapi_bitmap_free(map);
 	assert_int_equal(sim_kmalloc_outstanding(), before);
 
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable("shim/bitmap/alloc", 1, NULL, 0), 0);
+	fail_every_call_of("shim/bitmap/alloc");
 	assert_null(kapi_bitmap_zalloc(64));
-	fiu_disable("shim/bitmap/alloc");
-	sim_faults_arm(0);
+	stop_failing("shim/bitmap/alloc");
 	assert_int_equal(sim_kmalloc_outstanding(), before);
 }
 

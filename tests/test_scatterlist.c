@@ -23,6 +23,8 @@
 #include <dmasim/kapi_sg.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
+
 /* A table length as a multiple of M plus a few entries. */
 struct table_len {
 	unsigned int times_m;
@@ -62,7 +64,7 @@ static void test_every_walker_sees_each_entry_once_across_chunks(void **state)
 		{ { 3, 0 },  4 },	/* 3 x (M-1), then the 3 left */
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned int n = entries(cases[i].len);
 		unsigned long long before = sim_kmalloc_outstanding();
 		unsigned long long asks =
@@ -119,7 +121,7 @@ static void test_failed_chunk_gives_back_the_chunks_before_it(void **state)
 		{ { 3, 0 }, 4 },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned long long before = sim_kmalloc_outstanding();
 		struct kapi_sg_walk w;
 		int ret;

@@ -17,6 +17,8 @@
 #include <dmasim/kapi.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
+
 /* Every fault point has a distinct libfiu name under shim/. */
 static void test_fault_names_are_unique(void **state)
 {
@@ -89,11 +91,11 @@ static void test_parse_size(void **state)
 		unsigned long long bytes;
 	} cases[] = {
 		{ "4096", 0, 4096 },
-		{ "64K", 0, 64ULL << 10 },
-		{ "1G", 0, 1ULL << 30 },
-		{ "32GiB", 0, 32ULL << 30 },
-		{ "2m", 0, 2ULL << 20 },
-		{ "1T", 0, 1ULL << 40 },
+		{ "64K", 0, 64 * KiB },
+		{ "1G", 0, 1 * GiB },
+		{ "32GiB", 0, 32 * GiB },
+		{ "2m", 0, 2 * MiB },
+		{ "1T", 0, 1 * TiB },
 		{ "0x1000", 0, 0x1000 },
 		{ "", -1, 0 },
 		{ "G", -1, 0 },
@@ -101,7 +103,7 @@ static void test_parse_size(void **state)
 		{ "99999999999T", -1, 0 },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned long long v = 0;
 
 		assert_int_equal(sim_parse_size(cases[i].text, &v), cases[i].ret);

@@ -15,12 +15,8 @@
 
 #include <dmasim/sim.h>
 
-#define SZ_4K	0x1000ULL
-#define SZ_8K	0x2000ULL
-#define SZ_64K	0x10000ULL
-#define SZ_1M	0x100000ULL
-#define SZ_2M	0x200000ULL
-#define SZ_1G	0x40000000ULL
+#include "shared.h"
+
 #define RW	(SIM_IOMMU_READ | SIM_IOMMU_WRITE)
 
 static unsigned long domains_at_start;
@@ -29,7 +25,7 @@ static struct sim_iommu_domain *fresh_domain_of_format(enum sim_iommu_format_id 
 {
 	struct sim_iommu_domain *dom;
 
-	assert_int_equal(sim_machine_init(NULL), 0);
+	given_a_fresh_machine(NULL);
 	domains_at_start = sim_iommu_nr_domains();
 	dom = sim_iommu_domain_alloc(id);
 	assert_non_null(dom);
@@ -209,7 +205,7 @@ static void test_bad_requests_write_nothing(void **state)
 {
 	struct sim_iommu_domain *dom = fresh_domain_of_format(SIM_IOMMU_INTEL_SL);
 
-	for (size_t i = 0; i < sizeof(bad_requests) / sizeof(bad_requests[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad_requests); i++) {
 		const struct bad_request *b = &bad_requests[i];
 		unsigned long long mapped = 1;
 

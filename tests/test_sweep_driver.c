@@ -18,6 +18,7 @@
 
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
 #define NR_OBJECTS 3
@@ -126,7 +127,7 @@ static struct sweep_result sweep_expecting_leak(enum defect d,
 	static enum defect param;
 	struct sweep_scenario s = {
 		.name = "driver_selftest",
-		.ram_bytes = 64ULL << 20,
+		.ram_bytes = 64 * MiB,
 		.setup = start_empty,
 		.run = allocate_three_objects_and_a_page,
 		.teardown = free_what_is_left,

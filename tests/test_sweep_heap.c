@@ -23,10 +23,9 @@
 #include <dmasim/kapi_heap.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
-#define KiB	1024ULL
-#define MiB	(1024 * KiB)
 
 /*
  * The buffer: 2M + 1M + 64K + 3 pages, so a fresh machine gives it one
@@ -35,7 +34,7 @@
  *
  *   | order 9: 2M | order 8: 1M | order 4: 64K | 0 | 0 | 0 |
  */
-#define BUFFER_LEN	(2 * MiB + 1 * MiB + 64 * KiB + 3 * SIM_PAGE_SIZE)
+#define BUFFER_LEN	(2 * MiB + 1 * MiB + 64 * KiB + 3 * PAGE)
 
 struct heap_case {
 	const char *name;
@@ -165,8 +164,7 @@ static int slow;
 static void test_heap_round_trip_unwinds(void **state)
 {
 	const struct heap_case *list = slow ? slow_cases : cases;
-	size_t n = slow ? sizeof(slow_cases) / sizeof(slow_cases[0]) :
-			  sizeof(cases) / sizeof(cases[0]);
+	size_t n = slow ? ARRAY_SIZE(slow_cases) : ARRAY_SIZE(cases);
 	int failed = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -194,12 +192,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_heap_round_trip_unwinds),
 	};
-	int ret;
 
-	slow = argc > 1 && !strcmp(argv[1], "--slow");
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	/* The reach test reads what the default sweep reaches. */
-	if (!slow && sweep_write_reached_beside_exe())
-		ret = 1;
-	return ret;
+	slow = sweep_slow_requested(argc, argv);
+	return sweep_exit_status(cmocka_run_group_tests(tests, NULL, NULL),
+				 slow);
 }

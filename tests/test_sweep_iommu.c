@@ -21,6 +21,7 @@
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
 #define RW	(KAPI_IOMMU_READ | KAPI_IOMMU_WRITE)
@@ -188,7 +189,7 @@ static void test_map_mixed_sizes_unwinds_on_every_format(void **state)
 {
 	int failed = 0;
 
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
 		char name[64];
 		struct sweep_scenario s = {
 			.name = name,
@@ -214,9 +215,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_mixed_sizes_unwinds_on_every_format),
 	};
-	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 
-	if (sweep_write_reached_beside_exe())
-		ret = 1;
-	return ret;
+	return sweep_exit_status(cmocka_run_group_tests(tests, NULL, NULL), 0);
 }

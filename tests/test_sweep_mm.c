@@ -22,11 +22,9 @@
 #include <dmasim/kapi_mm_page.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
-#define PAGE		SIM_PAGE_SIZE
-#define PMD		SIM_PMD_SIZE
-#define PUD		SIM_PUD_SIZE
 
 /* ---- page allocator + vmap ------------------------------------------- */
 
@@ -36,7 +34,7 @@
  * and one page from __get_free_page().
  */
 static const unsigned int chunk_orders[] = { 9, 8, 4, 4, 0, 0, 0 };
-#define NR_CHUNKS (sizeof(chunk_orders) / sizeof(chunk_orders[0]))
+#define NR_CHUNKS ARRAY_SIZE(chunk_orders)
 
 static struct {
 	struct sim_page *chunk[NR_CHUNKS];
@@ -112,12 +110,11 @@ static void release_pages(const void *param)
  * PMD with larger pages), touch f
  * with fixup_user_fault, then unpin and uncharge.
  */
-#define PAGES_PER_PMD	(PMD / PAGE)
 /* 16 with 4 KiB pages; as many batches per PMD with larger pages. */
 #define GUP_BATCH	(PAGES_PER_PMD / 32)
 #define MAX_PINNED	(40 + 2 * PAGES_PER_PMD)
 /* Room for the THP folios and the rest (PMD is 512 MiB with 64 KiB pages). */
-#define GUP_RAM		(4 * PMD > (512UL << 20) ? 4 * PMD : (512UL << 20))
+#define GUP_RAM		(4 * PMD > 512 * MiB ? 4 * PMD : 512 * MiB)
 
 static struct {
 	struct kapi_proc *proc;
@@ -224,7 +221,7 @@ static const struct bar_mapping bar_mappings[] = {
 	{ KAPI_MM_LEAF_PMD, 4 * PMD, 0 },
 	{ KAPI_MM_LEAF_PTE, 64 * PAGE, PAGE },
 };
-#define NR_BAR_MAPPINGS (sizeof(bar_mappings) / sizeof(bar_mappings[0]))
+#define NR_BAR_MAPPINGS ARRAY_SIZE(bar_mappings)
 
 static struct {
 	struct kapi_proc *proc;
@@ -362,9 +359,6 @@ int main(void)
 		cmocka_unit_test(test_gup_pin_loop_unwinds),
 		cmocka_unit_test(test_pfnmap_walk_unwinds),
 	};
-	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 
-	if (sweep_write_reached_beside_exe())
-		ret = 1;
-	return ret;
+	return sweep_exit_status(cmocka_run_group_tests(tests, NULL, NULL), 0);
 }

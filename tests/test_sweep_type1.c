@@ -25,13 +25,9 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
-#define PAGE	SIM_PAGE_SIZE
-#define PMD	SIM_PMD_SIZE
-#define PUD	SIM_PUD_SIZE
-#define MiB	(1ULL << 20)
-#define GiB	(1ULL << 30)
 #define RW	KAPI_VFIO_DMA_MAP_RW
 
 /*
@@ -104,7 +100,7 @@ static int process_with_every_kind_of_memory(const void *param)
 	vm.proc = kapi_proc_create();
 	if (!vm.proc)
 		return -1;
-	kapi_mm_set_rlimit_memlock(1ULL << 30);
+	kapi_mm_set_rlimit_memlock(1 * GiB);
 	for (int i = 0; i < NR_REGIONS; i++) {
 		const struct region *r = &regions[i];
 		struct kapi_mm_map m = {
@@ -280,11 +276,11 @@ static const struct type1_case cases[] = {
 
 static void sweep_every_case(const char *suffix, int *failed)
 {
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char name[64];
 		const struct sweep_scenario s = {
 			.name = name,
-			.ram_bytes = 512ULL << 20,
+			.ram_bytes = 512 * MiB,
 			.setup = process_with_every_kind_of_memory,
 			.run = cases[i].run,
 			.teardown = close_container_and_exit,
@@ -329,12 +325,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_type1_ioctls_unwind),
 	};
-	int ret;
 
-	slow = argc > 1 && !strcmp(argv[1], "--slow");
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	/* The reach test reads what the default sweep reaches. */
-	if (!slow && sweep_write_reached_beside_exe())
-		ret = 1;
-	return ret;
+	slow = sweep_slow_requested(argc, argv);
+	return sweep_exit_status(cmocka_run_group_tests(tests, NULL, NULL),
+				 slow);
 }

@@ -27,9 +27,9 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
-#define PAGE	SIM_PAGE_SIZE
 
 static struct {
 	struct kapi_proc *proc;
@@ -160,9 +160,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get_info_failures_unwind),
 	};
-	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 
-	if (sweep_write_reached_beside_exe())
-		ret = 1;
-	return ret;
+	return sweep_exit_status(cmocka_run_group_tests(tests, NULL, NULL), 0);
 }

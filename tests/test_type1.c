@@ -29,17 +29,9 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
-#define PAGE	SIM_PAGE_SIZE
-#define PMD	SIM_PMD_SIZE
-#define PUD	SIM_PUD_SIZE
-#define MiB	(1ULL << 20)
-#define GiB	(1ULL << 30)
+#include "shared.h"
+
 #define RW	KAPI_VFIO_DMA_MAP_RW
-/*
- * Dirty bitmaps hold one bit per page in 64-bit words: a range of at least
- * 64 pages (1 MiB, the 4 KiB-page size, or 64 pages if bigger).
- */
-#define DIRTY_LEN	(MiB > 64 * PAGE ? MiB : 64 * PAGE)
 /*
  * The BAR the stride test maps (32 GiB, DESIGN.md) and its leaves: PUD
  * leaves (1 GiB) with 4 KiB pages; PMD leaves where a PUD (64 GiB, 4 TiB)
@@ -50,152 +42,30 @@
 /* What one GUP call of type1 covers: a page of page pointers' worth. */
 #define GUP_BATCH	(PAGE / sizeof(void *) * PAGE)
 
-/* What a scenario starts from, to prove it leaves nothing behind. */
-static struct {
-	unsigned long pins;
-	unsigned long long kmallocs;
-	unsigned long domains;
-	unsigned long devices;
-	unsigned long long warnings;
-} at_start;
-
-static int setup_machine(void **state)
+/* A booted 4 GiB machine and a process, as a VMM starts. */
+static int setup(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 4ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
-	sim_klog_reset();
-	at_start.kmallocs = sim_kmalloc_outstanding();
-	assert_non_null(kapi_proc_create());
-	kapi_mm_hooks_reset();
-	sim_mm_set_legacy_addr_mask(0);
-	at_start.pins = kapi_mm_pins_outstanding();
-	at_start.warnings = sim_kernel_warnings();
-	at_start.domains = sim_iommu_nr_domains();
-	at_start.devices = kapi_iommu_nr_devices();
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 4 * GiB });
+	given_a_process();
 	return 0;
 }
 
-/* Mid-scenario: the process (and its VMAs' kernel objects) still lives. */
-static void assert_nothing_left_behind(void)
+/* Nothing left (shared.h), and the module parameters back to default. */
+static int teardown(void **state)
 {
-	assert_int_equal(kapi_vfio_nr_open(), 0);
-	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
-	assert_int_equal(kapi_mm_locked_vm(), 0);
-	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
-	assert_int_equal(kapi_iommu_nr_devices(), at_start.devices);
-	assert_int_equal(sim_kernel_warnings(), at_start.warnings);
-}
-
-static int teardown_machine(void **state)
-{
-	assert_nothing_left_behind();
-	kapi_proc_destroy(kapi_proc_current());
-	/* With the process gone, every kernel heap object is accounted for. */
-	assert_int_equal(sim_kmalloc_outstanding(), at_start.kmallocs);
-	kapi_mm_hooks_reset();
-	sim_mm_set_legacy_addr_mask(0);
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.dma_entry_limit",
 					"65535"), 0);
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
 					"0"), 0);
-	sim_machine_destroy();
+	check_and_destroy();
 	return 0;
 }
 
 /* ---- helpers that read like sentences ---- */
 
-static struct kapi_vfio *open_v2_container(void)
-{
-	struct kapi_vfio *c;
-
-	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
-	return c;
-}
-
-static struct kapi_vfio_dev *attach_device_of_format(struct kapi_vfio *c,
-						     enum sim_iommu_format_id fmt)
-{
-	struct kapi_vfio_dev *dev;
-
-	assert_int_equal(kapi_vfio_attach_iommu_dev(c, fmt, &dev), 0);
-	return dev;
-}
-
-static unsigned long mmap_anon(unsigned long len, int writable)
-{
-	struct kapi_mm_map m = {
-		.len = len, .kind = KAPI_MM_ANON, .writable = writable,
-		.align = PMD,
-	};
-	unsigned long va;
-
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	return va;
-}
-
-static unsigned long mmap_anon_at(unsigned long va, unsigned long len)
-{
-	struct kapi_mm_map m = {
-		.addr = va, .len = len, .kind = KAPI_MM_ANON, .writable = 1,
-	};
-	unsigned long got;
-
-	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
-	assert_int_equal(got, va);
-	return got;
-}
-
-/* A BAR of len bytes (placed above RAM, align-aligned) mapped at va. */
-static unsigned long mmap_bar(unsigned long va, unsigned long len,
-			      unsigned long align, int max_leaf, int writable,
-			      int populate, unsigned long pgoff,
-			      unsigned long *bar_pfn)
-{
-	struct kapi_mm_map m = {
-		.addr = va, .len = len, .kind = KAPI_MM_PFNMAP,
-		.writable = writable, .populate = populate,
-		.max_leaf = max_leaf, .pgoff = pgoff, .align = align,
-	};
-	unsigned long pfn = sim_bar_create(len, align, 0, 0), got;
-
-	assert_int_not_equal(pfn, 0);
-	m.pfn = pfn;
-	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
-	if (bar_pfn)
-		*bar_pfn = pfn;
-	return got;
-}
-
-/* The IOMMU translates [iova, +len) to exactly the CPU's pfns of [va, +len). */
-static void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev,
-				     unsigned long long iova, unsigned long va,
-				     unsigned long long len)
-{
-	for (unsigned long long off = 0; off < len; off += PAGE) {
-		unsigned long io_pfn, cpu_pfn;
-		int level;
-
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, iova + off,
-							   &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, &level), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
-}
-
 static void assert_iommu_maps_nothing(struct kapi_vfio_dev *dev)
 {
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
-}
-
-static void unmap_exactly(struct kapi_vfio *c, unsigned long long iova,
-			  unsigned long long size)
-{
-	unsigned long long unmapped = 0;
-
-	assert_int_equal(kapi_vfio_unmap_dma(c, iova, size, 0, &unmapped), 0);
-	assert_int_equal(unmapped, size);
 }
 
 static unsigned int dma_entries_available(struct kapi_vfio *c)
@@ -223,16 +93,16 @@ static unsigned long long counter_delta(const struct sim_counters *before,
  */
 static void test_anon_map_pins_charges_and_unmaps(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_anon(4 * MiB, 1);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(4 * MiB);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, GiB, 4 * MiB, RW), 0);
 	assert_iommu_matches_cpu(dev, GiB, va, 4 * MiB);
 	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
 	assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 4 * MiB / PAGE);
 
-	unmap_exactly(c, GiB, 4 * MiB);
+	unmap_dma_exactly(c, GiB, 4 * MiB);
 	assert_iommu_maps_nothing(dev);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
@@ -249,7 +119,7 @@ static void test_thp_memory_on_every_format(void **state)
 			.align = PMD,
 		};
 		unsigned long long iova = 2 * GiB;
-		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *dev;
 		unsigned long va;
 
@@ -257,15 +127,15 @@ static void test_thp_memory_on_every_format(void **state)
 			kapi_vfio_close(c);	/* cannot back 4K pages */
 			continue;
 		}
-		dev = attach_device_of_format(c, fmt);
+		dev = attach_a_device_of_format(c, fmt);
 		assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 		assert_int_equal(kapi_vfio_map_dma(c, va, iova, 4 * MiB, RW), 0);
 		assert_iommu_matches_cpu(dev, iova, va, 4 * MiB);
-		unmap_exactly(c, iova, 4 * MiB);
+		unmap_dma_exactly(c, iova, 4 * MiB);
 		assert_iommu_maps_nothing(dev);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -278,20 +148,23 @@ static void test_thp_memory_on_every_format(void **state)
  */
 static void test_one_map_spans_anon_pfnmap_anon(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_anon(6 * MiB, 1);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(6 * MiB);
 
 	/* Carve the middle out and put the BAR there. */
 	assert_int_equal(kapi_mm_munmap(va), 0);
-	mmap_anon_at(va, 2 * MiB);
-	mmap_bar(va + 2 * MiB, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1, 0, NULL);
-	mmap_anon_at(va + 4 * MiB, 2 * MiB);
+	map_anon_at(va, 2 * MiB);
+	map_bar(&(struct kapi_mm_map){
+		.addr = va + 2 * MiB, .len = 2 * MiB, .align = PMD,
+		.max_leaf = KAPI_MM_LEAF_PMD, .writable = 1, .populate = 1,
+	}, NULL, NULL);
+	map_anon_at(va + 4 * MiB, 2 * MiB);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, 4 * GiB, 6 * MiB, RW), 0);
 	assert_iommu_matches_cpu(dev, 4 * GiB, va, 6 * MiB);
 	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
-	unmap_exactly(c, 4 * GiB, 6 * MiB);
+	unmap_dma_exactly(c, 4 * GiB, 6 * MiB);
 	assert_iommu_maps_nothing(dev);
 	kapi_vfio_close(c);
 }
@@ -299,28 +172,32 @@ static void test_one_map_spans_anon_pfnmap_anon(void **state)
 /* A pfnmap whose vm_pgoff is a driver cookie, not its pfn: the page tables decide. */
 static void test_pfnmap_with_pgoff_unlike_its_pfns(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	unsigned long bar_pfn, io_pfn;
-	unsigned long va = mmap_bar(0, 4 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1,
-				    0xabcde, &bar_pfn);
+	unsigned long va = map_bar(&(struct kapi_mm_map){
+		.len = 4 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
+		.writable = 1, .populate = 1, .pgoff = 0xabcde,
+	}, NULL, &bar_pfn);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 4 * MiB, RW), 0);
 	assert_iommu_matches_cpu(dev, 0, va, 4 * MiB);
 	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, 0, &io_pfn), 0);
 	assert_int_equal(io_pfn, bar_pfn);
 	assert_int_equal(kapi_mm_locked_vm(), 0);	/* MMIO is not charged */
-	unmap_exactly(c, 0, 4 * MiB);
+	unmap_dma_exactly(c, 0, 4 * MiB);
 	kapi_vfio_close(c);
 }
 
 /* A read-only BAR mapped for device writes fails with -EFAULT; read-only works. */
 static void test_readonly_pfnmap_refuses_write_permission(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_bar(0, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 0, 1, 0,
-				    NULL);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_bar(&(struct kapi_mm_map){
+		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
+		.populate = 1,
+	}, NULL, NULL);
 	unsigned int avail = dma_entries_available(c);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
@@ -330,15 +207,15 @@ static void test_readonly_pfnmap_refuses_write_permission(void **state)
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB,
 					   KAPI_VFIO_DMA_MAP_FLAG_READ), 0);
 	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
-	unmap_exactly(c, 0, 2 * MiB);
+	unmap_dma_exactly(c, 0, 2 * MiB);
 	kapi_vfio_close(c);
 }
 
 /* A pfnmap over RAM pfns (a normal struct page) is refused with -EFAULT. */
 static void test_pfnmap_of_normal_pages_is_refused(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_mm_map m = {
 		.len = 2 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
 		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE,
@@ -364,9 +241,9 @@ static void test_gup_returning_zero_is_efault(void **state)
 
 	if (!DMASIM_IMPL_GUP_ZERO_IS_EFAULT)
 		skip();		/* before 6.15 the map went on, pinning nothing */
-	c = open_v2_container();
-	dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	va = mmap_anon(2 * MiB, 1);
+	c = open_a_v2_container();
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	va = map_anon(2 * MiB);
 	kapi_mm_gup_hook(1, KAPI_GUP_ZERO, 0, 0);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
 	assert_iommu_maps_nothing(dev);
@@ -378,9 +255,9 @@ static void test_gup_returning_zero_is_efault(void **state)
 /* Short GUP counts only make more rounds: the mapping is still exact. */
 static void test_gup_short_counts_still_map_everything(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_anon(2 * MiB, 1);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(2 * MiB);
 	struct sim_counters before;
 
 	sim_counters_snapshot(&before);
@@ -390,7 +267,7 @@ static void test_gup_short_counts_still_map_everything(void **state)
 	assert_true(counter_delta(&before, SIM_CNT_GUP_CALL) >= 2 * MiB / PAGE / 3);
 	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
-	unmap_exactly(c, 0, 2 * MiB);
+	unmap_dma_exactly(c, 0, 2 * MiB);
 	kapi_vfio_close(c);
 }
 
@@ -399,11 +276,11 @@ static void test_gup_error_midway_unwinds(void **state)
 {
 	static const long errnos[] = { -ENOMEM, -EFAULT, -EINTR };
 
-	for (unsigned i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
-		struct kapi_vfio *c = open_v2_container();
+	for (unsigned i = 0; i < ARRAY_SIZE(errnos); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *dev =
-			attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-		unsigned long va = mmap_anon(4 * GUP_BATCH, 1);
+			attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		unsigned long va = map_anon(4 * GUP_BATCH);
 
 		kapi_mm_set_rlimit_memlock(8 * GUP_BATCH);
 		kapi_mm_gup_hook(3, KAPI_GUP_ERRNO, errnos[i], 0);
@@ -424,10 +301,12 @@ static void test_gup_error_midway_unwinds(void **state)
  */
 static void test_fault_that_drops_mmap_lock_is_retried(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_bar(0, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 0, 0,
-				    NULL);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_bar(&(struct kapi_mm_map){
+		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
+		.writable = 1,
+	}, NULL, NULL);
 	struct sim_counters before;
 
 	sim_counters_snapshot(&before);
@@ -435,7 +314,7 @@ static void test_fault_that_drops_mmap_lock_is_retried(void **state)
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), 0);
 	assert_true(counter_delta(&before, SIM_CNT_FAULT) >= 1);
 	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
-	unmap_exactly(c, 0, 2 * MiB);
+	unmap_dma_exactly(c, 0, 2 * MiB);
 	kapi_vfio_close(c);
 }
 
@@ -447,29 +326,36 @@ static void test_fault_that_drops_mmap_lock_is_retried(void **state)
  * A device of another IOMMU format joins a container that already maps
  * memory: type1 replays every DMA into the new domain (from the first
  * domain's translations); both translate to the CPU's pfns; detaching the
- * first device leaves the second one mapping everything; closing frees all.
+ * first device frees its domain with its leaves in it and leaves the
+ * second one mapping everything; closing frees all.
  */
 static void test_second_domain_gets_the_existing_mappings(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *intel = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *intel = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_vfio_dev *amd;
-	unsigned long va = mmap_anon(4 * MiB, 1);
+	unsigned long va = map_anon(4 * MiB);
+	unsigned long long intel_leaves;
 
 	assert_int_equal(kapi_mm_munmap(va), 0);
-	mmap_anon_at(va, 2 * MiB);
-	mmap_bar(va + 2 * MiB, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1, 0, NULL);
+	map_anon_at(va, 2 * MiB);
+	map_bar(&(struct kapi_mm_map){
+		.addr = va + 2 * MiB, .len = 2 * MiB, .align = PMD,
+		.max_leaf = KAPI_MM_LEAF_PMD, .writable = 1, .populate = 1,
+	}, NULL, NULL);
 	assert_int_equal(kapi_vfio_map_dma(c, va, GiB, 4 * MiB, RW), 0);
 
-	amd = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	amd = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	assert_iommu_matches_cpu(intel, GiB, va, 4 * MiB);
 	assert_iommu_matches_cpu(amd, GiB, va, 4 * MiB);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);	/* not twice */
 
+	intel_leaves = kapi_vfio_dev_nr_leaves(intel);
 	kapi_vfio_detach_dev(c, intel);
+	expect_leaves_dropped(intel_leaves);
 	assert_iommu_matches_cpu(amd, GiB, va, 4 * MiB);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
-	unmap_exactly(c, GiB, 4 * MiB);
+	unmap_dma_exactly(c, GiB, 4 * MiB);
 	assert_iommu_maps_nothing(amd);
 	kapi_vfio_close(c);
 }
@@ -493,16 +379,16 @@ static void test_mapping_at_the_top_of_the_iova_space(void **state)
 
 	if (!DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES)
 		skip();		/* older type1 computes iova + size and wraps */
-	c = open_v2_container();
-	dev = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
-	va = mmap_anon(4 * MiB, 1);
+	c = open_a_v2_container();
+	dev = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	va = map_anon(4 * MiB);
 
 	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
 	assert_int_equal(info.iovas[info.nr_iovas - 1].end, ~0ULL);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
 	assert_iommu_matches_cpu(dev, top, va, 4 * MiB);
-	unmap_exactly(c, top, 4 * MiB);
+	unmap_dma_exactly(c, top, 4 * MiB);
 	assert_iommu_maps_nothing(dev);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
@@ -523,11 +409,13 @@ static void test_mapping_at_the_top_of_the_iova_space(void **state)
  */
 static void test_emulated_device_pins_ram_not_mmio(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *mdev;
-	unsigned long ram = mmap_anon(2 * MiB, 1);
-	unsigned long bar = mmap_bar(0, 2 * MiB, PMD, KAPI_MM_LEAF_PMD, 1, 1, 0,
-				     NULL);
+	unsigned long ram = map_anon(2 * MiB);
+	unsigned long bar = map_bar(&(struct kapi_mm_map){
+		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
+		.writable = 1, .populate = 1,
+	}, NULL, NULL);
 	unsigned long pfn[2], cpu_pfn;
 	int level;
 
@@ -546,7 +434,7 @@ static void test_emulated_device_pins_ram_not_mmio(void **state)
 	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 2);
 
 	/* Unmapping the RAM range makes the device drop its pins. */
-	unmap_exactly(c, 0, 2 * MiB);
+	unmap_dma_exactly(c, 0, 2 * MiB);
 	assert_int_equal(kapi_vfio_dev_nr_dma_unmaps(mdev), 1);
 	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
@@ -559,9 +447,9 @@ static void test_emulated_device_pins_ram_not_mmio(void **state)
 /* Partial unmaps, memlock and entry limits. */
 static void test_map_dma_conflicts_and_limits(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_anon(16 * MiB, 1);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(16 * MiB);
 	unsigned long long unmapped;
 
 	/* (-EEXIST for overlaps: tests/bad_input/vfio_map_dma.def) */
@@ -574,7 +462,7 @@ static void test_map_dma_conflicts_and_limits(void **state)
 	/* Nothing there: success, 0 bytes. */
 	assert_int_equal(kapi_vfio_unmap_dma(c, 64 * MiB, 2 * MiB, 0, &unmapped), 0);
 	assert_int_equal(unmapped, 0);
-	unmap_exactly(c, 4 * MiB, 2 * MiB);
+	unmap_dma_exactly(c, 4 * MiB, 2 * MiB);
 
 	/* Beyond RLIMIT_MEMLOCK (8 MiB by default): -ENOMEM. */
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 16 * MiB, RW), -ENOMEM);
@@ -585,14 +473,14 @@ static void test_map_dma_conflicts_and_limits(void **state)
 	/* ...unless the mapper has CAP_IPC_LOCK. */
 	kapi_mm_set_cap_ipc_lock(1);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 16 * MiB, RW), 0);
-	unmap_exactly(c, 0, 16 * MiB);
+	unmap_dma_exactly(c, 0, 16 * MiB);
 	kapi_mm_set_cap_ipc_lock(0);
 
 	/* Beyond dma_entry_limit: -ENOSPC. */
 	kapi_vfio_close(c);
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.dma_entry_limit", "2"), 0);
-	c = open_v2_container();
-	dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	c = open_a_v2_container();
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 1 * MiB, RW), 0);
 	assert_int_equal(kapi_vfio_map_dma(c, va + MiB, MiB, MiB, RW), 0);
 	assert_int_equal(dma_entries_available(c), 0);
@@ -608,12 +496,12 @@ static void test_map_dma_conflicts_and_limits(void **state)
 /* GET_INFO: argsz handling and the capability chain. */
 static void test_get_info_argsz_and_capabilities(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	unsigned char buf[256];
 	struct kapi_vfio_info info;
 	unsigned int argsz;
 
-	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 
 	/* The bare struct: flags say CAPS, argsz says how much room they need. */
 	assert_int_equal(kapi_vfio_raw_get_info(c, KAPI_VFIO_INFO_ARGSZ, buf,
@@ -657,9 +545,9 @@ static void test_extensions_type1_offers(void **state)
 		{ KAPI_VFIO_UPDATE_VADDR, 1 },
 		{ KAPI_VFIO_DMA_CC_IOMMU, 1 },	/* no domain says otherwise */
 	};
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 
-	for (unsigned i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(exts); i++)
 		assert_int_equal(kapi_vfio_check_extension(c, exts[i].ext),
 				 exts[i].want);
 	kapi_vfio_close(c);
@@ -671,8 +559,11 @@ static void test_extensions_type1_offers(void **state)
  * pages; the 64 KiB device goes, and the container's page size drops to
  * 4 KiB.  The bitmaps must be resized before detach marks everything dirty
  * (fuzz_type1 found the unresized fill running 16x past them, in this
- * project's type1 and in Linux 6.12's, whose file is left as it is: the
- * test is skipped for upstream).
+ * project's type1 and in Linux 6.12's).  A tree with that overrun
+ * (DMASIM_IMPL_DIRTY_BITMAP_OVERRUN, docs/kernel-bugs.md) is an expected
+ * failure by name: its 32-byte fill of a 16-byte bitmap lands in the slab
+ * red zone (sim/slab.c), reported when the bitmap is freed; a tree that
+ * fixes it fails here until impl.h says so.
  *
  *   IOVA 0                          1 MiB
  *        |------ one anonymous DMA ----|   16 pages of 64K -> 256 of 4K
@@ -683,24 +574,20 @@ static void test_extensions_type1_offers(void **state)
  */
 static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_mm_map m = {
 		.len = 2 * DIRTY_LEN, .kind = KAPI_MM_THP, .writable = 1,
 		.align = 2 * DIRTY_LEN,
 	};
-	unsigned long long bits[DIRTY_LEN / PAGE / 64], unmapped;
-	const int warns = (64 << 10) > PAGE;
+	unsigned long long bits[DIRTY_LEN / PAGE / 64], unmapped, redzone_hits;
+	/* A 64 KiB IOMMU page above PAGE_SIZE: warned about, then shrinks. */
+	const int shrinks = SZ_64K > PAGE;
 	struct kapi_vfio_dev *dev64k, *emul;
 	unsigned long va;
 
 	/* 2 MiB folios: physically contiguous, so 64 KiB IOMMU pages fit. */
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 
-	if (strcmp(DMASIM_IMPL, "core")) {
-		kapi_vfio_close(c);
-		kapi_mm_munmap(va);
-		skip();
-	}
 	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_ARM_LPAE_64K,
 						    &dev64k), 0);
 	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &emul), 0);
@@ -709,12 +596,24 @@ static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 	 * The kernel WARNs once here on purpose: VFIO with an IOMMU page larger
 	 * than PAGE_SIZE (vfio_dma_do_map).  Expected; nothing else may warn.
 	 */
-	assert_int_equal(sim_kernel_warnings(), at_start.warnings + warns);
-	at_start.warnings += warns;
+	expect_warnings(shrinks);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 
+	redzone_hits = sim_slab_redzone_hits();
 	kapi_vfio_detach_dev(c, dev64k);
 
+	if (DMASIM_IMPL_DIRTY_BITMAP_OVERRUN && shrinks) {
+		/* Freeing the bitmaps finds their red zones written. */
+		assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+		assert_int_equal(sim_slab_redzone_hits(), redzone_hits + 1);
+		assert_int_equal(sim_kernel_warnings(), at_start.warnings + 1);
+		at_start.warnings++;
+		print_message("XFAIL type1 dirty bitmap overrun "
+			      "(docs/kernel-bugs.md)\n");
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		return;
+	}
 	/* Now in 4 KiB pages (PAGE_SIZE): every one of the 256 reads dirty. */
 	memset(bits, 0, sizeof(bits));
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, DIRTY_LEN, PAGE, bits,
@@ -722,6 +621,7 @@ static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 	for (unsigned long i = 0; i < DIRTY_LEN / PAGE / 64; i++)
 		assert_int_equal(bits[i], ~0ULL);
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	assert_int_equal(sim_slab_redzone_hits(), redzone_hits);
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, DIRTY_LEN, 0, &unmapped), 0);
 	assert_int_equal(unmapped, DIRTY_LEN);
 	kapi_vfio_detach_dev(c, emul);
@@ -732,12 +632,12 @@ static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 /* Dirty tracking: everything a DMA-capable group can reach reads dirty. */
 static void test_dirty_tracking_reports_mapped_pages(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(2 * DIRTY_LEN, 1);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * DIRTY_LEN);
 	const unsigned long npages = 2 * DIRTY_LEN / PAGE;
 	unsigned long long bits[2 * DIRTY_LEN / PAGE / 64], unmapped;
 
-	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * DIRTY_LEN, RW), 0);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);	/* idempotent */
@@ -779,14 +679,16 @@ static void test_dirty_tracking_reports_mapped_pages(void **state)
 static void map_32g_bar_and_count_lookups(int legacy_mask,
 					  unsigned long long *lookups)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	unsigned long bar_pfn, io_pfn, cpu_pfn;
 	/* aligned for the IOMMU's 1 GiB leaves too */
-	unsigned long va = mmap_bar(0, BIG_BAR, BIG_BAR_LEAF > GiB ? BIG_BAR_LEAF : GiB,
-				    BIG_BAR_LEAF == PUD ? KAPI_MM_LEAF_PUD :
-							  KAPI_MM_LEAF_PMD,
-				    1, 1, 0, &bar_pfn);
+	unsigned long va = map_bar(&(struct kapi_mm_map){
+		.len = BIG_BAR, .align = BIG_BAR_LEAF > GiB ? BIG_BAR_LEAF : GiB,
+		.max_leaf = BIG_BAR_LEAF == PUD ? KAPI_MM_LEAF_PUD :
+						  KAPI_MM_LEAF_PMD,
+		.writable = 1, .populate = 1,
+	}, NULL, &bar_pfn);
 	struct sim_counters before;
 	int level;
 
@@ -804,7 +706,7 @@ static void map_32g_bar_and_count_lookups(int legacy_mask,
 	}
 	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, 32 * GiB - PAGE, &io_pfn), 0);
 	assert_int_equal(io_pfn, bar_pfn + 32 * GiB / PAGE - 1);
-	unmap_exactly(c, 0, 32 * GiB);
+	unmap_dma_exactly(c, 0, 32 * GiB);
 	assert_iommu_maps_nothing(dev);
 	kapi_vfio_close(c);
 	sim_mm_set_legacy_addr_mask(0);
@@ -829,7 +731,7 @@ static void test_32g_bar_legacy_mask_takes_a_lookup_per_page(void **state)
 	assert_int_equal(lookups, 32 * GiB / PAGE);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {

@@ -30,8 +30,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/impl.h>
 #include <dmasim/kapi.h>
@@ -41,124 +39,38 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
-#define PAGE	SIM_PAGE_SIZE
-#define PMD	SIM_PMD_SIZE
-#define MiB	(1ULL << 20)
-#define GiB	(1ULL << 30)
-#define TiB	(1ULL << 40)
-/*
- * A range whose dirty bitmap is at least one 64-bit word: 1 MiB (256
- * pages of 4 KiB), or 64 pages when that is more (64 KiB pages).
- */
-#define DIRTY_LEN	(MiB > 64 * PAGE ? MiB : 64 * PAGE)
 /* intel-sl's smallest leaf is 4 KiB (its format): leaves per CPU page. */
-#define INTEL_LEAVES_PER_PAGE	(PAGE / (4 << 10))
+#define INTEL_LEAVES_PER_PAGE	(PAGE / SZ_4K)
 #define RW	KAPI_VFIO_DMA_MAP_RW
 #define RD	KAPI_VFIO_DMA_MAP_FLAG_READ
 #define WR	KAPI_VFIO_DMA_MAP_FLAG_WRITE
 #define VADDR_MAP	KAPI_VFIO_DMA_MAP_FLAG_VADDR
 #define VADDR_UNMAP	KAPI_VFIO_DMA_UNMAP_FLAG_VADDR
 #define UNMAP_ALL	KAPI_VFIO_DMA_UNMAP_FLAG_ALL
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 /* What a range that wraps past 2^64 - 1 gets. */
 #define WRAP_ERRNO (DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES ? -EOVERFLOW : -EINVAL)
 
-/* What a scenario starts from, to prove it leaves nothing behind. */
-static struct {
-	unsigned long pins;
-	unsigned long long kmallocs;
-	unsigned long domains;
-	unsigned long devices;
-	unsigned long long warnings;
-} at_start;
-
-static int setup_machine(void **state)
+/* A booted 4 GiB machine and a process: the owner of the DMAs. */
+static int setup(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 4ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
-	sim_klog_reset();
-	at_start.kmallocs = sim_kmalloc_outstanding();
-	assert_non_null(kapi_proc_create());
-	kapi_mm_hooks_reset();
-	at_start.pins = kapi_mm_pins_outstanding();
-	at_start.warnings = sim_kernel_warnings();
-	at_start.domains = sim_iommu_nr_domains();
-	at_start.devices = kapi_iommu_nr_devices();
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 4 * GiB });
+	given_a_process();
 	return 0;
 }
 
-/* Mid-scenario, containers closed: nothing pinned, charged or attached. */
-static void assert_nothing_left_behind(void)
+/* Every process gone, nothing left (shared.h); hugepages back on. */
+static int teardown(void **state)
 {
-	assert_int_equal(kapi_vfio_nr_open(), 0);
-	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
-	assert_int_equal(kapi_mm_locked_vm(), 0);
-	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
-	assert_int_equal(kapi_iommu_nr_devices(), at_start.devices);
-	assert_int_equal(sim_kernel_warnings(), at_start.warnings);
-}
-
-static int teardown_machine(void **state)
-{
-	assert_nothing_left_behind();
-	kapi_task_set_fatal_signal(0);
-	kapi_proc_destroy(kapi_proc_current());
-	kapi_proc_set_current(NULL);
-	/* With every process gone, every kernel heap object is accounted for. */
-	assert_int_equal(sim_kmalloc_outstanding(), at_start.kmallocs);
-	kapi_mm_hooks_reset();
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
 					"0"), 0);
-	sim_machine_destroy();
+	check_and_destroy();
 	return 0;
 }
 
 /* ---- helpers that read like sentences ---- */
-
-static struct kapi_vfio *open_container(unsigned long type)
-{
-	struct kapi_vfio *c;
-
-	assert_int_equal(kapi_vfio_open(type, &c), 0);
-	return c;
-}
-
-static struct kapi_vfio *open_v2_container(void)
-{
-	return open_container(KAPI_VFIO_TYPE1v2_IOMMU);
-}
-
-static struct kapi_vfio_dev *attach_intel_device(struct kapi_vfio *c)
-{
-	struct kapi_vfio_dev *dev;
-
-	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
-			 0);
-	return dev;
-}
-
-static struct kapi_vfio_dev *attach_emulated_device(struct kapi_vfio *c)
-{
-	struct kapi_vfio_dev *dev;
-
-	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &dev), 0);
-	return dev;
-}
-
-static unsigned long mmap_anon(unsigned long len)
-{
-	struct kapi_mm_map m = {
-		.len = len, .kind = KAPI_MM_ANON, .writable = 1, .align = PMD,
-	};
-	unsigned long va;
-
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	return va;
-}
 
 /* The bytes the CPU sees at va (the page faulted in for writing). */
 static unsigned char *cpu_bytes(unsigned long va)
@@ -169,22 +81,6 @@ static unsigned char *cpu_bytes(unsigned long va)
 	assert_int_equal(kapi_mm_cpu_pfn(va, &pfn, NULL), 0);
 	return (unsigned char *)sim_phys_to_virt((sim_phys_t)pfn << SIM_PAGE_SHIFT) +
 	       (va & (PAGE - 1));
-}
-
-static void map_exactly(struct kapi_vfio *c, unsigned long va,
-			unsigned long long iova, unsigned long long size,
-			unsigned int prot)
-{
-	assert_int_equal(kapi_vfio_map_dma(c, va, iova, size, prot), 0);
-}
-
-static void unmap_exactly(struct kapi_vfio *c, unsigned long long iova,
-			  unsigned long long size)
-{
-	unsigned long long unmapped = ~0ULL;
-
-	assert_int_equal(kapi_vfio_unmap_dma(c, iova, size, 0, &unmapped), 0);
-	assert_int_equal(unmapped, size);
 }
 
 /* UNMAP_DMA with VFIO_DMA_UNMAP_FLAG_VADDR: the bytes whose vaddr went. */
@@ -217,22 +113,6 @@ static unsigned long locked_vm_of(struct kapi_proc *p)
 	kapi_proc_set_current(was);
 	return pages;
 }
-
-/* The kernel WARNed n times more since the last check (and is expected to). */
-static void expect_warnings(unsigned long long n)
-{
-	assert_int_equal(sim_kernel_warnings(), at_start.warnings + n);
-	at_start.warnings += n;
-}
-
-/* Fail every call at the fault point named point while fn runs. */
-#define WITH_FAULT(point, stmt) do {					\
-	sim_faults_arm(1);						\
-	assert_int_equal(fiu_enable(point, 1, NULL, 0), 0);		\
-	stmt;								\
-	fiu_disable(point);						\
-	sim_faults_arm(0);						\
-} while (0)
 
 /*
  * An external pin of one page at iova whose record in type1 cannot be
@@ -279,12 +159,12 @@ static void pin_with_its_record_failing(struct kapi_vfio *c,
 static void test_device_reads_and_writes_the_owners_memory(void **state)
 {
 	static const unsigned char data[16] = "0123456789abcdef";
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(2 * PAGE);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * PAGE);
 	unsigned char buf[16];
 
-	attach_emulated_device(c);
-	map_exactly(c, va, MiB, 2 * PAGE, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, va, MiB, 2 * PAGE, RW);
 
 	memset(buf, 0xff, sizeof(buf));
 	assert_int_equal(kapi_vfio_dma_rw(c, MiB + PAGE - 8, buf, 16, 0), 0);
@@ -301,7 +181,7 @@ static void test_device_reads_and_writes_the_owners_memory(void **state)
 
 	assert_int_equal(pins_held(), 0);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
-	unmap_exactly(c, MiB, 2 * PAGE);
+	unmap_dma_exactly(c, MiB, 2 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -313,12 +193,12 @@ static void test_device_reads_and_writes_the_owners_memory(void **state)
 static void test_kernel_thread_borrows_the_owners_mm(void **state)
 {
 	struct kapi_proc *owner = kapi_proc_current();
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(PAGE);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(PAGE);
 	unsigned int word = 0xfeedf00d, back = 0;
 
-	attach_emulated_device(c);
-	map_exactly(c, va, 0, PAGE, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, PAGE, RW);
 
 	kapi_proc_set_current(NULL);
 	assert_int_equal(kapi_vfio_dma_rw(c, 64, &word, sizeof(word), 1), 0);
@@ -327,7 +207,7 @@ static void test_kernel_thread_borrows_the_owners_mm(void **state)
 
 	assert_int_equal(back, word);
 	assert_memory_equal(cpu_bytes(va + 64), &word, sizeof(word));
-	unmap_exactly(c, 0, PAGE);
+	unmap_dma_exactly(c, 0, PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -335,12 +215,12 @@ static void test_kernel_thread_borrows_the_owners_mm(void **state)
 static void test_another_process_gets_efault(void **state)
 {
 	struct kapi_proc *owner = kapi_proc_current(), *other;
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(PAGE);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(PAGE);
 	unsigned int word = 0x12345678;
 
-	attach_emulated_device(c);
-	map_exactly(c, va, 0, PAGE, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, PAGE, RW);
 
 	other = kapi_proc_create();
 	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), -EFAULT);
@@ -350,7 +230,7 @@ static void test_another_process_gets_efault(void **state)
 	kapi_proc_destroy(other);
 
 	assert_int_equal(*(unsigned int *)cpu_bytes(va), 0);
-	unmap_exactly(c, 0, PAGE);
+	unmap_dma_exactly(c, 0, PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -364,12 +244,12 @@ static void test_another_process_gets_efault(void **state)
 static void test_access_crosses_dmas_and_stops_at_a_hole(void **state)
 {
 	static const unsigned char data[16] = "ABCDEFGHIJKLMNOP";
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long a = mmap_anon(PAGE), b = mmap_anon(PAGE);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long a = map_anon(PAGE), b = map_anon(PAGE);
 
-	attach_emulated_device(c);
-	map_exactly(c, a, 0, PAGE, RW);
-	map_exactly(c, b, PAGE, PAGE, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, a, 0, PAGE, RW);
+	map_dma(c, b, PAGE, PAGE, RW);
 
 	assert_int_equal(kapi_vfio_dma_rw(c, PAGE - 8, (void *)data, 16, 1), 0);
 	assert_memory_equal(cpu_bytes(a + PAGE - 8), data, 8);
@@ -379,7 +259,7 @@ static void test_access_crosses_dmas_and_stops_at_a_hole(void **state)
 			 -EINVAL);
 	assert_memory_equal(cpu_bytes(b + PAGE - 4), data, 4);
 
-	unmap_exactly(c, 0, 2 * PAGE);
+	unmap_dma_exactly(c, 0, 2 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -401,41 +281,43 @@ static void test_refused_accesses(void **state)
 		{ "write where nothing is mapped", 0, 1, -EINVAL },
 	};
 
-	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct rw_refusal *t = &cases[i];
-		struct kapi_vfio *c = open_v2_container();
-		unsigned long va = mmap_anon(PAGE);
+		struct kapi_vfio *c = open_a_v2_container();
+		unsigned long va = map_anon(PAGE);
 		unsigned int word = 0xa5a5a5a5;
 
-		attach_emulated_device(c);
+		attach_an_emulated_device(c);
 		if (t->prot)
-			map_exactly(c, va, 0, PAGE, t->prot);
+			map_dma(c, va, 0, PAGE, t->prot);
 		assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word),
 						  t->write), t->err);
 		assert_int_equal(word, 0xa5a5a5a5);
 		assert_int_equal(*(unsigned int *)cpu_bytes(va), 0);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
 /* A copy that faults (either direction) is -EFAULT and changes nothing. */
 static void test_faulting_copy_is_efault(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(PAGE);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(PAGE);
 	unsigned int word = 0x5a5a5a5a;
 
-	attach_emulated_device(c);
-	map_exactly(c, va, 0, PAGE, RW);
-	WITH_FAULT("shim/uaccess/copy_to_user",
-		   assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, 4, 1), -EFAULT));
-	WITH_FAULT("shim/uaccess/copy_from_user",
-		   assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, 4, 0), -EFAULT));
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, PAGE, RW);
+	fail_every_call_of("shim/uaccess/copy_to_user");
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, 4, 1), -EFAULT);
+	stop_failing("shim/uaccess/copy_to_user");
+	fail_every_call_of("shim/uaccess/copy_from_user");
+	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, 4, 0), -EFAULT);
+	stop_failing("shim/uaccess/copy_from_user");
 	assert_int_equal(word, 0x5a5a5a5a);
 	assert_int_equal(*(unsigned int *)cpu_bytes(va), 0);
-	unmap_exactly(c, 0, PAGE);
+	unmap_dma_exactly(c, 0, PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -448,13 +330,13 @@ static void test_faulting_copy_is_efault(void **state)
  */
 static void test_device_writes_dirty_the_pages_they_touch(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(4 * PAGE);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(4 * PAGE);
 	unsigned long long bits = ~0ULL;
 	unsigned char two[2] = { 1, 2 };
 
-	attach_emulated_device(c);
-	map_exactly(c, va, 0, 4 * PAGE, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, 4 * PAGE, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 
 	assert_int_equal(kapi_vfio_dma_rw(c, 3 * PAGE, two, 2, 0), 0);
@@ -467,7 +349,7 @@ static void test_device_writes_dirty_the_pages_they_touch(void **state)
 	assert_int_equal(bits, 0);
 
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
-	unmap_exactly(c, 0, 4 * PAGE);
+	unmap_dma_exactly(c, 0, 4 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -479,14 +361,14 @@ static void test_device_writes_dirty_the_pages_they_touch(void **state)
  */
 static void test_owner_that_exited(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *mdev;
-	unsigned long va = mmap_anon(2 * MiB), pfn;
+	unsigned long va = map_anon(2 * MiB), pfn;
 	unsigned int word;
 
-	attach_intel_device(c);
-	mdev = attach_emulated_device(c);
-	map_exactly(c, va, 0, 2 * MiB, RW);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	mdev = attach_an_emulated_device(c);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
 
 	kapi_proc_destroy(kapi_proc_current());
@@ -498,8 +380,6 @@ static void test_owner_that_exited(void **state)
 
 	kapi_vfio_close(c);
 	assert_int_equal(pins_held(), 0);
-	/* teardown_machine's process */
-	assert_non_null(kapi_proc_create());
 }
 
 /*
@@ -509,14 +389,14 @@ static void test_owner_that_exited(void **state)
  */
 static void test_device_access_waits_for_the_new_vaddr(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
-	unsigned long va = mmap_anon(PAGE), pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(PAGE), pfn;
 	unsigned long long bytes;
 	unsigned int word = 7;
 
 	assert_int_equal(kapi_vfio_dev_register_pinning(c, dev), 0);
-	map_exactly(c, va, 0, PAGE, RW);
+	map_dma(c, va, 0, PAGE, RW);
 	assert_int_equal(invalidate_vaddrs(c, 0, PAGE, 0, &bytes), 0);
 	assert_int_equal(bytes, PAGE);
 
@@ -531,7 +411,7 @@ static void test_device_access_waits_for_the_new_vaddr(void **state)
 	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, dev, 0, 1, RW, &pfn), 1);
 	kapi_vfio_unpin_pages(c, dev, 0, 1);
-	unmap_exactly(c, 0, PAGE);
+	unmap_dma_exactly(c, 0, PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -547,14 +427,14 @@ static void test_device_access_waits_for_the_new_vaddr(void **state)
  */
 static void test_live_update_within_one_process(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
-	unsigned long old = mmap_anon(2 * MiB), new = mmap_anon(2 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long old = map_anon(2 * MiB), new = map_anon(2 * MiB);
 	unsigned long pfn_before, pfn_after;
 	unsigned long long bytes;
 	unsigned int word;
 
-	map_exactly(c, old, GiB, 2 * MiB, RW);
+	map_dma(c, old, GiB, 2 * MiB, RW);
 	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, GiB, &pfn_before), 0);
 
 	assert_int_equal(invalidate_vaddrs(c, GiB, 2 * MiB, 0, &bytes), 0);
@@ -572,7 +452,7 @@ static void test_live_update_within_one_process(void **state)
 	assert_int_equal(kapi_vfio_dma_rw(c, GiB + 8, &word, sizeof(word), 0), 0);
 	assert_int_equal(word, 0xc0ffee);
 
-	unmap_exactly(c, GiB, 2 * MiB);
+	unmap_dma_exactly(c, GiB, 2 * MiB);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
 	kapi_vfio_close(c);
 }
@@ -601,16 +481,16 @@ static void test_new_vaddr_must_match_an_invalid_dma_exactly(void **state)
 		{ "no DMA there", 0, 3 * GiB, 2 * MiB, -ENOENT },
 		{ "vaddr + size wraps", ~0ULL - MiB + 1, GiB, 2 * MiB, WRAP_ERRNO },
 	};
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long old = mmap_anon(4 * MiB), new = mmap_anon(2 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long old = map_anon(4 * MiB), new = map_anon(2 * MiB);
 	unsigned long long bytes;
 
-	attach_intel_device(c);
-	map_exactly(c, old, GiB, 2 * MiB, RW);
-	map_exactly(c, old + 2 * MiB, 2 * GiB, 2 * MiB, RW);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, old, GiB, 2 * MiB, RW);
+	map_dma(c, old + 2 * MiB, 2 * GiB, 2 * MiB, RW);
 	assert_int_equal(invalidate_vaddrs(c, GiB, 2 * MiB, 0, &bytes), 0);
 
-	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct bad_vaddr *t = &cases[i];
 		assert_int_equal(give_new_vaddr(c, t->va ? t->va : new, t->iova,
 						t->size), t->err);
@@ -633,14 +513,14 @@ static void test_new_vaddr_must_match_an_invalid_dma_exactly(void **state)
  */
 static void test_invalidation_is_all_or_nothing(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(4 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(4 * MiB);
 	unsigned long long bytes;
 	unsigned int word = 1;
 
-	attach_intel_device(c);
-	map_exactly(c, va, 0, MiB, RW);
-	map_exactly(c, va + 2 * MiB, 2 * MiB, MiB, RW);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, va, 0, MiB, RW);
+	map_dma(c, va + 2 * MiB, 2 * MiB, MiB, RW);
 
 	assert_int_equal(invalidate_vaddrs(c, 2 * MiB, MiB, 0, &bytes), 0);
 	assert_int_equal(invalidate_vaddrs(c, 0, 4 * MiB, 0, &bytes), -EINVAL);
@@ -655,24 +535,24 @@ static void test_invalidation_is_all_or_nothing(void **state)
 	/* Removing invalid DMAs ends the update: accesses run again. */
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, UNMAP_ALL, &bytes), 0);
 	assert_int_equal(bytes, 2 * MiB);
-	map_exactly(c, va, 0, MiB, RW);
+	map_dma(c, va, 0, MiB, RW);
 	assert_int_equal(kapi_vfio_dma_rw(c, 0, &word, sizeof(word), 1), 0);
-	unmap_exactly(c, 0, MiB);
+	unmap_dma_exactly(c, 0, MiB);
 	kapi_vfio_close(c);
 }
 
 /* With an emulated device in the container, vaddrs may not go: -EBUSY. */
 static void test_no_live_update_with_an_emulated_device(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(MiB);
 	unsigned long long bytes;
 
-	attach_emulated_device(c);
-	map_exactly(c, va, 0, MiB, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, MiB, RW);
 	assert_int_equal(invalidate_vaddrs(c, 0, MiB, 0, &bytes), -EBUSY);
 	assert_int_equal(give_new_vaddr(c, va, 0, MiB), -EINVAL);
-	unmap_exactly(c, 0, MiB);
+	unmap_dma_exactly(c, 0, MiB);
 	kapi_vfio_close(c);
 }
 
@@ -685,12 +565,12 @@ static void test_no_live_update_with_an_emulated_device(void **state)
  */
 static void test_v1_container_unmaps_loosely(void **state)
 {
-	struct kapi_vfio *c = open_container(KAPI_VFIO_TYPE1_IOMMU);
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
-	unsigned long va = mmap_anon(2 * MiB);
+	struct kapi_vfio *c = open_a_container(KAPI_VFIO_TYPE1_IOMMU);
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(2 * MiB);
 	unsigned long long bytes;
 
-	map_exactly(c, va, 2 * MiB, 2 * MiB, RW);
+	map_dma(c, va, 2 * MiB, 2 * MiB, RW);
 	assert_int_equal(invalidate_vaddrs(c, 3 * MiB, MiB, 0, &bytes), 0);
 	assert_int_equal(bytes, 0);
 	assert_int_equal(kapi_vfio_unmap_dma(c, 3 * MiB, MiB, 0, &bytes), 0);
@@ -751,15 +631,15 @@ static void test_new_vaddr_from_another_owner_moves_the_charge(void **state)
 	};
 	const unsigned long npages = 2 * MiB / PAGE;
 
-	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct owner_case *t = &cases[i];
 		struct kapi_proc *old = kapi_proc_current(), *new;
-		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio *c = open_a_v2_container();
 		unsigned long long bytes;
 		unsigned long va;
 
-		attach_intel_device(c);
-		map_exactly(c, mmap_anon(2 * MiB), 0, 2 * MiB, RW);
+		attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		map_dma(c, map_anon(2 * MiB), 0, 2 * MiB, RW);
 		assert_int_equal(invalidate_vaddrs(c, 0, 2 * MiB, 0, &bytes), 0);
 
 		if (t->how == THE_SAME_PROCESS_AFTER_EXEC) {
@@ -772,7 +652,7 @@ static void test_new_vaddr_from_another_owner_moves_the_charge(void **state)
 			}
 			new = kapi_proc_create();
 		}
-		va = mmap_anon(2 * MiB);
+		va = map_anon(2 * MiB);
 		if (t->how == ANOTHER_PROCESS_WITH_CAP_IPC_LOCK) {
 			kapi_mm_set_rlimit_memlock(0);
 			kapi_mm_set_cap_ipc_lock(1);
@@ -796,7 +676,7 @@ static void test_new_vaddr_from_another_owner_moves_the_charge(void **state)
 			assert_int_equal(locked_vm_of(old), 0);
 		assert_int_equal(pins_held(), npages);
 
-		unmap_exactly(c, 0, 2 * MiB);
+		unmap_dma_exactly(c, 0, 2 * MiB);
 		assert_int_equal(kapi_mm_locked_vm(), 0);
 		assert_int_equal(pins_held(), 0);
 		kapi_vfio_close(c);
@@ -804,7 +684,7 @@ static void test_new_vaddr_from_another_owner_moves_the_charge(void **state)
 			kapi_proc_destroy(old);
 		kapi_mm_set_cap_ipc_lock(0);
 		kapi_mm_set_rlimit_memlock(8 * MiB);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -849,14 +729,14 @@ static void test_external_pin_refusals(void **state)
 		  8 * MiB, 0, 5, -EINVAL },
 	};
 
-	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct pin_refusal *t = &cases[i];
-		struct kapi_vfio *c = open_container(t->type);
+		struct kapi_vfio *c = open_a_container(t->type);
 		struct kapi_vfio_dev *dev = t->emulated ?
-			attach_emulated_device(c) : attach_intel_device(c);
-		unsigned long va = mmap_anon(4 * PAGE), pfns[8];
+			attach_an_emulated_device(c) : attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		unsigned long va = map_anon(4 * PAGE), pfns[8];
 
-		map_exactly(c, va, 0, 4 * PAGE, t->map_prot);
+		map_dma(c, va, 0, 4 * PAGE, t->map_prot);
 		kapi_mm_set_rlimit_memlock(t->memlock);
 		kapi_task_set_fatal_signal(t->killed);
 		assert_int_equal(kapi_vfio_pin_pages(c, dev, 0, t->npage,
@@ -866,10 +746,10 @@ static void test_external_pin_refusals(void **state)
 		assert_int_equal(kapi_vfio_dev_nr_pins(dev), 0);
 		if (t->emulated)
 			assert_int_equal(kapi_mm_locked_vm(), 0);
-		unmap_exactly(c, 0, 4 * PAGE);
+		unmap_dma_exactly(c, 0, 4 * PAGE);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -880,11 +760,11 @@ static void test_external_pin_refusals(void **state)
  */
 static void test_unpinning_what_is_not_pinned(void **state)
 {
-	struct kapi_vfio *c = open_v2_container(), *v1;
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c), *v1dev;
-	unsigned long va = mmap_anon(4 * PAGE), pfn;
+	struct kapi_vfio *c = open_a_v2_container(), *v1;
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c), *v1dev;
+	unsigned long va = map_anon(4 * PAGE), pfn;
 
-	map_exactly(c, va, 0, 4 * PAGE, RW);
+	map_dma(c, va, 0, 4 * PAGE, RW);
 	assert_int_equal(kapi_vfio_pin_pages(c, mdev, PAGE, 1, RW, &pfn), 1);
 
 	kapi_vfio_unpin_pages(c, mdev, 2 * PAGE, 1);
@@ -896,15 +776,15 @@ static void test_unpinning_what_is_not_pinned(void **state)
 	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 1);
 	assert_int_equal(kapi_mm_locked_vm(), 1);
 
-	v1 = open_container(KAPI_VFIO_TYPE1_IOMMU);
-	v1dev = attach_emulated_device(v1);
+	v1 = open_a_container(KAPI_VFIO_TYPE1_IOMMU);
+	v1dev = attach_an_emulated_device(v1);
 	kapi_vfio_unpin_pages(v1, v1dev, 0, 1);
 	expect_warnings(1);
 	kapi_vfio_close(v1);
 
 	kapi_vfio_unpin_pages(c, mdev, PAGE, 1);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
-	unmap_exactly(c, 0, 4 * PAGE);
+	unmap_dma_exactly(c, 0, 4 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -917,15 +797,15 @@ static void test_unpinning_what_is_not_pinned(void **state)
  */
 static void test_unmap_outlasts_pins_that_race_with_it(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
-	unsigned long va = mmap_anon(PAGE), pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(PAGE), pfn;
 
-	map_exactly(c, va, 0, PAGE, RW);
+	map_dma(c, va, 0, PAGE, RW);
 	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
 	kapi_vfio_dev_race_pins_with_dma_unmap(mdev, 3);
 
-	unmap_exactly(c, 0, PAGE);
+	unmap_dma_exactly(c, 0, PAGE);
 	assert_int_equal(kapi_vfio_dev_nr_dma_unmaps(mdev), 4);
 	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
 	assert_int_equal(pins_held(), 0);
@@ -943,18 +823,18 @@ static void test_unmap_outlasts_pins_that_race_with_it(void **state)
  */
 static void test_a_pinning_iommu_device_narrows_the_dirty_scope(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
-	unsigned long va = mmap_anon(2 * DIRTY_LEN), pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(2 * DIRTY_LEN), pfn;
 	unsigned long long bits[2 * DIRTY_LEN / PAGE / 64];
 
 	assert_int_equal(kapi_vfio_dev_register_pinning(c, dev), 0);
 	assert_int_equal(kapi_vfio_dev_register_pinning(c, dev), -EINVAL);
-	map_exactly(c, va, 0, 2 * DIRTY_LEN, RW);
+	map_dma(c, va, 0, 2 * DIRTY_LEN, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * DIRTY_LEN, PAGE, bits,
 					     sizeof(bits)), 0);
-	for (unsigned i = 0; i < ARRAY_LEN(bits); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(bits); i++)
 		assert_int_equal(bits[i], ~0ULL);
 
 	assert_int_equal(kapi_vfio_pin_pages(c, dev, 5 * PAGE, 1, RW, &pfn), 1);
@@ -963,7 +843,7 @@ static void test_a_pinning_iommu_device_narrows_the_dirty_scope(void **state)
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, 2 * DIRTY_LEN, PAGE, bits,
 					     sizeof(bits)), 0);
 	assert_int_equal(bits[0], 1ULL << 5);
-	for (unsigned i = 1; i < ARRAY_LEN(bits); i++)
+	for (unsigned i = 1; i < ARRAY_SIZE(bits); i++)
 		assert_int_equal(bits[i], 0);
 
 	kapi_vfio_unpin_pages(c, dev, 5 * PAGE, 1);
@@ -975,7 +855,7 @@ static void test_a_pinning_iommu_device_narrows_the_dirty_scope(void **state)
 	assert_int_equal(bits[0], 0);
 
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
-	unmap_exactly(c, 0, 2 * DIRTY_LEN);
+	unmap_dma_exactly(c, 0, 2 * DIRTY_LEN);
 	kapi_vfio_close(c);
 }
 
@@ -986,13 +866,13 @@ static void test_a_pinning_iommu_device_narrows_the_dirty_scope(void **state)
  */
 static void test_external_pin_without_memory_for_its_record(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *mdev;
-	unsigned long va = mmap_anon(4 * PAGE);
+	unsigned long va = map_anon(4 * PAGE);
 
-	attach_intel_device(c);
-	mdev = attach_emulated_device(c);
-	map_exactly(c, va, 0, 4 * PAGE, RW);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	mdev = attach_an_emulated_device(c);
+	map_dma(c, va, 0, 4 * PAGE, RW);
 	assert_int_equal(pins_held(), 4);
 
 	pin_with_its_record_failing(c, mdev, PAGE);
@@ -1000,7 +880,7 @@ static void test_external_pin_without_memory_for_its_record(void **state)
 	assert_int_equal(pins_held(), 4);
 	assert_int_equal(kapi_mm_locked_vm(), 4);
 	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
-	unmap_exactly(c, 0, 4 * PAGE);
+	unmap_dma_exactly(c, 0, 4 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -1015,13 +895,13 @@ static void test_external_pin_without_memory_for_its_record(void **state)
 static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
 {
 	struct kapi_proc *owner = kapi_proc_current();
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c), *dev;
-	unsigned long va = mmap_anon(2 * MiB), pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c), *dev;
+	unsigned long va = map_anon(2 * MiB), pfn;
 	unsigned long long bytes;
 
-	map_exactly(c, va, 0, PAGE, RW);
-	map_exactly(c, va + MiB, MiB, 4 * PAGE, RW);
+	map_dma(c, va, 0, PAGE, RW);
+	map_dma(c, va + MiB, MiB, 4 * PAGE, RW);
 	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
 	assert_int_equal(kapi_mm_locked_vm(), 1);
 
@@ -1033,7 +913,7 @@ static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
 	assert_int_equal(pins_held(), 1);
 	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
 
-	dev = attach_intel_device(c);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	assert_int_equal(kapi_mm_locked_vm(), 5);
 	assert_int_equal(pins_held(), 1 + 5);
 	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, 0, &pfn), 0);
@@ -1056,8 +936,8 @@ static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
 static void test_external_pin_of_a_reserved_page_is_not_charged(void **state)
 {
 	struct sim_page *page = kapi_alloc_pages(kapi_gfp("GFP_KERNEL"), 0);
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *mdev, *dev = attach_intel_device(c);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev, *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_page_info info;
 	struct kapi_mm_map m = {
 		.len = PAGE, .kind = KAPI_MM_PFNMAP, .writable = 1,
@@ -1070,9 +950,9 @@ static void test_external_pin_of_a_reserved_page_is_not_charged(void **state)
 	kapi_set_page_reserved(page, 1);
 	m.pfn = info.pfn;
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	mdev = attach_emulated_device(c);
+	mdev = attach_an_emulated_device(c);
 
-	map_exactly(c, va, 0, PAGE, RW);
+	map_dma(c, va, 0, PAGE, RW);
 	pin_with_its_record_failing(c, mdev, 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
 	assert_int_equal(pfn, info.pfn);
@@ -1080,7 +960,7 @@ static void test_external_pin_of_a_reserved_page_is_not_charged(void **state)
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(pins_held(), 0);
 
-	unmap_exactly(c, 0, PAGE);
+	unmap_dma_exactly(c, 0, PAGE);
 	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
 	kapi_vfio_close(c);
 	assert_int_equal(kapi_mm_munmap(va), 0);
@@ -1100,8 +980,8 @@ static void test_pinned_page_and_a_contiguous_reserved_pfn(void **state)
 {
 	struct sim_page *pair = kapi_alloc_pages(kapi_gfp("GFP_HIGHUSER_MOVABLE"),
 						 1);
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_mm_map m = {
 		.len = PAGE, .kind = KAPI_MM_PFNMAP, .writable = 1,
 		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE,
@@ -1121,7 +1001,7 @@ static void test_pinned_page_and_a_contiguous_reserved_pfn(void **state)
 	kapi___free_pages(pair, 0);
 
 	/* Two pages of address space, the first one anonymous. */
-	va = mmap_anon(2 * PAGE);
+	va = map_anon(2 * PAGE);
 	assert_int_equal(kapi_mm_munmap(va), 0);
 	anon.addr = va;
 	assert_int_equal(kapi_mm_mmap(&anon, &got), 0);
@@ -1132,11 +1012,11 @@ static void test_pinned_page_and_a_contiguous_reserved_pfn(void **state)
 	m.pfn = info.pfn + 1;
 	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
 
-	map_exactly(c, va, 0, 2 * PAGE, RW);
+	map_dma(c, va, 0, 2 * PAGE, RW);
 	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, PAGE, &pfn), 0);
 	assert_int_equal(pfn, info.pfn + 1);
 	assert_int_equal(kapi_mm_locked_vm(), 1);
-	unmap_exactly(c, 0, 2 * PAGE);
+	unmap_dma_exactly(c, 0, 2 * PAGE);
 	kapi_vfio_close(c);
 	assert_int_equal(kapi_mm_munmap(va + PAGE), 0);
 	kapi_set_page_reserved(second, 0);
@@ -1155,8 +1035,8 @@ static void test_pinned_page_and_a_contiguous_reserved_pfn(void **state)
  */
 static void test_dma_of_physical_page_zero_stays_in_the_iommu(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_mm_map m = {
 		.len = PAGE, .kind = KAPI_MM_PFNMAP, .writable = 1,
 		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE, .pfn = 0,
@@ -1166,15 +1046,16 @@ static void test_dma_of_physical_page_zero_stays_in_the_iommu(void **state)
 	assert_true(kapi_pfn_valid(0));
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 
-	map_exactly(c, va, 0, PAGE, RW);
+	map_dma(c, va, 0, PAGE, RW);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), INTEL_LEAVES_PER_PAGE);
-	unmap_exactly(c, 0, PAGE);
+	unmap_dma_exactly(c, 0, PAGE);
 	expect_warnings(1);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), INTEL_LEAVES_PER_PAGE);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(pins_held(), 0);
 
 	kapi_vfio_close(c);
+	expect_leaves_dropped(1);
 	assert_int_equal(kapi_mm_munmap(va), 0);
 }
 
@@ -1190,9 +1071,9 @@ static void test_dma_of_physical_page_zero_stays_in_the_iommu(void **state)
  */
 static void test_two_domains_map_all_or_nothing(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *intel = attach_intel_device(c), *amd;
-	unsigned long va = mmap_anon(2 * MiB), pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *intel = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL), *amd;
+	unsigned long va = map_anon(2 * MiB), pfn;
 	unsigned long long nth;
 
 	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_AMD_V1, &amd), 0);
@@ -1210,7 +1091,7 @@ static void test_two_domains_map_all_or_nothing(void **state)
 								   &pfn), 0);
 			if (!injected)
 				break;
-			unmap_exactly(c, 0, 2 * MiB);
+			unmap_dma_exactly(c, 0, 2 * MiB);
 			continue;
 		}
 		/* copy_from_user, an allocation or pin, the killable charge. */
@@ -1223,7 +1104,7 @@ static void test_two_domains_map_all_or_nothing(void **state)
 	assert_true(nth > 2);
 	assert_int_equal(kapi_vfio_dev_iova_to_pfn(intel, PAGE, &pfn), 0);
 	assert_int_equal(kapi_vfio_dev_iova_to_pfn(amd, PAGE, &pfn), 0);
-	unmap_exactly(c, 0, 2 * MiB);
+	unmap_dma_exactly(c, 0, 2 * MiB);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(intel), 0);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(amd), 0);
 	assert_int_equal(pins_held(), 0);
@@ -1267,14 +1148,14 @@ static void test_dirty_bitmaps_of_bad_shape(void **state)
 		{ "unaligned size", 0, 2 * DIRTY_LEN - 1024, PAGE, words, 0, -EINVAL },
 	};
 	static unsigned long long bits[64];
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(2 * DIRTY_LEN);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * DIRTY_LEN);
 
-	attach_intel_device(c);
-	map_exactly(c, va, 0, 2 * DIRTY_LEN, RW);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, va, 0, 2 * DIRTY_LEN, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 
-	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct bad_bitmap *t = &cases[i];
 		unsigned long long *data = t->kernel_pointer ?
 			(unsigned long long *)(1UL << 47) : bits;
@@ -1304,7 +1185,7 @@ static void test_dirty_bitmaps_of_bad_shape(void **state)
 				0, 2 * DIRTY_LEN, &bm, NULL), -EINVAL);
 	}
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
-	unmap_exactly(c, 0, 2 * DIRTY_LEN);
+	unmap_dma_exactly(c, 0, 2 * DIRTY_LEN);
 	kapi_vfio_close(c);
 }
 
@@ -1319,12 +1200,12 @@ static void test_dirty_bitmaps_of_bad_shape(void **state)
  */
 static void test_dirty_bitmap_merged_into_the_users_word(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(4 * PAGE);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(4 * PAGE);
 	unsigned long long bits = 1;
 
-	attach_intel_device(c);
-	map_exactly(c, va, PAGE, 4 * PAGE, RW);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, va, PAGE, 4 * PAGE, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 
 	sim_fault_nth_start(3, 0);
@@ -1338,7 +1219,7 @@ static void test_dirty_bitmap_merged_into_the_users_word(void **state)
 					     sizeof(bits)), 0);
 	assert_int_equal(bits, 0x1f);
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
-	unmap_exactly(c, PAGE, 4 * PAGE);
+	unmap_dma_exactly(c, PAGE, 4 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -1352,17 +1233,17 @@ static void test_dirty_bitmap_merged_into_the_users_word(void **state)
  */
 static void test_dirty_tracking_limit_of_int_max_pages(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	const unsigned long va = 1ULL << 32;
 	const unsigned long long beyond_int_max = (1ULL << 31) * PAGE;
 	unsigned long long bytes;
 
-	attach_emulated_device(c);
-	map_exactly(c, va, 0, beyond_int_max, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, beyond_int_max, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), -EINVAL);
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, PAGE, PAGE, &bytes, 8),
 			 -EINVAL);	/* not tracking */
-	unmap_exactly(c, 0, beyond_int_max);
+	unmap_dma_exactly(c, 0, beyond_int_max);
 
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, beyond_int_max, RW), -EINVAL);
@@ -1381,7 +1262,7 @@ static void test_dirty_tracking_limit_of_int_max_pages(void **state)
  */
 static void test_dirty_tracking_stops_when_resizing_fails(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_mm_map m = {
 		.len = 2 * DIRTY_LEN, .kind = KAPI_MM_THP, .writable = 1,
 		.align = PMD,
@@ -1392,25 +1273,27 @@ static void test_dirty_tracking_stops_when_resizing_fails(void **state)
 
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 	/* With 64 KiB pages nothing shrinks: no resize to fail. */
-	if (DMASIM_IMPL_IS_UPSTREAM || PAGE >= (64 << 10)) {
+	if (DMASIM_IMPL_IS_UPSTREAM || PAGE >= SZ_64K) {
 		kapi_vfio_close(c);
 		skip();
 	}
 	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_ARM_LPAE_64K,
 						    &dev64k), 0);
-	attach_emulated_device(c);
-	map_exactly(c, va, 0, DIRTY_LEN, RW);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, DIRTY_LEN, RW);
 	expect_warnings(1);	/* an IOMMU page above PAGE_SIZE, on purpose */
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 
-	WITH_FAULT("shim/bitmap/alloc", kapi_vfio_detach_dev(c, dev64k));
+	fail_every_call_of("shim/bitmap/alloc");
+	kapi_vfio_detach_dev(c, dev64k);
+	stop_failing("shim/bitmap/alloc");
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, DIRTY_LEN, PAGE, bits,
 					     sizeof(bits)), -EINVAL);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, DIRTY_LEN, PAGE, bits,
 					     sizeof(bits)), 0);
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
-	unmap_exactly(c, 0, DIRTY_LEN);
+	unmap_dma_exactly(c, 0, DIRTY_LEN);
 	kapi_vfio_close(c);
 }
 
@@ -1424,41 +1307,32 @@ static void test_dirty_tracking_stops_when_resizing_fails(void **state)
  */
 static void test_disable_hugepages_maps_page_by_page(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_mm_map m = {
 		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
 	};
-	unsigned long va, io_pfn, cpu_pfn;
+	unsigned long va;
 
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
 					"1"), 0);
-	map_exactly(c, va, 0, 2 * MiB, RW);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	assert_int_equal(sim_iommu_nr_leaves(kapi_vfio_dev_sim_domain(dev), 12),
 			 2 * MiB / PAGE * INTEL_LEAVES_PER_PAGE);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev),
 			 2 * MiB / PAGE * INTEL_LEAVES_PER_PAGE);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
-	for (unsigned long off = 0; off < 2 * MiB; off += 97 * PAGE) {
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
-	unmap_exactly(c, 0, 2 * MiB);
+	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+	unmap_dma_exactly(c, 0, 2 * MiB);
 	kapi_vfio_close(c);
 }
 
-/* Turns disable_hugepages on at the first IOMMU map it sees; fails nothing. */
-static int disable_hugepages_at_first_map(const char *name, int *failnum,
-					  void **failinfo, unsigned int *flags)
+/* A sysfs write of vfio_iommu_type1.disable_hugepages=1. */
+static void disable_hugepages(void)
 {
-	static int seen;
-
-	if (!seen++)
-		assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
-						"1"), 0);
-	return 0;
+	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
+					"1"), 0);
 }
 
 /*
@@ -1472,29 +1346,22 @@ static int disable_hugepages_at_first_map(const char *name, int *failnum,
  */
 static void test_disable_hugepages_switched_on_mid_map(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_intel_device(c);
-	unsigned long va = mmap_anon(64 * PAGE), io_pfn, cpu_pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(64 * PAGE);
 	struct sim_counters before;
 
 	for (int i = 63; i >= 0; i--)
 		assert_int_equal(kapi_mm_touch(va + i * PAGE, PAGE, 1), 0);
 	sim_counters_snapshot(&before);
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable_external("shim/iommu/map", 1, NULL, 0,
-					     disable_hugepages_at_first_map), 0);
-	map_exactly(c, va, 0, 64 * PAGE, RW);
-	fiu_disable("shim/iommu/map");
-	sim_faults_arm(0);
+	run_at_nth_call_of("shim/iommu/map", 0, disable_hugepages);
+	map_dma(c, va, 0, 64 * PAGE, RW);
+	stop_failing("shim/iommu/map");
 	assert_int_equal(sim_counters.c[SIM_CNT_GUP_CALL] -
 			 before.c[SIM_CNT_GUP_CALL], 1);
-	for (unsigned long off = 0; off < 64 * PAGE; off += PAGE) {
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, off, &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, NULL), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
+	assert_iommu_matches_cpu(dev, 0, va, 64 * PAGE);
 	assert_int_equal(kapi_mm_locked_vm(), 64);
-	unmap_exactly(c, 0, 64 * PAGE);
+	unmap_dma_exactly(c, 0, 64 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -1519,28 +1386,24 @@ static void test_bar_whose_fault_or_second_lookup_fails(void **state)
 		{ "the lookup after it", "shim/mm/pte_offset_map", -EINVAL },
 	};
 
-	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
-		struct kapi_vfio *c = open_v2_container();
-		struct kapi_vfio_dev *dev = attach_intel_device(c);
-		struct kapi_mm_map m = {
-			.len = 2 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		unsigned long va = map_bar(&(struct kapi_mm_map){
+			.len = 2 * MiB, .writable = 1,
 			.max_leaf = KAPI_MM_LEAF_PTE, .align = PMD,
-		};
-		unsigned long va;
+		}, NULL, NULL);
 
-		m.pfn = sim_bar_create(2 * MiB, PMD, 0, 0);
-		assert_int_not_equal(m.pfn, 0);
-		assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-		WITH_FAULT(cases[i].point,
-			   assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB,
-							      RW),
-					    cases[i].err));
+		fail_every_call_of(cases[i].point);
+		assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW),
+				 cases[i].err);
+		stop_failing(cases[i].point);
 		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
-		map_exactly(c, va, 0, 2 * MiB, RW);
-		unmap_exactly(c, 0, 2 * MiB);
+		map_dma(c, va, 0, 2 * MiB, RW);
+		unmap_dma_exactly(c, 0, 2 * MiB);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -1684,7 +1547,7 @@ static void test_sweeps_of_live_update_and_an_emulated_device(void **state)
 	};
 	int failed = 0;
 
-	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct sweep_scenario sc = {
 			.name = cases[i].name,
 			.setup = two_processes_with_memory,
@@ -1701,7 +1564,7 @@ static void test_sweeps_of_live_update_and_an_emulated_device(void **state)
 	assert_int_equal(failed, 0);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {

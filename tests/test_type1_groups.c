@@ -22,8 +22,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <fiu.h>
-#include <fiu-control.h>
 
 #include <dmasim/impl.h>
 #include <dmasim/kapi.h>
@@ -32,141 +30,44 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "shared.h"
 #include "sweep.h"
 
-#define PAGE	SIM_PAGE_SIZE
-#define PMD	SIM_PMD_SIZE
-#define MiB	(1ULL << 20)
-#define GiB	(1ULL << 30)
-#define TiB	(1ULL << 40)
 #define RW	KAPI_VFIO_DMA_MAP_RW
 #define TOP48	((1ULL << 48) - 1)	/* last IOVA of a 48-bit aperture */
 #define TOP64	(~0ULL)
 /* Arm's software MSI window (MSI_IOVA_BASE, MSI_IOVA_LENGTH). */
 #define MSI_BASE	0x8000000ULL
 #define MSI_LEN		0x100000ULL
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
-static struct {
-	unsigned long pins;
-	unsigned long long kmallocs;
-	unsigned long domains;
-	unsigned long devices;
-	unsigned long long warnings;
-} at_start;
-
-static int setup_machine(void **state)
+/* A booted 1 GiB machine and a process. */
+static int setup(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 1ULL << 30 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
-	sim_klog_reset();
-	at_start.kmallocs = sim_kmalloc_outstanding();
-	assert_non_null(kapi_proc_create());
-	kapi_mm_hooks_reset();
-	at_start.pins = kapi_mm_pins_outstanding();
-	at_start.warnings = sim_kernel_warnings();
-	at_start.domains = sim_iommu_nr_domains();
-	at_start.devices = kapi_iommu_nr_devices();
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 1 * GiB });
+	given_a_process();
 	return 0;
 }
 
-static void assert_nothing_left_behind(void)
+/*
+ * Every process gone, nothing left (shared.h); dma-iommu back on.  Leaves
+ * freed with their domain are no leak here: type1 frees a detached
+ * group's domain without unmapping it while another domain keeps the DMAs.
+ */
+static int teardown(void **state)
 {
-	assert_int_equal(kapi_vfio_nr_open(), 0);
-	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
-	assert_int_equal(kapi_mm_locked_vm(), 0);
-	assert_int_equal(sim_iommu_nr_domains(), at_start.domains);
-	assert_int_equal(kapi_iommu_nr_devices(), at_start.devices);
-	assert_int_equal(sim_kernel_warnings(), at_start.warnings);
-}
-
-static int teardown_machine(void **state)
-{
-	assert_nothing_left_behind();
-	kapi_proc_destroy(kapi_proc_current());
-	assert_int_equal(sim_kmalloc_outstanding(), at_start.kmallocs);
-	kapi_mm_hooks_reset();
 	kapi_vfio_set_dma_iommu(1);
-	sim_machine_destroy();
+	check_and_destroy_except(LEAK_LEAVES);
 	return 0;
 }
 
 /* ---- helpers that read like sentences ---- */
 
-static struct kapi_vfio *open_v2_container(void)
-{
-	struct kapi_vfio *c;
-
-	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
-	return c;
-}
-
-static struct kapi_vfio_dev *attach_device_of_format(struct kapi_vfio *c,
-						     enum sim_iommu_format_id fmt)
-{
-	struct kapi_vfio_dev *dev;
-
-	assert_int_equal(kapi_vfio_attach_iommu_dev(c, fmt, &dev), 0);
-	return dev;
-}
-
-static struct kapi_vfio_dev *attach_device_with(struct kapi_vfio *c,
-						const struct kapi_vfio_dev_opts *o)
-{
-	struct kapi_vfio_dev *dev;
-
-	assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, o, &dev), 0);
-	return dev;
-}
-
-static struct kapi_vfio_dev *attach_emulated_device(struct kapi_vfio *c)
-{
-	struct kapi_vfio_dev *dev;
-
-	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &dev), 0);
-	return dev;
-}
-
-static unsigned long mmap_anon(unsigned long len)
-{
-	struct kapi_mm_map m = {
-		.len = len, .kind = KAPI_MM_ANON, .writable = 1, .align = PMD,
-	};
-	unsigned long va;
-
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	return va;
-}
-
-static void mmap_anon_at(unsigned long va, unsigned long len)
-{
-	struct kapi_mm_map m = {
-		.addr = va, .len = len, .kind = KAPI_MM_ANON, .writable = 1,
-	};
-	unsigned long got;
-
-	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
-	assert_int_equal(got, va);
-}
-
 /* A 2 MiB THP-backed buffer: one physically contiguous run. */
-static unsigned long mmap_thp(void)
+static unsigned long map_thp(void)
 {
-	struct kapi_mm_map m = {
+	return map_memory(&(struct kapi_mm_map){
 		.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
-	};
-	unsigned long va;
-
-	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	return va;
-}
-
-static void map_dma(struct kapi_vfio *c, unsigned long va,
-		    unsigned long long iova, unsigned long long len)
-{
-	assert_int_equal(kapi_vfio_map_dma(c, va, iova, len, RW), 0);
+	});
 }
 
 static void unmap_everything(struct kapi_vfio *c)
@@ -174,22 +75,6 @@ static void unmap_everything(struct kapi_vfio *c)
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0,
 					     KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
 					     NULL), 0);
-}
-
-/* The IOMMU translates [iova, +len) to exactly the CPU's pfns of [va, +len). */
-static void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev,
-				     unsigned long long iova, unsigned long va,
-				     unsigned long long len)
-{
-	for (unsigned long long off = 0; off < len; off += PAGE) {
-		unsigned long io_pfn, cpu_pfn;
-		int level;
-
-		assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, iova + off,
-							   &io_pfn), 0);
-		assert_int_equal(kapi_mm_cpu_pfn(va + off, &cpu_pfn, &level), 0);
-		assert_int_equal(io_pfn, cpu_pfn);
-	}
 }
 
 struct range {
@@ -228,36 +113,6 @@ static struct sim_iommu_domain *group_domain(struct kapi_vfio *c,
 	return sd;
 }
 
-/*
- * libfiu external callback: fail the calls of a point whose numbers (0 is
- * the first call after failing_calls_of()) are set in fail_mask.
- */
-static unsigned long long fail_mask;
-static unsigned int call_no;
-
-static int fail_masked_calls(const char *name, int *failnum, void **failinfo,
-			     unsigned int *flags)
-{
-	unsigned int n = call_no++;
-
-	return n < 64 && (fail_mask >> n & 1);
-}
-
-static void failing_calls_of(const char *point, unsigned long long mask)
-{
-	fail_mask = mask;
-	call_no = 0;
-	sim_faults_arm(1);
-	assert_int_equal(fiu_enable_external(point, 1, NULL, 0,
-					     fail_masked_calls), 0);
-}
-
-static void stop_failing(const char *point)
-{
-	fiu_disable(point);
-	sim_faults_arm(0);
-}
-
 /* ---- domains shared and not ---- */
 
 /*
@@ -272,14 +127,14 @@ static void stop_failing(const char *point)
  */
 static void test_groups_of_one_iommu_share_a_domain(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *a = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = mmap_anon(4 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *a = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(4 * MiB);
 	struct kapi_vfio_dev *b, *amd;
 
-	map_dma(c, va, GiB, 4 * MiB);
-	b = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	amd = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	map_dma(c, va, GiB, 4 * MiB, RW);
+	b = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	amd = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	assert_ptr_equal(kapi_vfio_dev_sim_domain(a), kapi_vfio_dev_sim_domain(b));
 	assert_ptr_not_equal(kapi_vfio_dev_sim_domain(a),
 			     kapi_vfio_dev_sim_domain(amd));
@@ -332,16 +187,16 @@ static void test_which_groups_share_a_domain(void **state)
 		  1, 0 },
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-		struct kapi_vfio *c = open_v2_container();
-		struct kapi_vfio_dev *first = attach_device_with(c, &cases[i].first);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *first = attach_a_device_with(c, &cases[i].first);
 		struct kapi_vfio_dev *second;
-		unsigned long va = mmap_anon(2 * MiB);
+		unsigned long va = map_anon(2 * MiB);
 		long cc_first;
 
-		map_dma(c, va, 0, 2 * MiB);
+		map_dma(c, va, 0, 2 * MiB, RW);
 		cc_first = kapi_vfio_check_extension(c, KAPI_VFIO_DMA_CC_IOMMU);
-		second = attach_device_with(c, &cases[i].second);
+		second = attach_a_device_with(c, &cases[i].second);
 		assert_int_equal(kapi_vfio_dev_sim_domain(first) ==
 				 kapi_vfio_dev_sim_domain(second),
 				 cases[i].shared);
@@ -353,7 +208,7 @@ static void test_which_groups_share_a_domain(void **state)
 				 KAPI_VFIO_DMA_CC_IOMMU), cc_first);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -366,11 +221,11 @@ static void test_group_of_several_devices(void **state)
 	const struct kapi_vfio_dev_opts o = {
 		.fmt = SIM_IOMMU_INTEL_SL, .nr_devices = 3,
 	};
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *g = attach_device_with(c, &o);
-	unsigned long va = mmap_anon(2 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *g = attach_a_device_with(c, &o);
+	unsigned long va = map_anon(2 * MiB);
 
-	map_dma(c, va, 0, 2 * MiB);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	assert_iommu_matches_cpu(g, 0, va, 2 * MiB);
 	kapi_vfio_close(c);
 }
@@ -385,14 +240,14 @@ static void test_group_of_several_devices(void **state)
  */
 static void test_a_group_is_attached_once(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio *other = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio *other = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
 	struct sim_iommu_domain *sd = kapi_vfio_dev_sim_domain(dev);
-	unsigned long va = mmap_anon(2 * MiB);
+	unsigned long va = map_anon(2 * MiB);
 
-	map_dma(c, va, 0, 2 * MiB);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	assert_int_equal(kapi_vfio_attach_group_of(c, dev), -EINVAL);
 	assert_int_equal(kapi_vfio_attach_group_of(c, mdev), -EINVAL);
 	assert_int_equal(kapi_vfio_attach_group_of(other, dev), -EBUSY);
@@ -412,12 +267,12 @@ static void test_a_group_is_attached_once(void **state)
  */
 static void test_attach_waits_for_valid_vaddrs(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_vfio_dev *late;
-	unsigned long va = mmap_anon(2 * MiB);
+	unsigned long va = map_anon(2 * MiB);
 
-	map_dma(c, va, 0, 2 * MiB);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 2 * MiB,
 					     KAPI_VFIO_DMA_UNMAP_FLAG_VADDR,
 					     NULL), 0);
@@ -425,7 +280,7 @@ static void test_attach_waits_for_valid_vaddrs(void **state)
 			 -EBUSY);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB,
 					   KAPI_VFIO_DMA_MAP_FLAG_VADDR), 0);
-	late = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	late = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	assert_iommu_matches_cpu(late, 0, va, 2 * MiB);
 	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
 	kapi_vfio_close(c);
@@ -454,17 +309,17 @@ static void test_attach_dev_failing_at_each_step(void **state)
 		{ 1ULL << 1 | 1ULL << 2, -ENOMEM, 0 },
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-		struct kapi_vfio *c = open_v2_container();
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *first, *second = NULL;
-		unsigned long va = mmap_anon(2 * MiB);
+		unsigned long va = map_anon(2 * MiB);
 		unsigned long domains;
 		int ret;
 
-		first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-		map_dma(c, va, 0, 2 * MiB);
+		first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		map_dma(c, va, 0, 2 * MiB, RW);
 		domains = sim_iommu_nr_domains();
-		failing_calls_of("shim/iommu/attach_dev", cases[i].mask);
+		fail_calls_in_mask_of("shim/iommu/attach_dev", cases[i].mask);
 		ret = kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &second);
 		stop_failing("shim/iommu/attach_dev");
 		assert_int_equal(ret, cases[i].ret);
@@ -480,7 +335,7 @@ static void test_attach_dev_failing_at_each_step(void **state)
 		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -495,18 +350,18 @@ static void test_groups_without_isolated_msi(void **state)
 {
 	static const unsigned int group_sizes[] = { 1, 3 };
 
-	for (size_t i = 0; i < ARRAY_LEN(group_sizes); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(group_sizes); i++) {
 		const struct kapi_vfio_dev_opts o = {
 			.fmt = SIM_IOMMU_AMD_V1, .nr_devices = group_sizes[i],
 			.no_isolated_msi = 1,
 		};
-		struct kapi_vfio *c = open_v2_container();
+		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *first, *unsafe = NULL;
-		unsigned long va = mmap_anon(2 * MiB);
+		unsigned long va = map_anon(2 * MiB);
 		unsigned long domains;
 
-		first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-		map_dma(c, va, 0, 2 * MiB);
+		first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		map_dma(c, va, 0, 2 * MiB, RW);
 		domains = sim_iommu_nr_domains();
 		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &unsafe),
 				 -EPERM);
@@ -516,14 +371,14 @@ static void test_groups_without_isolated_msi(void **state)
 
 		assert_int_equal(kapi_param_set("vfio_iommu_type1.allow_unsafe_interrupts",
 						"1"), 0);
-		unsafe = attach_device_with(c, &o);
+		unsafe = attach_a_device_with(c, &o);
 		assert_int_equal(kapi_param_set("vfio_iommu_type1.allow_unsafe_interrupts",
 						"0"), 0);
 		assert_iommu_matches_cpu(unsafe, 0, va, 2 * MiB);
 		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -542,14 +397,14 @@ static void test_apertures_narrow_and_widen(void **state)
 	const struct kapi_vfio_dev_opts narrow = {
 		.fmt = SIM_IOMMU_AMD_V2, .aperture_end = TiB - 1,
 	};
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *amd = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *amd = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	struct kapi_vfio_dev *intel, *small;
 
 	assert_one_iova_range(c, 0, TOP64);
-	intel = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	intel = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	assert_one_iova_range(c, 0, TOP48);
-	small = attach_device_with(c, &narrow);
+	small = attach_a_device_with(c, &narrow);
 	assert_one_iova_range(c, 0, TiB - 1);
 	kapi_vfio_detach_dev(c, small);
 	assert_one_iova_range(c, 0, TOP48);
@@ -598,22 +453,22 @@ static void test_aperture_conflicts(void **state)
 		  ~0ULL, { TiB, 2 * TiB - 1 } },
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-		struct kapi_vfio *c = open_v2_container();
-		unsigned long va = mmap_anon(2 * MiB);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		unsigned long va = map_anon(2 * MiB);
 		struct kapi_vfio_dev *second;
 
 		print_message("aperture %s\n", cases[i].what);
-		attach_device_with(c, &cases[i].first);
+		attach_a_device_with(c, &cases[i].first);
 		if (cases[i].dma_iova != ~0ULL)
-			map_dma(c, va, cases[i].dma_iova, 2 * MiB);
+			map_dma(c, va, cases[i].dma_iova, 2 * MiB, RW);
 		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c,
 				 &cases[i].second, &second), -EINVAL);
 		assert_one_iova_range(c, cases[i].before.start,
 				      cases[i].before.end);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -629,13 +484,13 @@ static void test_aperture_of_one_page(void **state)
 		.fmt = SIM_IOMMU_INTEL_SL, .aperture_start = PAGE,
 		.aperture_end = 2 * PAGE - 1,
 	};
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_with(c, &tiny);
-	unsigned long va = mmap_anon(2 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_with(c, &tiny);
+	unsigned long va = map_anon(2 * MiB);
 
 	assert_one_iova_range(c, PAGE, 2 * PAGE - 1);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, PAGE, RW), -EINVAL);
-	map_dma(c, va, PAGE, PAGE);
+	map_dma(c, va, PAGE, PAGE, RW);
 	assert_iommu_matches_cpu(dev, PAGE, va, PAGE);
 	kapi_vfio_close(c);
 }
@@ -692,13 +547,13 @@ static void test_reserved_regions_cut_the_iova_range(void **state)
 		       { 4 * GiB + MiB, TOP48 } }, 0 },
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-		struct kapi_vfio *c = open_v2_container();
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *dev;
 		unsigned long long base = 0;
 
 		print_message("reserved: %s\n", cases[i].what);
-		dev = attach_device_with(c, &cases[i].dev);
+		dev = attach_a_device_with(c, &cases[i].dev);
 		assert_iova_ranges(c, cases[i].want, cases[i].nr);
 		if (cases[i].cookie) {
 			assert_int_equal(kapi_vfio_dev_msi_cookie(dev, &base), 0);
@@ -708,11 +563,11 @@ static void test_reserved_regions_cut_the_iova_range(void **state)
 					 -ENOENT);
 		}
 		/* Gone with the group: the range is whole again. */
-		attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+		attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 		kapi_vfio_detach_dev(c, dev);
 		assert_one_iova_range(c, 0, TOP64);
 		kapi_vfio_close(c);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -746,9 +601,9 @@ static void test_reserved_regions_that_conflict(void **state)
 		.resv = { { MSI_BASE, MSI_LEN, KAPI_VFIO_RESV_SW_MSI } },
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-		struct kapi_vfio *c = open_v2_container();
-		unsigned long va = mmap_anon(2 * MiB);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		unsigned long va = map_anon(2 * MiB);
 		struct kapi_vfio_dev_opts o = {
 			.fmt = SIM_IOMMU_AMD_V1, .nr_resv = 1,
 			.resv = { cases[i].resv },
@@ -756,9 +611,9 @@ static void test_reserved_regions_that_conflict(void **state)
 		struct kapi_vfio_dev *first, *second;
 
 		print_message("conflict: %s\n", cases[i].what);
-		first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 		if (cases[i].dma)
-			map_dma(c, va, GiB, 2 * MiB);
+			map_dma(c, va, GiB, 2 * MiB, RW);
 		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &second),
 				 cases[i].ret);
 		assert_one_iova_range(c, 0, TOP48);
@@ -767,14 +622,14 @@ static void test_reserved_regions_that_conflict(void **state)
 		if (cases[i].dma)
 			assert_iommu_matches_cpu(first, GiB, va, 2 * MiB);
 		kapi_vfio_close(c);
-		assert_nothing_left_behind();
-		c = open_v2_container();
-		attach_device_with(c, &msi);
+		assert_nothing_held();
+		c = open_a_v2_container();
+		attach_a_device_with(c, &msi);
 		assert_int_equal(kapi_vfio_map_dma(c, va, MSI_BASE, 2 * MiB, RW),
 				 -EINVAL);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -801,11 +656,11 @@ static void test_aperture_clips_cut_ranges(void **state)
 	const struct range want[] = {
 		{ GiB + 4 * MiB, 2 * GiB - 1 }, { 2 * GiB + MiB, 3 * GiB - 1 },
 	};
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 
-	attach_device_with(c, &holes);
-	attach_device_with(c, &window);
-	assert_iova_ranges(c, want, ARRAY_LEN(want));
+	attach_a_device_with(c, &holes);
+	attach_a_device_with(c, &window);
+	assert_iova_ranges(c, want, ARRAY_SIZE(want));
 	kapi_vfio_close(c);
 }
 
@@ -819,12 +674,12 @@ static void test_sw_msi_without_dma_iommu(void **state)
 		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
 		.resv = { { MSI_BASE, MSI_LEN, KAPI_VFIO_RESV_SW_MSI } },
 	};
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev;
 	unsigned long long base;
 
 	kapi_vfio_set_dma_iommu(0);
-	dev = attach_device_with(c, &msi);
+	dev = attach_a_device_with(c, &msi);
 	assert_int_equal(kapi_vfio_dev_msi_cookie(dev, &base), -ENOENT);
 	kapi_vfio_set_dma_iommu(1);
 	kapi_vfio_close(c);
@@ -844,14 +699,14 @@ static void test_sw_msi_without_dma_iommu(void **state)
  */
 static void test_replay_that_cannot_pin_unwinds(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
-	unsigned long a = mmap_anon(2 * MiB), b = mmap_anon(2 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long a = map_anon(2 * MiB), b = map_anon(2 * MiB);
 	unsigned long long unmapped = 0;
 	struct kapi_vfio_dev *dev;
 
-	map_dma(c, a, 0, 2 * MiB);
-	map_dma(c, b, GiB, 2 * MiB);
+	map_dma(c, a, 0, 2 * MiB, RW);
+	map_dma(c, b, GiB, 2 * MiB, RW);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(kapi_mm_munmap(b), 0);
 	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
@@ -876,14 +731,14 @@ static void test_replay_that_cannot_pin_unwinds(void **state)
  */
 static void test_replay_failing_inside_a_dma_unwinds_its_start(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
-	unsigned long va = mmap_anon(4 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(4 * MiB);
 	struct kapi_vfio_dev *dev;
 
-	map_dma(c, va, 0, 4 * MiB);
+	map_dma(c, va, 0, 4 * MiB, RW);
 	assert_int_equal(kapi_mm_munmap(va), 0);
-	mmap_anon_at(va, 2 * MiB);
+	map_anon_at(va, 2 * MiB);
 	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
 			 -EFAULT);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
@@ -896,44 +751,52 @@ static void test_replay_failing_inside_a_dma_unwinds_its_start(void **state)
 /*
  *   va:   [ a: THP 2 MiB ]  [ b: THP 2 MiB ]  [ c: THP 2 MiB ]
  *   iova: 0                 1 GiB             2 GiB
- *   new domain's map_pages calls: 0 probe, 1 a, 2 b, 3 c
+ *   new domain's map_pages calls: (the probe), a, b, c
  *
  * The IOMMU's map_pages fails (shim/iommu/map) at a chosen call while a
  * new domain is being filled, from the first domain's translations or by
- * pinning (only an emulated device before it).  Call 0 is type1's probe
- * for fine-grained superpages, which only gives up; a later one fails the
+ * pinning (only an emulated device before it).  Where the tree probes for
+ * fine-grained superpages (DMASIM_IMPL_TYPE1_FGSP_PROBE), its test map is
+ * the first call, and failing it only gives up the probe; a map of a DMA
+ * fails the
  * attach with -ENOMEM after every DMA replayed so far is unmapped (and
  * unpinned, if it was pinned for the new domain).  The first domain, if
  * any, still maps everything; nothing else stays pinned.
  */
 static void test_replay_failing_at_each_map_unwinds(void **state)
 {
+	/* Calls counted from the replay's first map: a 0, b 1, c 2. */
+	enum { PROBE = -1 };
 	static const struct {
 		int from_domain;	/* else: pinned for the new domain */
-		unsigned int call;
+		int call;
 		int ret;
 	} cases[] = {
-		{ 1, 0, 0 }, { 1, 1, -ENOMEM }, { 1, 3, -ENOMEM },
-		{ 0, 1, -ENOMEM }, { 0, 3, -ENOMEM },
+		{ 1, PROBE, 0 }, { 1, 0, -ENOMEM }, { 1, 2, -ENOMEM },
+		{ 0, 0, -ENOMEM }, { 0, 2, -ENOMEM },
 	};
+	const int probe_calls = DMASIM_IMPL_TYPE1_FGSP_PROBE;
 
-	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-		struct kapi_vfio *c = open_v2_container();
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (cases[i].call == PROBE && !DMASIM_IMPL_TYPE1_FGSP_PROBE)
+			continue;	/* no probe in this tree */
+		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *first, *dev = NULL;
 		unsigned long va[3];
 		unsigned long locked;
 		int ret;
 
 		if (cases[i].from_domain)
-			first = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+			first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 		else
-			first = attach_emulated_device(c);
+			first = attach_an_emulated_device(c);
 		for (int j = 0; j < 3; j++) {
-			va[j] = mmap_thp();
-			map_dma(c, va[j], j * GiB, 2 * MiB);
+			va[j] = map_thp();
+			map_dma(c, va[j], j * GiB, 2 * MiB, RW);
 		}
 		locked = kapi_mm_locked_vm();
-		failing_calls_of("shim/iommu/map", 1ULL << cases[i].call);
+		fail_calls_in_mask_of("shim/iommu/map",
+				      1ULL << (cases[i].call + probe_calls));
 		ret = kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_AMD_V1, &dev);
 		stop_failing("shim/iommu/map");
 		assert_int_equal(ret, cases[i].ret);
@@ -953,7 +816,7 @@ static void test_replay_failing_at_each_map_unwinds(void **state)
 		kapi_vfio_close(c);
 		for (int j = 0; j < 3; j++)
 			assert_int_equal(kapi_mm_munmap(va[j]), 0);
-		assert_nothing_left_behind();
+		assert_nothing_held();
 	}
 }
 
@@ -985,17 +848,16 @@ static void test_first_group_failing_anywhere_leaves_nothing_pinned(void **state
 			      "pins in this kernel tree\n");
 		skip();
 	}
-	c = open_v2_container();
-	attach_emulated_device(c);
-	va = mmap_anon(16 * PAGE);
-	map_dma(c, va, 0, 16 * PAGE);
+	c = open_a_v2_container();
+	attach_an_emulated_device(c);
+	va = map_anon(16 * PAGE);
+	map_dma(c, va, 0, 16 * PAGE, RW);
 	for (n = 0; n < 64; n++) {
 		int ret, reached;
 
-		failing_calls_of("shim/slab/kmalloc", 1ULL << n);
+		fail_calls_in_mask_of("shim/slab/kmalloc", 1ULL << n);
 		ret = kapi_vfio_attach_iommu_dev_opts(c, &msi, &dev);
-		reached = call_no > n;
-		stop_failing("shim/slab/kmalloc");
+		reached = stop_failing("shim/slab/kmalloc") > n;
 		if (!reached) {
 			assert_int_equal(ret, 0);
 			break;
@@ -1027,14 +889,14 @@ static void test_replay_of_a_pfnmap_over_ram_fails(void **state)
 		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE,
 		.pfn = (256 * MiB) / PAGE,	/* RAM, not reserved */
 	};
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
 	struct kapi_vfio_dev *dev;
 	unsigned long va;
 
 	assert_true(sim_pfn_valid(m.pfn));
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
-	map_dma(c, va, 0, 2 * MiB);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
 			 -EFAULT);
 	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
@@ -1052,18 +914,17 @@ static void test_replay_of_a_pfnmap_over_ram_fails(void **state)
  */
 static void test_get_info_whose_capabilities_cannot_be_built(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
+	struct kapi_vfio *c = open_a_v2_container();
 	unsigned int n;
 
-	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	for (n = 0; n < 64; n++) {
 		unsigned char buf[256];
 		int ret, reached;
 
-		failing_calls_of("shim/slab/kmalloc", 1ULL << n);
+		fail_calls_in_mask_of("shim/slab/kmalloc", 1ULL << n);
 		ret = kapi_vfio_raw_get_info(c, sizeof(buf), buf, sizeof(buf));
-		reached = call_no > n;
-		stop_failing("shim/slab/kmalloc");
+		reached = stop_failing("shim/slab/kmalloc") > n;
 		if (!reached) {
 			assert_int_equal(ret, 0);
 			break;
@@ -1085,13 +946,13 @@ static void test_get_info_whose_capabilities_cannot_be_built(void **state)
  */
 static void test_emulated_device_that_never_pins(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(2 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * MiB);
 	struct kapi_vfio_dev *quiet;
 
 	assert_int_equal(kapi_vfio_attach_emulated_dev_without_unmap(c, &quiet),
 			 0);
-	map_dma(c, va, 0, 2 * MiB);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	unmap_everything(c);
 	assert_int_equal(kapi_vfio_dev_nr_dma_unmaps(quiet), 0);
 	kapi_vfio_close(c);
@@ -1110,15 +971,15 @@ static void test_emulated_device_that_never_pins(void **state)
  */
 static void test_iommu_group_that_pins_reports_its_own_dirt(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *a = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	struct kapi_vfio_dev *b = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
-	unsigned long va = mmap_anon(16 * PAGE), pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *a = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *b = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	unsigned long va = map_anon(16 * PAGE), pfn;
 	unsigned long long bits;
 
 	/* Pinning needs a registered device to tell about unmaps. */
-	attach_emulated_device(c);
-	map_dma(c, va, 0, 16 * PAGE);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, 16 * PAGE, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, b, 3 * PAGE, 1, RW, &pfn), 1);
 	bits = 0;
@@ -1155,20 +1016,20 @@ static void test_iommu_group_that_pins_reports_its_own_dirt(void **state)
  */
 static void test_last_domain_goes_emulated_pins_stay(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
-	struct kapi_vfio_dev *idle = attach_emulated_device(c);
-	unsigned long va = mmap_anon(2 * MiB), pfns[4];
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	struct kapi_vfio_dev *idle = attach_an_emulated_device(c);
+	unsigned long va = map_anon(2 * MiB), pfns[4];
 
-	map_dma(c, va, 0, 2 * MiB);
+	map_dma(c, va, 0, 2 * MiB, RW);
 	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 4, RW, pfns), 4);
 	kapi_vfio_detach_dev(c, dev);
 	assert_int_equal(kapi_mm_locked_vm(), 4);
 	assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 4);
 	assert_int_equal(kapi_vfio_check_extension(c, KAPI_VFIO_UPDATE_VADDR), 0);
 	/* A new IOMMU group pins the DMA again, charging the 4 pages once. */
-	dev = attach_device_of_format(c, SIM_IOMMU_AMD_V1);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
 	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
 	kapi_vfio_detach_dev(c, dev);
@@ -1193,10 +1054,10 @@ static void test_last_domain_goes_emulated_pins_stay(void **state)
  */
 static void test_reserved_zero_page_pinned_by_emulated_device(void **state)
 {
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
-	unsigned long va = mmap_anon(16 * PAGE), pfn, cpu_pfn;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(16 * PAGE), pfn, cpu_pfn;
 	int level;
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 16 * PAGE,
@@ -1223,14 +1084,14 @@ static void test_release_with_groups_attached(void **state)
 	const struct kapi_vfio_dev_opts pair = {
 		.fmt = SIM_IOMMU_INTEL_SL, .nr_devices = 2,
 	};
-	struct kapi_vfio *c = open_v2_container();
-	unsigned long va = mmap_anon(4 * MiB);
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(4 * MiB);
 
-	attach_device_with(c, &pair);
-	attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	attach_device_of_format(c, SIM_IOMMU_AMD_V1);
-	attach_emulated_device(c);
-	map_dma(c, va, 0, 4 * MiB);
+	attach_a_device_with(c, &pair);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	attach_an_emulated_device(c);
+	map_dma(c, va, 0, 4 * MiB, RW);
 	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
 	kapi_vfio_release_attached(c);
 }
@@ -1254,11 +1115,11 @@ static void test_group_queries(void **state)
 		{ KAPI_VFIO_UNMAP_ALL, 1 }, { KAPI_VFIO_UPDATE_VADDR, 0 },
 		{ KAPI_VFIO_DMA_CC_IOMMU, 0 },
 	};
-	struct kapi_vfio *c = open_v2_container();
-	struct kapi_vfio *other = open_v2_container();
-	struct kapi_vfio_dev *dev = attach_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	struct kapi_vfio_dev *mdev = attach_emulated_device(c);
-	struct kapi_vfio_dev *other_mdev = attach_emulated_device(other);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio *other = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	struct kapi_vfio_dev *other_mdev = attach_an_emulated_device(other);
 	struct kapi_vfio_info info;
 	struct sim_iommu_domain *sd;
 
@@ -1272,7 +1133,7 @@ static void test_group_queries(void **state)
 	assert_int_equal(kapi_vfio_group_iommu_domain(other, dev, &sd), -ENODEV);
 	assert_int_equal(kapi_vfio_group_iommu_domain(NULL, dev, &sd), -EINVAL);
 	assert_int_equal(kapi_vfio_group_iommu_domain(c, NULL, &sd), -EINVAL);
-	for (size_t i = 0; i < ARRAY_LEN(no_container); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(no_container); i++)
 		assert_int_equal(kapi_vfio_check_extension_no_container(
 					 no_container[i].ext), no_container[i].ret);
 	kapi_vfio_close(other);
@@ -1411,22 +1272,14 @@ static void test_module_exit_unregisters_type1(void **state)
 	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), -ENODEV);
 }
 
-static int boot_machine(void **state)
+/* A small booted machine, no process: what module exit needs. */
+static int setup_booted(void **state)
 {
-	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
-
-	assert_int_equal(sim_machine_init(&cfg), 0);
-	assert_int_equal(kapi_boot(), 0);
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 256 * MiB });
 	return 0;
 }
 
-static int destroy_machine(void **state)
-{
-	sim_machine_destroy();
-	return 0;
-}
-
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup_machine, teardown_machine)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
@@ -1459,7 +1312,7 @@ int main(void)
 		T(test_group_queries),
 		cmocka_unit_test(test_every_failure_of_groups_unwinds),
 		cmocka_unit_test_setup_teardown(test_module_exit_unregisters_type1,
-						boot_machine, destroy_machine),
+						setup_booted, destroy_the_machine),
 	};
 
 	return cmocka_run_group_tests_name("type1_groups", tests, NULL, NULL);

@@ -12,6 +12,14 @@
  * The project's core/ follows mainline (plus the 2 MiB heap order), so
  * every "since version X" test is true for it.
  *
+ * In upstream mode each predicate is decided by reading the tree's code at
+ * configure time (tools/probe-tree.py: a function, call or construct
+ * present, the order of two calls), passed as DMASIM_PROBED_<NAME> and
+ * printed by meson with its reason: stable trees carry backports that no
+ * version boundary describes.  The definitions below, by version, are the
+ * fallback for a probe that cannot decide (it names what it did not find).
+ * For the project's core/ (no DMASIM_PROBED_*), they give core's behaviour.
+ *
  * A suite says which behaviour it expects with the predicates below, by
  * name, rather than by testing DMASIM_IMPL:
  *
@@ -51,14 +59,22 @@
  * follow_pfnmap_args" and the type1 patches of the same series, v6.15).
  * Before: one lookup per PAGE_SIZE page, 8,388,608 for a 32 GiB BAR.
  */
+#ifdef DMASIM_PROBED_PFNMAP_STRIDE
+#define DMASIM_IMPL_PFNMAP_STRIDE DMASIM_PROBED_PFNMAP_STRIDE
+#else
 #define DMASIM_IMPL_PFNMAP_STRIDE DMASIM_IMPL_AT_LEAST(6, 15, 0)
+#endif
 
 /*
  * The system heap's allocation orders are the module parameter
  * "system_heap.orders" (default 9,8,4,0: the proposed 2 MiB order).  No
  * kernel tree has it: there the orders are fixed at 8,4,0.
  */
+#ifdef DMASIM_PROBED_HEAP_ORDERS_PARAM
+#define DMASIM_IMPL_HEAP_ORDERS_PARAM DMASIM_PROBED_HEAP_ORDERS_PARAM
+#else
 #define DMASIM_IMPL_HEAP_ORDERS_PARAM (!DMASIM_IMPL_IS_UPSTREAM)
+#endif
 
 /*
  * VFIO type1 turns a 0 from pin_user_pages_remote() (nothing pinned, no
@@ -67,7 +83,11 @@
  * vaddr_get_pfns() returns that 0 and MAP_DMA returns 0 (success) for a
  * range it could not pin.
  */
+#ifdef DMASIM_PROBED_GUP_ZERO_IS_EFAULT
+#define DMASIM_IMPL_GUP_ZERO_IS_EFAULT DMASIM_PROBED_GUP_ZERO_IS_EFAULT
+#else
 #define DMASIM_IMPL_GUP_ZERO_IS_EFAULT DMASIM_IMPL_AT_LEAST(6, 15, 0)
+#endif
 
 /*
  * VFIO type1 maps and unmaps ranges that end at the top of the IOVA space
@@ -78,7 +98,11 @@
  * a range whose last byte is the last IOVA maps, but UNMAP_DMA of it
  * unmaps 0 bytes (the end, iova + size, wraps to 0) and leaves it mapped.
  */
+#ifdef DMASIM_PROBED_IOVA_END_OVERFLOW_FIXES
+#define DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES DMASIM_PROBED_IOVA_END_OVERFLOW_FIXES
+#else
 #define DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES DMASIM_IMPL_AT_LEAST(6, 18, 0)
+#endif
 
 /*
  * VFIO_IOMMU_GET_INFO leaks its capability chain (caps.buf) when the
@@ -94,8 +118,33 @@
  * tree that does not fails sweep_type1_info until this line names it.
  * The project's core/ frees the chain on every path.
  */
+#ifdef DMASIM_PROBED_GET_INFO_CAPS_LEAK
+#define DMASIM_IMPL_GET_INFO_CAPS_LEAK DMASIM_PROBED_GET_INFO_CAPS_LEAK
+#else
 #define DMASIM_IMPL_GET_INFO_CAPS_LEAK DMASIM_IMPL_IS_UPSTREAM
+#endif
 #define DMASIM_IMPL_GET_INFO_CAPS_LEAK_ALLOC 3
+
+/*
+ * VFIO type1 writes past the end of every dirty bitmap when the container's
+ * smallest IOMMU page size shrinks while dirty tracking is on
+ * (docs/kernel-bugs.md, "type1 dirty bitmap overrun").  The bitmaps are
+ * sized in pages of the size in force when tracking started; detaching the
+ * group whose domain had the largest minimum page (a 16 KiB-granule SMMU
+ * domain beside an emulated device, on a 4 KiB-page kernel) shrinks it, and
+ * vfio_iommu_type1_detach_group()'s vfio_iommu_populate_bitmap_full() then
+ * sets size >> new_shift bits in bitmaps of size >> old_shift.  Found by the
+ * differential replay of mutated fuzz_type1 inputs (sim/slab.c's red zones
+ * report it).  Linux 6.12 has it and so has mainline as read (linux-mm at
+ * 7.0-rc5: the functions are unchanged), so every tree is expected to
+ * overrun; the project's core/ resizes the bitmaps when the page size moves
+ * (vfio_dma_bitmap_resize_all()).
+ */
+#ifdef DMASIM_PROBED_DIRTY_BITMAP_OVERRUN
+#define DMASIM_IMPL_DIRTY_BITMAP_OVERRUN DMASIM_PROBED_DIRTY_BITMAP_OVERRUN
+#else
+#define DMASIM_IMPL_DIRTY_BITMAP_OVERRUN DMASIM_IMPL_IS_UPSTREAM
+#endif
 
 /*
  * VFIO type1 accepts the nesting container type (VFIO_TYPE1_NESTING_IOMMU,
@@ -104,7 +153,11 @@
  * From 6.13 on, VFIO_CHECK_EXTENSION(6) is 0, so the VFIO core's
  * VFIO_SET_IOMMU never offers type 6 to type1.
  */
+#ifdef DMASIM_PROBED_TYPE1_NESTING_TYPE
+#define DMASIM_IMPL_TYPE1_NESTING_TYPE DMASIM_PROBED_TYPE1_NESTING_TYPE
+#else
 #define DMASIM_IMPL_TYPE1_NESTING_TYPE (!DMASIM_IMPL_AT_LEAST(6, 13, 0))
+#endif
 
 /*
  * type1's open() itself (what kapi_vfio_open() calls: it does not model
@@ -113,7 +166,11 @@
  * __VFIO_RESERVED_TYPE1_NESTING_IOMMU (linux-next bafe665, linux-mm
  * 7.0-rc5).  The project's core/ refuses it with -EINVAL.
  */
+#ifdef DMASIM_PROBED_TYPE1_OPEN_TAKES_NESTING_TYPE
+#define DMASIM_IMPL_TYPE1_OPEN_TAKES_NESTING_TYPE DMASIM_PROBED_TYPE1_OPEN_TAKES_NESTING_TYPE
+#else
 #define DMASIM_IMPL_TYPE1_OPEN_TAKES_NESTING_TYPE DMASIM_IMPL_IS_UPSTREAM
+#endif
 
 /*
  * DMA_HEAP_IOCTL_ALLOC publishes the new dma-buf fd only once the result
@@ -130,8 +187,12 @@
  * closes the stray fd as a process exit would, then checks that nothing
  * else is left.
  */
+#ifdef DMASIM_PROBED_HEAP_ALLOC_FD_AFTER_COPY_OUT
+#define DMASIM_IMPL_HEAP_ALLOC_FD_AFTER_COPY_OUT DMASIM_PROBED_HEAP_ALLOC_FD_AFTER_COPY_OUT
+#else
 #define DMASIM_IMPL_HEAP_ALLOC_FD_AFTER_COPY_OUT \
 	(!DMASIM_IMPL_IS_UPSTREAM || !DMASIM_IMPL_AT_LEAST(6, 13, 0))
+#endif
 
 /*
  * VFIO type1 takes a new domain's MSI cookie (a software MSI window)
@@ -142,6 +203,24 @@
  * marked mapped, and no later unmap unpins them.  The project's core
  * fixes this (tests/test_type1_groups.c).
  */
+#ifdef DMASIM_PROBED_MSI_COOKIE_BEFORE_REPLAY
+#define DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY DMASIM_PROBED_MSI_COOKIE_BEFORE_REPLAY
+#else
 #define DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY (!DMASIM_IMPL_IS_UPSTREAM)
+#endif
+
+/*
+ * VFIO type1 probes a new domain for fine-grained superpages
+ * (vfio_test_domain_fgsp(): one test map of two pages and an unmap of
+ * one) when a group attaches, before the replay: the new domain's first
+ * map_pages call is that probe.  6.12 and the project's core/ do; later
+ * mainline dropped the probe with its fgsp flag, so the replay's maps are
+ * the first calls.  Fallback when the probe cannot read the tree: present.
+ */
+#ifdef DMASIM_PROBED_TYPE1_FGSP_PROBE
+#define DMASIM_IMPL_TYPE1_FGSP_PROBE DMASIM_PROBED_TYPE1_FGSP_PROBE
+#else
+#define DMASIM_IMPL_TYPE1_FGSP_PROBE 1
+#endif
 
 #endif

@@ -109,6 +109,21 @@ struct sim_iommu_domain *kapi_vfio_dev_sim_domain(struct kapi_vfio_dev *dev);
  */
 int kapi_vfio_dev_iova_to_pfn(struct kapi_vfio_dev *dev, unsigned long long iova,
 			      unsigned long *pfn);
+/*
+ * The translation oracle: every page of [iova, iova + size) translates in
+ * the device's IOMMU domain to the pfn the current process's page tables
+ * map the page at the same offset from vaddr to (pfn 0 included).  0 if
+ * so; else *bad_offset (may be NULL) gets the offset of the first page
+ * that fails and the result says how: -ENOENT (the IOMMU maps nothing
+ * there), -EFAULT (the CPU maps nothing there), -EILSEQ (different pfns);
+ * -ENODEV for an emulated device.  Costs one comparison per run where an
+ * IOMMU leaf and a CPU leaf overlap, so a 2^31-page BAR in 1 GiB leaves is
+ * checked in 8,192 steps.
+ */
+int kapi_vfio_dev_check_translation(struct kapi_vfio_dev *dev,
+				    unsigned long long iova, unsigned long vaddr,
+				    unsigned long long size,
+				    unsigned long long *bad_offset);
 /* Live IOMMU leaves in that domain (0 for an emulated device). */
 unsigned long long kapi_vfio_dev_nr_leaves(struct kapi_vfio_dev *dev);
 

@@ -128,6 +128,12 @@ void *sim_kmalloc(unsigned long size, int zero);
 void *sim_krealloc(void *p, unsigned long size);
 void sim_kfree(const void *p);
 unsigned long long sim_kmalloc_outstanding(void);
+/*
+ * Bytes of red zone behind every kmalloc'd object (sim/slab.c): a write
+ * into it is reported as a WARN when the object is freed, and counted.
+ */
+#define SIM_SLAB_REDZONE 64
+unsigned long long sim_slab_redzone_hits(void);
 
 /* ------------------------------------------------------------------------
  * Kernel log (sim/klog.c): printk, WARN and BUG land here.  Messages are
@@ -171,10 +177,34 @@ unsigned long sim_thread_id(void);
 /* ------------------------------------------------------------------------
  * The machine (sim/machine.c)
  */
+/*
+ * Placement of RAM in the physical address space: [start, start + size),
+ * bytes, page aligned.  A range of size 0 ends the list.
+ */
+struct sim_phys_range {
+	unsigned long long start, size;
+};
+#define SIM_MAX_RAM_RANGES	8
+/* x86-64's (and arm64 LPA's) 52-bit physical addresses. */
+#define SIM_PHYS_BITS_MAX	52
+
+/*
+ * The machine description.  Either ram_bytes (the x86-like default layout
+ * in sim_mem.h) or ram[] (RAM anywhere: ascending, disjoint, inside
+ * phys_bits; ram_bytes is then ignored), e.g.
+ *
+ *   struct sim_config cfg = {
+ *           .ram = { { .start = 0, .size = 1ULL << 30 },
+ *                    { .start = (1ULL << 52) - (1ULL << 30),
+ *                      .size = 1ULL << 30 } },
+ *   };
+ */
 struct sim_config {
 	unsigned long long ram_bytes;	/* 0: 16 GiB */
 	unsigned int nr_cpus;		/* 0: 1 */
 	unsigned long long seed;	/* seeds every random choice of the sim */
+	struct sim_phys_range ram[SIM_MAX_RAM_RANGES];	/* placed RAM */
+	unsigned int phys_bits;		/* 0: SIM_PHYS_BITS_MAX */
 };
 
 int sim_machine_init(const struct sim_config *cfg);

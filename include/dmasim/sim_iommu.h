@@ -28,6 +28,14 @@ struct sim_iommu_format {
 	unsigned long long pgsize_bitmap;
 	unsigned int granule_shift;	/* smallest page: 12, 14 or 16 */
 	unsigned int ias;		/* IOVA bits: aperture is [0, 2^ias - 1] */
+	/*
+	 * Output (physical) address bits io-pgtable-arm checks a paddr
+	 * against (-ERANGE): 52 with the 64K granule (FEAT_LPA), 48 with 4K
+	 * and 16K (52 bits there need LPA2, which 6.12 does not use).  0 for
+	 * the Intel and AMD formats, whose drivers do not check (their
+	 * entries hold 52 bits, the machine's widest physical space).
+	 */
+	unsigned int oas;
 	unsigned int levels;
 	const char *what;		/* one line for tables and --help */
 };
@@ -61,7 +69,8 @@ enum {
  * *mapped receives the bytes mapped, also on error (whole leaves only).
  * Returns 0, -EEXIST if a leaf or a table is already where a leaf goes (or
  * a larger leaf covers iova), -ENOMEM if a table page could not be
- * allocated, -EINVAL on bad arguments (nothing written).
+ * allocated, -EINVAL on bad arguments, -ERANGE if the physical range
+ * reaches past the format's oas (io-pgtable-arm's check; nothing written).
  * check_faults: nonzero makes every table-page allocation ask
  * sim_should_fail(SIM_FP_IOMMU_PGTABLE_ALLOC) first (the kernel shim passes
  * 1; plain-C tests of the tables alone pass 0).  Tables allocated by a call

@@ -3,19 +3,25 @@
  * dmasim: physical memory, struct page storage and the buddy allocator.
  * Plain C; see sim.h for the rules every include/dmasim header follows.
  *
- * Physical address map: RAM ranges (x86-like: RAM below a 1 GiB PCI hole
- * under 4 GiB, the rest above 4 GiB) and, later, MMIO BARs:
+ * Physical address map: RAM ranges and MMIO BARs anywhere below
+ * 2^phys_bits (sim_config).  The default layout (sim_config.ram_bytes, no
+ * ram[]) is x86-like, RAM below a 1 GiB PCI hole under 4 GiB and the rest
+ * above 4 GiB:
  *
  *   [0, min(ram, 3 GiB))             RAM, zone DMA32
  *   [3 GiB, 4 GiB)                   hole: free for 32-bit BARs
  *   [4 GiB, 4 GiB + ram - 3 GiB)     RAM, zone Normal (when ram > 3 GiB)
  *   [end of RAM, ...)                free for 64-bit BARs
  *
- * struct page
- * exists for RAM only; the memmap is one virtually contiguous array indexed
- * by absolute pfn (as SPARSEMEM_VMEMMAP), reserved with MAP_NORESERVE so a
- * struct page costs memory only once it is written.  Page data is backed
- * lazily too (a sparse memfd), so untouched RAM costs nothing.
+ * struct page exists for the memory sections (SIM_SECTION_SHIFT, 128 MiB,
+ * as x86's SPARSEMEM) that hold RAM, so RAM at 0 and at the top of a
+ * 52-bit space costs two sections.  The memmap of the present sections is
+ * one virtually contiguous array in pfn order (a RAM range's struct pages
+ * are consecutive: page + n is the page of pfn + n within a range), found
+ * from a pfn through a section table (the kernel's mem_section), reserved
+ * with MAP_NORESERVE so a struct page costs memory only once it is
+ * written.  Page data is backed lazily too (a sparse memfd), so untouched
+ * RAM costs nothing.
  */
 #ifndef DMASIM_SIM_MEM_H
 #define DMASIM_SIM_MEM_H
@@ -105,20 +111,64 @@ enum {
 	SIM_GFP_ACCOUNT		= 1u << 9,
 };
 
-/* The memmap: struct sim_page of pfn N is sim_vmemmap + N. */
-extern struct sim_page *sim_vmemmap;
+/*
+ * Memory sections.  A section is present when RAM lies in it; pfn_valid()
+ * is true from its first RAM pfn to its last (pfns between two RAM ranges
+ * that share a section have reserved struct pages, as the kernel's holes
+ * inside an early section do; other pfns of the section are not valid).
+ */
+#define SIM_SECTION_SHIFT	27
+#define SIM_PFN_SECTION_SHIFT	(SIM_SECTION_SHIFT - SIM_PAGE_SHIFT)
+#define SIM_PAGES_PER_SECTION	(1UL << SIM_PFN_SECTION_SHIFT)
+
+struct sim_mem_section {
+	/* address of the section's memmap minus its first pfn's offset */
+	unsigned long map_base;
+	unsigned int lo, hi;		/* valid pfns: [lo, hi) within the section */
+};
+
+/*
+ * Indexed by pfn >> SIM_PFN_SECTION_SHIFT, every section of the physical
+ * width (untouched entries read as absent).
+ */
+extern struct sim_mem_section *sim_sections;
+extern unsigned long sim_nr_sections;
+/* The memmap of the present sections, and each one's first pfn. */
+extern struct sim_page *sim_memmap;
+extern unsigned long *sim_memmap_section_pfn;
 /* First pfn past the highest RAM pfn. */
 extern unsigned long sim_max_pfn;
 
+/* The struct page of a valid pfn (as the kernel's, undefined otherwise). */
 static inline struct sim_page *sim_pfn_to_page(unsigned long pfn)
 {
-	return sim_vmemmap + pfn;
+	return (struct sim_page *)(sim_sections[pfn >> SIM_PFN_SECTION_SHIFT].map_base +
+				   pfn * sizeof(struct sim_page));
 }
 
 static inline unsigned long sim_page_to_pfn(const struct sim_page *page)
 {
-	return (unsigned long)(page - sim_vmemmap);
+	unsigned long idx = (unsigned long)(page - sim_memmap);
+
+	return sim_memmap_section_pfn[idx >> SIM_PFN_SECTION_SHIFT] +
+	       (idx & (SIM_PAGES_PER_SECTION - 1));
 }
+
+/* 1 if pfn has a struct page (the kernel's pfn_valid()). */
+static inline int sim_pfn_valid(unsigned long pfn)
+{
+	unsigned long s = pfn >> SIM_PFN_SECTION_SHIFT;
+	const struct sim_mem_section *ms;
+
+	if (sim_unlikely(s >= sim_nr_sections))
+		return 0;
+	ms = &sim_sections[s];
+	return (unsigned int)(pfn & (SIM_PAGES_PER_SECTION - 1)) - ms->lo <
+	       ms->hi - ms->lo;
+}
+
+/* Physical address bits of the machine (sim_config.phys_bits). */
+unsigned int sim_phys_bits(void);
 
 static inline int sim_page_test(const struct sim_page *page, int bit)
 {
@@ -134,9 +184,6 @@ static inline void sim_page_clear(struct sim_page *page, int bit)
 {
 	page->flags &= ~(1UL << bit);
 }
-
-/* 1 if pfn is RAM with a struct page (the kernel's pfn_valid()). */
-int sim_pfn_valid(unsigned long pfn);
 
 /* RAM ranges, in pfns [start, end). */
 struct sim_ram_range {

@@ -255,15 +255,24 @@ void sim_mm_set_legacy_addr_mask(int on);
 
 /* ---- MMIO BARs in the physical map -------------------------------------- */
 /*
- * Place a BAR of size bytes: below 4 GiB (in the PCI hole, when below4g and
- * it fits) or above the end of RAM, aligned to align (a power of two, 0:
- * the size rounded up to a power of two, as PCI does) plus misalign bytes
- * (a page multiple, to model a BAR that is not naturally aligned).  Returns
- * the BAR's first pfn, or 0 if it cannot be placed.  pfn_valid() is false
- * on every BAR pfn.
+ * Place a BAR of size bytes: below 4 GiB (from 3 GiB up, when below4g and
+ * it fits) or above the end of RAM (else from 4 GiB up, when RAM reaches
+ * the top), at the first place free of RAM and other BARs, aligned to
+ * align (a power of two, 0: the size rounded up to a power of two, as PCI
+ * does) plus misalign bytes (a page multiple, to model a BAR that is not
+ * naturally aligned).  Returns the BAR's first pfn, or 0 if it cannot be
+ * placed.  pfn_valid() is false on every BAR pfn.
  */
 unsigned long sim_bar_create(unsigned long long size, unsigned long long align,
 			     unsigned long long misalign, int below4g);
+/*
+ * Place MMIO (a BAR, device memory) at exactly [base, base + size), bytes:
+ * anywhere below 2^sim_phys_bits(), pfn 0 and the last page included.
+ * 0, -EINVAL (not page aligned, empty), -ERANGE (beyond the physical
+ * width), -EEXIST (overlaps RAM or a BAR).
+ */
+int sim_bar_place(unsigned long long base, unsigned long long size);
+/* Forget every BAR (machine init does it). */
 void sim_bars_reset(void);
 
 #endif /* DMASIM_SIM_MM_H */

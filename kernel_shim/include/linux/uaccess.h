@@ -6,7 +6,8 @@
  * copy reports every byte uncopied, as a fault on the first byte would.
  * A NULL user pointer faults too.  A pointer into a VMA of the calling
  * task's simulated address space is copied through its page tables
- * instead, faulting pages in (kernel_shim/uaccess.c).
+ * instead, faulting pages in (kernel_shim/uaccess.c), unless the caller
+ * declared it the test's own memory (dmasim_uaccess_host_ranges()).
  * access_ok() is the kernel's range check against the x86-64 user address
  * limit (47 bits less a page), so a range that wraps or reaches the
  * kernel half is refused, as on the real machine.
@@ -27,6 +28,16 @@
  */
 long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 			  bool to_user);
+/*
+ * Test double: the test's own memory handed to a call as user pointers
+ * (an ioctl's argument struct and the bitmap it points to), up to two
+ * ranges, for the calling thread; NULL clears.  A copy inside one of them
+ * is a plain memcpy even where a simulated VMA covers the same address
+ * (the simulated user space spans the host's stack and heap, and a test
+ * may place VMAs anywhere in it).
+ */
+void dmasim_uaccess_host_ranges(const void *a, unsigned long a_len,
+				const void *b, unsigned long b_len);
 
 static inline unsigned long __must_check
 copy_from_user(void *to, const void __user *from, unsigned long n)

@@ -4,9 +4,11 @@
  * <linux/page_ref.h>, <asm/memory_model.h>) about struct page.
  *
  * (a) Definitions that must match the kernel's contracts: page_to_pfn() and
- *     pfn_to_page() are linear over one memmap indexed by pfn (as
- *     SPARSEMEM_VMEMMAP: page + 1 is the next pfn's page everywhere, RAM or
- *     not); pfn_valid() is true for RAM only (BARs have no struct page);
+ *     pfn_to_page() go through the simulator's memory sections (as
+ *     SPARSEMEM without VMEMMAP: a pfn's section gives its memmap), so
+ *     page + n is the page of pfn + n only within a RAM range, and
+ *     nth_page() goes through the pfn, as the kernel's does there;
+ *     pfn_valid() is true for RAM only (BARs have no struct page);
  *     compound pages (head/tail, compound_head(), compound_order()); folios
  *     as views of head pages; reference counts: alloc_pages() returns a
  *     page with refcount 1, put_page() on the last reference frees the
@@ -39,12 +41,11 @@
 #define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
 
 /* ---- the memmap ---- */
-#define dmasim_memmap		((struct page *)sim_vmemmap)
-#define page_to_pfn(page)	((unsigned long)((page) - dmasim_memmap))
-#define pfn_to_page(pfn)	(dmasim_memmap + (pfn))
+#define page_to_pfn(page)	sim_page_to_pfn((const struct sim_page *)(page))
+#define pfn_to_page(pfn)	((struct page *)sim_pfn_to_page(pfn))
 #define page_to_phys(page)	PFN_PHYS(page_to_pfn(page))
 #define phys_to_page(phys)	pfn_to_page(PHYS_PFN(phys))
-#define nth_page(page, n)	((page) + (n))
+#define nth_page(page, n)	pfn_to_page(page_to_pfn(page) + (n))
 
 static inline int page_to_nid(const struct page *page)
 {

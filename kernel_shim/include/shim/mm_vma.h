@@ -203,10 +203,14 @@ void follow_pfnmap_end(struct follow_pfnmap_args *args);
  * (kernel_shim/gup.c): the same lookup, then -EINVAL (follow_pfnmap_start's
  * one error) and nothing held if .write is set and the leaf is read-only.
  * A newer file that never sets .write sees no difference.  Selected by
- * version, not by struct layout (see <linux/version.h>): the field is there
- * for every version.
+ * what the tree's type1 does (DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE,
+ * tools/probe-tree.py), by version when the probe cannot tell; never by
+ * struct layout (see <linux/version.h>): the field is there for every
+ * version.
  */
-#if LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255)
+#if defined(DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE) ? \
+	DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE : \
+	LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255)
 int shim_follow_pfnmap_start_write(struct follow_pfnmap_args *args);
 #define follow_pfnmap_start(args) shim_follow_pfnmap_start_write(args)
 #endif

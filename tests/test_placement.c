@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Placement: the same scenarios with RAM, BARs, VMAs and IOVAs where a
+ * machine rarely puts them (pfn 0, just below 4 GiB, the top of the
+ * physical width, not aligned to a PMD or PUD; VMAs at the first and last
+ * pages of user space; IOVAs at 0, in the top half of the 64-bit space and
+ * at its last page), through VFIO type1 and follow_pfnmap.
+ *
+ * Per placement (one row of the table below):
+ *
+ *   phys:  [ RAM range(s) ]  ...  [ BAR ]       anywhere below 2^phys_bits
+ *   va:    [ anon 64 pages ] [ THP 2 PMDs ] [ BAR vma, aligned alike ]
+ *   iova:  anon at iova,  THP at iova_thp,  BAR at iova_bar
+ *
+ * Checked after every operation: the IOMMU translates every page to the
+ * pfn the CPU maps (kapi_vfio_dev_check_translation, the one oracle), the
+ * allocator hands out RAM of the placed ranges only, and unmaps leave no
+ * leaf, pin or locked_vm behind.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_iommu.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#define PAGE	SIM_PAGE_SIZE
+#define PMD	SIM_PMD_SIZE
+#define PUD	SIM_PUD_SIZE
+#define MiB	(1ULL << 20)
+#define GiB	(1ULL << 30)
+#define TOP52	(1ULL << 52)
+#define TOP48	(1ULL << 48)
+#define RW	KAPI_VFIO_DMA_MAP_RW
+#define ANON_LEN	(64 * PAGE)
+#define THP_LEN		(2 * PMD)
+
+struct placement {
+	const char *name;
+	unsigned int phys_bits;			/* 0: 52 */
+	struct sim_phys_range ram[3];
+	unsigned long long bar, bar_len;	/* MMIO placed at exactly this */
+	unsigned long long bar_dma_off;		/* DMA from this far into the BAR */
+	unsigned long va_anon, va_thp, va_bar;
+	enum sim_iommu_format_id fmt;
+	unsigned long long iova_anon, iova_thp, iova_bar;
+	int needs_iova_end_fix;		/* ends at the last IOVA (DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES) */
+	long map_errno;			/* what every MAP_DMA returns (0: success) */
+};
+
+static const struct placement placements[] = {
+	{
+		.name = "RAM at pfn 0, BAR above it, VMAs at the bottom of user space",
+		.ram = { { .start = 0, .size = 256 * MiB } },
+		.bar = 1 * GiB, .bar_len = 1 * GiB,
+		.va_anon = PAGE, .va_thp = 2 * PMD, .va_bar = 1 * GiB,
+		.fmt = SIM_IOMMU_INTEL_SL,
+		.iova_anon = 0, .iova_thp = 2 * PMD, .iova_bar = 1 * GiB,
+	},
+	{
+		.name = "RAM ending just below 4 GiB, BAR at physical page 0 (DMA from 2 MiB in)",
+		.ram = { { .start = 4 * GiB - 256 * MiB, .size = 256 * MiB } },
+		.bar = 0, .bar_len = 1 * GiB, .bar_dma_off = PMD,
+		.va_anon = 4 * GiB - ANON_LEN, .va_thp = 4 * GiB,
+		.va_bar = 8 * GiB,
+		.fmt = SIM_IOMMU_INTEL_SL,
+		.iova_anon = 4 * GiB - ANON_LEN, .iova_thp = 4 * GiB,
+		.iova_bar = 8 * GiB + PMD,
+	},
+	{
+		.name = "RAM and BAR at the top of 52 bits, VMAs at the top of user space",
+		.ram = { { .start = TOP52 - 256 * MiB, .size = 256 * MiB } },
+		.bar = TOP52 - 2 * GiB, .bar_len = 1 * GiB,
+		.va_anon = SIM_TASK_SIZE - ANON_LEN,
+		.va_thp = SIM_TASK_SIZE - 2 * GiB,
+		.va_bar = SIM_TASK_SIZE - 8 * GiB - GiB + PAGE,
+		.fmt = SIM_IOMMU_INTEL_SL,
+		.iova_anon = TOP48 - ANON_LEN, .iova_thp = TOP48 - 2 * GiB,
+		.iova_bar = TOP48 - 4 * GiB,
+	},
+	{
+		.name = "two RAM ranges sharing a section, neither PMD aligned; BAR not PMD aligned",
+		.ram = { { .start = 1 * GiB + 3 * PAGE, .size = 64 * MiB },
+			 { .start = 1 * GiB + 64 * MiB + 19 * PAGE, .size = 300 * MiB } },
+		.bar = 7 * GiB + 5 * PAGE, .bar_len = 6 * PMD,
+		.va_anon = 64 * GiB + 7 * PAGE, .va_thp = 65 * GiB + PMD,
+		.va_bar = 66 * GiB + 5 * PAGE,
+		.fmt = SIM_IOMMU_AMD_V1,
+		.iova_anon = 3 * PAGE, .iova_thp = 1ULL << 63,
+		.iova_bar = (1ULL << 63) + GiB + 5 * PAGE,
+	},
+	{
+		.name = "IOVAs at the top of the 64-bit space, the last page included",
+		.ram = { { .start = 16 * GiB, .size = 512 * MiB } },
+		.bar = 64 * GiB, .bar_len = 1 * GiB,
+		.va_anon = 4 * GiB, .va_thp = 5 * GiB, .va_bar = 7 * GiB,
+		.fmt = SIM_IOMMU_AMD_V1,
+		.iova_anon = 0 - ANON_LEN, .iova_thp = 0 - 4 * GiB,
+		.iova_bar = 0 - 2 * GiB,
+		.needs_iova_end_fix = 1,
+	},
+	{
+		.name = "arm-lpae-4k: RAM at the top of its 48-bit output",
+		.phys_bits = 48,
+		.ram = { { .start = TOP48 - 256 * MiB, .size = 256 * MiB } },
+		.bar = TOP48 - 2 * GiB, .bar_len = 1 * GiB,
+		.va_anon = 4 * GiB, .va_thp = 5 * GiB, .va_bar = 7 * GiB,
+		.fmt = SIM_IOMMU_ARM_LPAE_4K,
+		.iova_anon = 0, .iova_thp = 1 * GiB, .iova_bar = 2 * GiB,
+	},
+	{
+		.name = "arm-lpae-4k: RAM above its 48-bit output is refused",
+		.ram = { { .start = TOP52 - 256 * MiB, .size = 256 * MiB } },
+		.bar = TOP52 - 2 * GiB, .bar_len = 1 * GiB,
+		.va_anon = 4 * GiB, .va_thp = 5 * GiB, .va_bar = 7 * GiB,
+		.fmt = SIM_IOMMU_ARM_LPAE_4K,
+		.iova_anon = 0, .iova_thp = 1 * GiB, .iova_bar = 2 * GiB,
+		.map_errno = -ERANGE,
+	},
+};
+
+/* ---- helpers that read like sentences ---- */
+
+static void boot_machine_placed(const struct placement *p)
+{
+	struct sim_config cfg = { .phys_bits = p->phys_bits };
+
+	memcpy(cfg.ram, p->ram, sizeof(p->ram));
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_int_equal(kapi_boot(), 0);
+	assert_non_null(kapi_proc_create());
+	kapi_mm_set_cap_ipc_lock(1);
+}
+
+static void shut_machine_down(void)
+{
+	kapi_proc_destroy(kapi_proc_current());
+	sim_machine_destroy();
+}
+
+static int pfn_is_in_placed_ram(const struct placement *p, unsigned long pfn)
+{
+	unsigned long long pa = (unsigned long long)pfn << SIM_PAGE_SHIFT;
+
+	for (unsigned int i = 0; i < 3 && p->ram[i].size; i++)
+		if (pa >= p->ram[i].start && pa < p->ram[i].start + p->ram[i].size)
+			return 1;
+	return 0;
+}
+
+/* pfn_valid is exact at each range's edges (holes inside a section excepted). */
+static void assert_ram_edges_are_exact(const struct placement *p)
+{
+	for (unsigned int i = 0; i < 3 && p->ram[i].size; i++) {
+		unsigned long first = p->ram[i].start >> SIM_PAGE_SHIFT;
+		unsigned long end = (p->ram[i].start + p->ram[i].size) >> SIM_PAGE_SHIFT;
+
+		assert_true(sim_pfn_valid(first));
+		assert_true(sim_pfn_valid(end - 1));
+		assert_ptr_equal(sim_pfn_to_page(end - 1), sim_pfn_to_page(first) + (end - 1 - first));
+		assert_int_equal(sim_page_to_pfn(sim_pfn_to_page(end - 1)), end - 1);
+		if (first && (i == 0 || !sim_pfn_valid(first - 1)))
+			assert_false(sim_pfn_valid(first - 1));
+		if (i + 1 == 3 || !p->ram[i + 1].size)
+			assert_false(sim_pfn_valid(end));
+	}
+	assert_false(sim_pfn_valid((unsigned long)(p->bar >> SIM_PAGE_SHIFT)));
+}
+
+/* Blocks of every order come from the placed RAM, naturally aligned, and go back. */
+static void assert_allocator_serves_placed_ram(const struct placement *p)
+{
+	unsigned long free_at_start = sim_buddy_nr_free();
+
+	/* Only the zero page (taken with the first address space) is out. */
+	assert_int_equal(free_at_start, sim_buddy_nr_managed() - 1);
+	for (unsigned int order = 0; order <= SIM_MAX_ORDER; order++) {
+		struct sim_page *page = sim_buddy_alloc(order, 0);
+		unsigned long pfn;
+
+		assert_non_null(page);
+		pfn = sim_page_to_pfn(page);
+		assert_true(pfn_is_in_placed_ram(p, pfn));
+		assert_true(pfn_is_in_placed_ram(p, pfn + (1UL << order) - 1));
+		assert_int_equal(pfn & ((1UL << order) - 1), 0);
+		assert_int_not_equal(pfn, 0);
+		memset(sim_page_address(page), 0xa5, PAGE);
+		sim_buddy_free(page, order);
+	}
+	sim_buddy_drain_pcp();
+	assert_int_equal(sim_buddy_nr_free(), free_at_start);
+}
+
+static unsigned long mmap_at(unsigned long va, unsigned long len,
+			     enum kapi_mm_kind kind, unsigned long pfn)
+{
+	struct kapi_mm_map m = {
+		.addr = va, .len = len, .kind = kind, .writable = 1,
+		.populate = 1, .pfn = pfn, .max_leaf = KAPI_MM_LEAF_PUD,
+	};
+	unsigned long got;
+
+	assert_int_equal(kapi_mm_mmap(&m, &got), 0);
+	assert_int_equal(got, va);
+	return got;
+}
+
+/* MAP_DMA as the row expects; on success the oracle holds for the range. */
+static void map_dma_and_check(const struct placement *p, struct kapi_vfio *c,
+			      struct kapi_vfio_dev *dev, unsigned long va,
+			      unsigned long long iova, unsigned long long len)
+{
+	unsigned long pins = kapi_mm_pins_outstanding();
+	unsigned long long leaves = kapi_vfio_dev_nr_leaves(dev), bad = 0;
+
+	long ret = kapi_vfio_map_dma(c, va, iova, len, RW);
+
+	assert_int_equal(ret, p->map_errno);
+	if (p->map_errno) {
+		assert_int_equal(kapi_mm_pins_outstanding(), pins);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), leaves);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		return;
+	}
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, iova, va, len, &bad), 0);
+}
+
+/* ---- the scenario, per placement ---- */
+
+/*
+ * Every placement: the machine boots with RAM where the row puts it, the
+ * allocator serves only that RAM, a BAR sits exactly where asked, and
+ * type1 maps anonymous, THP and BAR memory at the row's VMAs and IOVAs
+ * with the IOMMU translating to the CPU's pfns, then unmaps everything.
+ */
+static void test_dma_at_every_placement(void **state)
+{
+	for (size_t i = 0; i < sizeof(placements) / sizeof(placements[0]); i++) {
+		const struct placement *p = &placements[i];
+		unsigned long bar_pfn = (unsigned long)(p->bar >> SIM_PAGE_SHIFT);
+		unsigned long long warnings;
+		struct kapi_vfio_dev *dev;
+		struct kapi_vfio *c;
+		struct kapi_pfnmap r;
+
+		print_message("placement: %s\n", p->name);
+		if (p->needs_iova_end_fix && !DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES) {
+			/*
+			 * Known bug before v6.18: a DMA ending at the last IOVA
+			 * can be neither unmapped nor unpinned (its end wraps
+			 * to 0); tests/test_type1.c asserts it by name.
+			 */
+			print_message("  known bug: IOVA end overflow (before v6.18)\n");
+			continue;
+		}
+		boot_machine_placed(p);
+		warnings = sim_kernel_warnings();
+		assert_ram_edges_are_exact(p);
+		assert_allocator_serves_placed_ram(p);
+		assert_int_equal(sim_bar_place(p->bar, p->bar_len), 0);
+		assert_int_equal(sim_bar_place(p->bar, PAGE), -EEXIST);
+		assert_int_equal(sim_bar_place(p->ram[0].start, PAGE), -EEXIST);
+
+		mmap_at(p->va_anon, ANON_LEN, KAPI_MM_ANON, 0);
+		mmap_at(p->va_thp, THP_LEN, KAPI_MM_THP, 0);
+		mmap_at(p->va_bar, p->bar_len, KAPI_MM_PFNMAP, bar_pfn);
+		assert_int_equal(kapi_mm_follow_pfnmap(p->va_bar, &r), 0);
+		assert_int_equal(r.pfn, bar_pfn);
+		assert_int_equal(kapi_mm_follow_pfnmap(p->va_bar + p->bar_len - PAGE, &r), 0);
+		assert_int_equal(r.pfn, bar_pfn + p->bar_len / PAGE - 1);
+
+		assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+		assert_int_equal(kapi_vfio_attach_iommu_dev(c, p->fmt, &dev), 0);
+		map_dma_and_check(p, c, dev, p->va_anon, p->iova_anon, ANON_LEN);
+		map_dma_and_check(p, c, dev, p->va_thp, p->iova_thp, THP_LEN);
+		map_dma_and_check(p, c, dev, p->va_bar + p->bar_dma_off, p->iova_bar,
+				  p->bar_len - p->bar_dma_off);
+		if (!p->map_errno) {
+			assert_int_equal(kapi_mm_locked_vm(), (ANON_LEN + THP_LEN) / PAGE);
+			assert_int_equal(kapi_mm_pins_outstanding(),
+					 (ANON_LEN + THP_LEN) / PAGE);
+		}
+		assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+						     NULL), 0);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		kapi_vfio_close(c);
+		assert_int_equal(sim_kernel_warnings(), warnings);
+		shut_machine_down();
+	}
+}
+
+/* A machine description that cannot be built is refused whole. */
+static void test_bad_placements_are_refused(void **state)
+{
+	static const struct {
+		const char *what;
+		struct sim_config cfg;
+	} bad[] = {
+		{ "not page aligned", { .ram = { { .start = 100, .size = 1 * GiB } } } },
+		{ "overlapping", { .ram = { { .start = 0, .size = 2 * GiB },
+					    { .start = 1 * GiB, .size = 2 * GiB } } } },
+		{ "descending", { .ram = { { .start = 4 * GiB, .size = 1 * GiB },
+					   { .start = 0, .size = 1 * GiB } } } },
+		{ "past the physical width", { .ram = { { .start = TOP52 - GiB, .size = 2 * GiB } } } },
+		{ "past a 40-bit width", { .phys_bits = 40,
+					   .ram = { { .start = 1ULL << 40, .size = 1 * GiB } } } },
+		{ "a width above 52 bits", { .phys_bits = 53, .ram_bytes = GiB } },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		print_message("bad: %s\n", bad[i].what);
+		assert_int_equal(sim_machine_init(&bad[i].cfg), -EINVAL);
+	}
+}
+
+/* MMIO placed by hand: inside the width, page aligned, never over RAM or another BAR. */
+static void test_bar_place_checks_its_range(void **state)
+{
+	struct sim_config cfg = { .ram = { { .start = 4 * GiB, .size = 1 * GiB } } };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_int_equal(sim_bar_place(0, PAGE), 0);
+	assert_int_equal(sim_bar_place(TOP52 - PAGE, PAGE), 0);
+	assert_int_equal(sim_bar_place(TOP52, PAGE), -ERANGE);
+	assert_int_equal(sim_bar_place(TOP52 - PAGE, 2 * PAGE), -ERANGE);
+	assert_int_equal(sim_bar_place(PAGE + 1, PAGE), -EINVAL);
+	assert_int_equal(sim_bar_place(PAGE, 0), -EINVAL);
+	assert_int_equal(sim_bar_place(5 * GiB - PAGE, 2 * PAGE), -EEXIST);
+	assert_int_equal(sim_bar_place(0, 2 * PAGE), -EEXIST);
+	assert_int_equal(sim_bar_place(PAGE, PAGE), 0);
+	/* Automatic placement goes around RAM and the BARs placed by hand. */
+	assert_int_equal(sim_bar_create(1 * GiB, 0, 0, 0), (5 * GiB) >> SIM_PAGE_SHIFT);
+	assert_false(sim_pfn_valid(0));
+	sim_machine_destroy();
+}
+
+/* RAM at the top of the width costs host memory for its sections only. */
+static void test_far_apart_ram_costs_only_its_sections(void **state)
+{
+	struct sim_config cfg = {
+		.ram = { { .start = 0, .size = 128 * MiB },
+			 { .start = TOP52 - 128 * MiB, .size = 128 * MiB } },
+	};
+	unsigned long long host;
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_int_equal(sim_ram_bytes(), 256 * MiB);
+	host = sim_mem_host_bytes();
+	/* Two sections' memmap (2 MiB each) at most, plus table pages. */
+	assert_true(host < 16 * MiB);
+	assert_true(sim_pfn_valid((TOP52 >> SIM_PAGE_SHIFT) - 1));
+	assert_false(sim_pfn_valid((TOP52 >> SIM_PAGE_SHIFT) / 2));
+	sim_machine_destroy();
+}
+
+/*
+ *   va:    [ anon, remapped after MAP_DMA ]   iova 0
+ *
+ * The oracle is not vacuous: once the VMA under a DMA is replaced, the
+ * CPU maps new pages there while the IOMMU keeps the pinned ones, and it
+ * says so at the first page; a hole on either side is reported too.
+ */
+static void test_the_oracle_sees_a_stale_mapping(void **state)
+{
+	static const struct placement p = {
+		.ram = { { .start = 0, .size = 256 * MiB } },
+	};
+	unsigned long long bad = 1;
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio *c;
+
+	boot_machine_placed(&p);
+	mmap_at(4 * GiB, ANON_LEN, KAPI_MM_ANON, 0);
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev), 0);
+	map_dma_and_check(&p, c, dev, 4 * GiB, 0, ANON_LEN);
+	assert_int_equal(kapi_mm_munmap(4 * GiB), 0);
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, 0, 4 * GiB, ANON_LEN, &bad),
+			 -EFAULT);
+	assert_int_equal(bad, 0);
+	mmap_at(4 * GiB, ANON_LEN, KAPI_MM_ANON, 0);
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, 0, 4 * GiB, ANON_LEN, &bad),
+			 -EILSEQ);
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, ANON_LEN, 4 * GiB, PAGE, &bad),
+			 -ENOENT);
+	kapi_vfio_close(c);
+	shut_machine_down();
+}
+
+/*
+ *   va:    [ anon VMA over the host stack of this very test ]
+ *
+ * The simulated user space spans the host's stack: a VMA placed over the
+ * memory where the kapi builds an ioctl's argument struct must not
+ * capture the copy_from_user() of that struct (the shim used to read the
+ * VMA's zero page instead, and MAP_DMA failed with -EINVAL or -EFAULT as
+ * the host's stack address varied).
+ */
+static void test_a_vma_over_the_host_stack_keeps_ioctl_arguments(void **state)
+{
+	static const struct placement p = {
+		.ram = { { .start = 0, .size = 256 * MiB } },
+	};
+	unsigned long here, va_stack, va;
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio *c;
+	volatile char marker = 1;
+
+	here = (unsigned long)&marker;
+	va_stack = (here & ~(PMD - 1)) - 4 * PMD;
+	if (va_stack < SIM_USER_BASE || va_stack + 8 * PMD > SIM_TASK_SIZE)
+		skip();	/* this host's stack is outside the simulated user space */
+	boot_machine_placed(&p);
+	mmap_at(va_stack, 8 * PMD, KAPI_MM_ANON, 0);
+	va = mmap_at(SIM_USER_BASE, ANON_LEN, KAPI_MM_ANON, 0);
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev), 0);
+	map_dma_and_check(&p, c, dev, va, 0, ANON_LEN);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, ANON_LEN, 0, NULL), 0);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	kapi_vfio_close(c);
+	shut_machine_down();
+}
+
+/* ---- sizes beyond RAM ---- */
+
+/* --slow: the 8 TiB maps too (about 13 s of CPU each, see big_maps). */
+static int slow_run;
+
+#define TiB	(1ULL << 40)
+#define BIG_BAR	(16 * TiB)		/* physical base, 1 GiB aligned */
+#define BIG_VA	(16 * TiB)		/* user address, aligned alike */
+#define BIG_PAGES	((1ULL << 31) + 1)	/* one page past 2^31 */
+#define WRAP_ERRNO (DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES ? -EOVERFLOW : -EINVAL)
+
+static const struct big_map {
+	const char *what;
+	unsigned long long vaddr_off, iova, size;
+	long want;
+	int slow;	/* --slow only: type1's unmap asks the IOMMU page by page */
+} big_maps[] = {
+	{ "the whole 2^31+1-page BAR", 0, 16 * TiB, BIG_PAGES * PAGE, 0, 1 },
+	{ "2^31 pages (8 TiB)", 0, 16 * TiB, (1ULL << 31) * PAGE, 0, 1 },
+	{ "4 GiB less a page", PAGE, 0, 4 * GiB - PAGE, 0, 0 },
+	{ "4 GiB", 0, 4 * GiB, 4 * GiB, 0, 0 },
+	{ "4 GiB and a page, from the last page of 4 GiB", 4 * GiB - PAGE, 4 * GiB - PAGE,
+	  4 * GiB + PAGE, 0, 0 },
+	{ "2^32 pages: past the VMA's end", 0, 16 * TiB, (1ULL << 32) * PAGE, -EFAULT, 0 },
+	{ "one page past the VMA's end", 0, 16 * TiB, (BIG_PAGES + 1) * PAGE, -EFAULT, 0 },
+	{ "2^64 less a page: vaddr + size wraps", 0, 0, 0 - PAGE, WRAP_ERRNO, 0 },
+	{ "2^63: iova + size leaves the aperture", 0, 0, 1ULL << 63, -EINVAL, 0 },
+};
+
+/*
+ *   phys:  [ BAR of 2^31 + 1 pages at 16 TiB ]      no RAM behind it
+ *   va:    [ pfnmap of all of it at 16 TiB, 1 GiB leaves and one 4K leaf ]
+ *
+ * MAP_DMA requests whose sizes sit at the 32-bit and 64-bit edges of the
+ * code's own arithmetic (type1's npage, iova + size, long counters): each
+ * maps exactly its range with the oracle holding and unmaps its size back,
+ * or fails with the kernel's errno and leaves no leaf behind.  The maps of
+ * 2^31 pages and more run with --slow (suite slow): type1's unmap finds
+ * physically contiguous runs with one iommu_iova_to_phys() per page, 2^31
+ * of them for 8 TiB, whatever the leaf size.
+ */
+static void test_dma_sizes_at_the_32_and_64_bit_edges(void **state)
+{
+	static const struct placement p = {
+		.ram = { { .start = 0, .size = 256 * MiB } },
+	};
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio *c;
+
+	boot_machine_placed(&p);
+	assert_int_equal(sim_bar_place(BIG_BAR, BIG_PAGES * PAGE), 0);
+	mmap_at(BIG_VA, BIG_PAGES * PAGE, KAPI_MM_PFNMAP, BIG_BAR >> SIM_PAGE_SHIFT);
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev), 0);
+	for (size_t i = 0; i < sizeof(big_maps) / sizeof(big_maps[0]); i++) {
+		const struct big_map *m = &big_maps[i];
+		unsigned long long unmapped = 0, bad = 0;
+
+		if (m->slow && !slow_run)
+			continue;
+		print_message("size: %s\n", m->what);
+		assert_int_equal(kapi_vfio_map_dma(c, BIG_VA + m->vaddr_off, m->iova,
+						   m->size, RW), m->want);
+		if (!m->want) {
+			assert_int_equal(kapi_vfio_dev_check_translation(dev, m->iova,
+					BIG_VA + m->vaddr_off, m->size, &bad), 0);
+			assert_int_equal(kapi_vfio_unmap_dma(c, m->iova, m->size, 0,
+							     &unmapped), 0);
+			assert_int_equal(unmapped, m->size);
+		}
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+	}
+	kapi_vfio_close(c);
+	shut_machine_down();
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dma_at_every_placement),
+		cmocka_unit_test(test_the_oracle_sees_a_stale_mapping),
+		cmocka_unit_test(test_a_vma_over_the_host_stack_keeps_ioctl_arguments),
+		cmocka_unit_test(test_dma_sizes_at_the_32_and_64_bit_edges),
+		cmocka_unit_test(test_bad_placements_are_refused),
+		cmocka_unit_test(test_bar_place_checks_its_range),
+		cmocka_unit_test(test_far_apart_ram_costs_only_its_sections),
+	};
+
+	slow_run = argc > 1 && !strcmp(argv[1], "--slow");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

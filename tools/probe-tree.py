@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Decide what a kernel tree's files do by reading their code.
+
+Upstream mode (-Dkernel_src=DIR) runs the same suites against a tree's own
+vfio_iommu_type1.c, system_heap.c and dma-heap.c.  Where trees legitimately
+differ (a fix, a backport, a later series), a suite asks a predicate of
+include/dmasim/impl.h.  A version number does not say what a tree does:
+stable trees carry backports (Debian's 6.12.117 installs the heap fd after
+the copy-out, as mainline does; the trees between lack it).  So each
+predicate is settled here by probing the tree's code: a function, a call or
+a construct present, the order of two calls in one function.
+
+Usage: probe-tree.py KERNEL_SRC [--meson]
+Prints one line per predicate:
+    NAME VALUE  reason
+VALUE is 1 or 0, or '?' when the probe could not decide (a function it
+reads is missing): impl.h then falls back to the tree's version, as it
+documents for each predicate.  With --meson, the lines are
+"NAME=VALUE|reason" for upstream/meson.build.
+
+The probes read the files as text with comments and string contents
+removed; a function's body is found by its name at the start of a
+definition and brace matching.  tests/probe_tree_check.py checks each
+probe on made-up trees, both ways.
+"""
+import os
+import re
+import sys
+
+TYPE1 = 'drivers/vfio/vfio_iommu_type1.c'
+SYSTEM_HEAP = 'drivers/dma-buf/heaps/system_heap.c'
+DMA_HEAP = 'drivers/dma-buf/dma-heap.c'
+
+
+def strip_comments(text):
+    """Comments out, string and char literals emptied; newlines kept."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            out.append('\n' * text.count('\n', i, j))
+            i = j
+        elif text.startswith('//', i):
+            j = text.find('\n', i)
+            i = n if j < 0 else j
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == '\\' else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return ''.join(out)
+
+
+class Tree:
+    def __init__(self, root):
+        self.root = root
+        self.cache = {}
+
+    def text(self, path):
+        if path not in self.cache:
+            try:
+                with open(os.path.join(self.root, path), errors='replace') as f:
+                    self.cache[path] = strip_comments(f.read())
+            except OSError:
+                self.cache[path] = None
+        return self.cache[path]
+
+    def function(self, path, name):
+        """The body of function NAME defined in PATH, or None."""
+        text = self.text(path)
+        if text is None:
+            return None
+        # A definition: the name, its parameter list, then '{' (not ';').
+        for m in re.finditer(r'\b%s\s*\(' % re.escape(name), text):
+            depth, i = 0, m.end() - 1
+            while i < len(text):
+                if text[i] == '(':
+                    depth += 1
+                elif text[i] == ')':
+                    depth -= 1
+                    if depth == 0:
+                        break
+                i += 1
+            rest = text[i + 1:]
+            head = re.match(r'\s*(?:__[a-z_]+\s*(?:\([^)]*\))?\s*)*\{', rest)
+            if not head:
+                continue
+            start = i + 1 + head.end() - 1
+            depth, j = 0, start
+            while j < len(text):
+                if text[j] == '{':
+                    depth += 1
+                elif text[j] == '}':
+                    depth -= 1
+                    if depth == 0:
+                        return text[start:j + 1]
+                j += 1
+        return None
+
+
+def undecided(why):
+    return None, why
+
+
+def probe_pfnmap_stride(t):
+    body = t.function(TYPE1, 'vaddr_get_pfns')
+    if body is None:
+        return undecided('vaddr_get_pfns() not found in ' + TYPE1)
+    if 'addr_mask' in body:
+        return 1, 'vaddr_get_pfns() strides by follow_pfnmap_args.addr_mask'
+    return 0, 'vaddr_get_pfns() returns one pfn per lookup (no addr_mask)'
+
+
+def probe_gup_zero_is_efault(t):
+    body = t.function(TYPE1, 'vaddr_get_pfns')
+    if body is None:
+        return undecided('vaddr_get_pfns() not found in ' + TYPE1)
+    if re.search(r'(?:!\s*ret|ret\s*==\s*0)\s*\)\s*\{?\s*ret\s*=\s*-EFAULT', body):
+        return 1, 'vaddr_get_pfns() turns a 0 from pin_user_pages_remote() into -EFAULT'
+    return 0, 'vaddr_get_pfns() passes a 0 from pin_user_pages_remote() on'
+
+
+def probe_iova_end_overflow(t):
+    body = t.function(TYPE1, 'vfio_dma_do_map')
+    if body is None:
+        return undecided('vfio_dma_do_map() not found in ' + TYPE1)
+    if 'EOVERFLOW' in body:
+        return 1, 'vfio_dma_do_map() reports a wrapping range with -EOVERFLOW'
+    return 0, 'vfio_dma_do_map() has no -EOVERFLOW (the IOVA-end fixes are absent)'
+
+
+def probe_get_info_caps_leak(t):
+    body = t.function(TYPE1, 'vfio_iommu_type1_get_info')
+    if body is None:
+        return undecided('vfio_iommu_type1_get_info() not found in ' + TYPE1)
+    at = body.find('vfio_iommu_iova_build_caps(')
+    if at < 0:
+        return undecided('get_info() does not call vfio_iommu_iova_build_caps()')
+    after = body[at:]
+    ret = re.search(r'if\s*\(\s*ret\s*\)\s*\{?\s*([^;]*;)', after)
+    if not ret:
+        return undecided('no error check after vfio_iommu_iova_build_caps()')
+    if 'kfree' in ret.group(1) or re.search(r'goto\s+\w+', ret.group(1)):
+        return 0, 'get_info() frees the capability chain when the IOVA caps fail'
+    return 1, 'get_info() returns the IOVA caps error without freeing the chain'
+
+
+def probe_dirty_bitmap_overrun(t):
+    fill = t.function(TYPE1, 'vfio_iommu_populate_bitmap_full')
+    start = t.function(TYPE1, 'vfio_iommu_type1_dirty_pages')
+    text = t.text(TYPE1)
+    if fill is None or start is None:
+        return undecided('populate_bitmap_full() or dirty_pages() not found')
+    if 'pgsize_bitmap' not in fill:
+        return 0, 'populate_bitmap_full() does not size by the current page size'
+    # The bitmaps are (re)allocated by vfio_dma_bitmap_alloc_all(): a call
+    # outside the DIRTY_PAGES START handler reallocates them elsewhere (on
+    # a page-size change).
+    alloc = r'\bvfio_dma_bitmap_alloc_all\s*\('
+    calls = len(re.findall(alloc, text)) - 1	# less the definition
+    if calls > len(re.findall(alloc, start)):
+        return 0, 'the dirty bitmaps are reallocated outside DIRTY_PAGES START'
+    return 1, ('the dirty bitmaps keep the page size of DIRTY_PAGES START '
+               'while detach_group() fills them in the current one')
+
+
+def probe_nesting_extension(t):
+    body = t.function(TYPE1, 'vfio_iommu_type1_check_extension')
+    if body is None:
+        return undecided('vfio_iommu_type1_check_extension() not found')
+    if re.search(r'\bVFIO_TYPE1_NESTING_IOMMU\b', body):
+        return 1, 'check_extension() reports VFIO_TYPE1_NESTING_IOMMU'
+    return 0, 'check_extension() does not offer the nesting type'
+
+
+def probe_open_takes_nesting(t):
+    body = t.function(TYPE1, 'vfio_iommu_type1_open')
+    if body is None:
+        return undecided('vfio_iommu_type1_open() not found')
+    if 'NESTING' in body:
+        return 1, 'open() takes the nesting type (6) as a v2 container'
+    return 0, 'open() refuses the nesting type'
+
+
+def probe_heap_fd_after_copy_out(t):
+    text = t.text(DMA_HEAP)
+    if text is None:
+        return undecided(DMA_HEAP + ' not found')
+    if re.search(r'\bfd_install\s*\(', text) and 'copy_to_user' in text:
+        return 1, 'dma-heap.c installs the fd with fd_install() after the copy-out'
+    if re.search(r'\bdma_buf_fd\s*\(', text):
+        return 0, 'dma-heap.c installs the fd with dma_buf_fd() before the copy-out'
+    return undecided('dma-heap.c: neither fd_install() nor dma_buf_fd()')
+
+
+def probe_msi_cookie_before_replay(t):
+    body = t.function(TYPE1, 'vfio_iommu_type1_attach_group')
+    if body is None:
+        return undecided('vfio_iommu_type1_attach_group() not found')
+    cookie = body.find('msi_cookie')
+    replay = body.find('vfio_iommu_replay(')
+    if cookie < 0 or replay < 0:
+        return undecided('attach_group(): no MSI cookie or no replay call')
+    if cookie < replay:
+        return 1, 'attach_group() takes the MSI cookie before the replay'
+    return 0, 'attach_group() replays the DMAs before taking the MSI cookie'
+
+
+def probe_heap_orders_param(t):
+    text = t.text(SYSTEM_HEAP)
+    if text is None:
+        return undecided(SYSTEM_HEAP + ' not found')
+    if re.search(r'\bmodule_param\w*\s*\(\s*orders\b', text):
+        return 1, 'system_heap.c takes its orders as a module parameter'
+    return 0, 'system_heap.c has fixed orders'
+
+
+def probe_fgsp(t):
+    text = t.text(TYPE1)
+    if text is None:
+        return undecided(TYPE1 + ' not found')
+    if re.search(r'\bvfio_test_domain_fgsp\s*\(', text):
+        return 1, 'attach_group() probes fine-grained superpages with a test map'
+    return 0, 'no fine-grained superpage probe (no test map on attach)'
+
+
+def probe_follow_pfnmap_write(t):
+    body = t.function(TYPE1, 'follow_fault_pfn')
+    if body is None:
+        return undecided('follow_fault_pfn() not found in ' + TYPE1)
+    if 'follow_pfnmap_args' not in body:
+        return 0, 'follow_fault_pfn() does not use follow_pfnmap_args'
+    if re.search(r'\.write\s*=', body):
+        return 1, 'follow_fault_pfn() asks follow_pfnmap_start() for .write'
+    return 0, 'follow_fault_pfn() checks .writable itself (no .write input)'
+
+
+PROBES = [
+    ('PFNMAP_STRIDE', probe_pfnmap_stride),
+    ('GUP_ZERO_IS_EFAULT', probe_gup_zero_is_efault),
+    ('IOVA_END_OVERFLOW_FIXES', probe_iova_end_overflow),
+    ('GET_INFO_CAPS_LEAK', probe_get_info_caps_leak),
+    ('DIRTY_BITMAP_OVERRUN', probe_dirty_bitmap_overrun),
+    ('TYPE1_NESTING_TYPE', probe_nesting_extension),
+    ('TYPE1_OPEN_TAKES_NESTING_TYPE', probe_open_takes_nesting),
+    ('HEAP_ALLOC_FD_AFTER_COPY_OUT', probe_heap_fd_after_copy_out),
+    ('MSI_COOKIE_BEFORE_REPLAY', probe_msi_cookie_before_replay),
+    ('HEAP_ORDERS_PARAM', probe_heap_orders_param),
+    ('TYPE1_FGSP_PROBE', probe_fgsp),
+    ('FOLLOW_PFNMAP_ARGS_WRITE', probe_follow_pfnmap_write),
+]
+
+
+def probe(root):
+    t = Tree(root)
+    return [(name,) + fn(t) for name, fn in PROBES]
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ('-h', '--help'):
+        print(__doc__.strip())
+        return 0 if len(argv) >= 2 else 2
+    meson = '--meson' in argv[2:]
+    for name, value, why in probe(argv[1]):
+        v = '?' if value is None else str(value)
+        if meson:
+            print('%s=%s|%s' % (name, v, why))
+        else:
+            print('%-30s %s  %s' % (name, v, why))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
