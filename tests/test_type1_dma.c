@@ -1055,7 +1055,7 @@ static void test_dma_of_physical_page_zero_stays_in_the_iommu(void **state)
 	assert_int_equal(pins_held(), 0);
 
 	kapi_vfio_close(c);
-	expect_leaves_dropped(1);
+	expect_leaves_dropped(INTEL_LEAVES_PER_PAGE);
 	assert_int_equal(kapi_mm_munmap(va), 0);
 }
 
