@@ -86,6 +86,13 @@
  * one word: 1 MiB (256 pages of 4 KiB), or 64 pages when that is more.
  */
 #define DIRTY_LEN	(MiB > 64 * PAGE ? MiB : 64 * PAGE)
+/*
+ * The 32 GiB BAR of the VFIO report (DESIGN.md) and the largest CPU leaf
+ * it maps with: a PUD (1 GiB, 32 of them) with 4 KiB pages; a PMD (32 or
+ * 512 MiB) where a PUD (64 GiB, 4 TiB) is bigger than the BAR.
+ */
+#define BAR_32G		(32 * GiB)
+#define BAR_32G_LEAF	(PUD <= BAR_32G ? PUD : PMD)
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -32,13 +32,6 @@
 #include "shared.h"
 
 #define RW	KAPI_VFIO_DMA_MAP_RW
-/*
- * The BAR the stride test maps (32 GiB, DESIGN.md) and its leaves: PUD
- * leaves (1 GiB) with 4 KiB pages; PMD leaves where a PUD (64 GiB, 4 TiB)
- * is bigger than half the BAR.
- */
-#define BIG_BAR		(32 * GiB)
-#define BIG_BAR_LEAF	(2 * PUD <= BIG_BAR ? PUD : PMD)
 /* What one GUP call of type1 covers: a page of page pointers' worth. */
 #define GUP_BATCH	(PAGE / sizeof(void *) * PAGE)
 
@@ -673,7 +666,7 @@ static void test_dirty_tracking_reports_mapped_pages(void **state)
  * After the huge-pfnmap series one follow_pfnmap_start() per 1 GiB leaf:
  * 32 lookups, 32 1 GiB IOMMU leaves.  Before it (or with the legacy mask
  * switch, which makes every leaf report PAGE_MASK) one per 4 KiB page.
- * With 16 or 64 KiB pages the leaves are PMDs (BIG_BAR_LEAF: 32 or
+ * With 16 or 64 KiB pages the leaves are PMDs (BAR_32G_LEAF: 32 or
  * 512 MiB), one lookup each; the IOMMU still maps 1 GiB leaves.
  */
 static void map_32g_bar_and_count_lookups(int legacy_mask,
@@ -684,8 +677,8 @@ static void map_32g_bar_and_count_lookups(int legacy_mask,
 	unsigned long bar_pfn, io_pfn, cpu_pfn;
 	/* aligned for the IOMMU's 1 GiB leaves too */
 	unsigned long va = map_bar(&(struct kapi_mm_map){
-		.len = BIG_BAR, .align = BIG_BAR_LEAF > GiB ? BIG_BAR_LEAF : GiB,
-		.max_leaf = BIG_BAR_LEAF == PUD ? KAPI_MM_LEAF_PUD :
+		.len = BAR_32G, .align = BAR_32G_LEAF > GiB ? BAR_32G_LEAF : GiB,
+		.max_leaf = BAR_32G_LEAF == PUD ? KAPI_MM_LEAF_PUD :
 						  KAPI_MM_LEAF_PMD,
 		.writable = 1, .populate = 1,
 	}, NULL, &bar_pfn);
@@ -718,7 +711,7 @@ static void test_32g_bar_takes_32_lookups(void **state)
 
 	map_32g_bar_and_count_lookups(0, &lookups);
 	if (DMASIM_IMPL_PFNMAP_STRIDE)
-		assert_int_equal(lookups, BIG_BAR / BIG_BAR_LEAF);
+		assert_int_equal(lookups, BAR_32G / BAR_32G_LEAF);
 	else
 		assert_int_equal(lookups, 32 * GiB / PAGE);
 }
