@@ -22,6 +22,7 @@
 #include <uapi/linux/dma-buf.h>
 #include <uapi/linux/dma-heap.h>
 
+#include "kapi_door.h"
 #include <dmasim/kapi_heap.h>
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
@@ -47,7 +48,7 @@ int kapi_heap_open(const char *name)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
-	return shim_open_devnode(path, O_RDONLY | O_CLOEXEC);
+	return kapi_return(shim_open_devnode(path, O_RDONLY | O_CLOEXEC));
 }
 
 int kapi_heap_alloc(int heap_fd, unsigned long long len, unsigned int fd_flags,
@@ -71,18 +72,18 @@ long kapi_ioctl(int fd, unsigned int cmd, void *arg)
 	long ret;
 
 	if (fd < 0)
-		return -EBADF;
+		return kapi_return(-EBADF);
 	dmasim_uaccess_host_ranges(arg, _IOC_SIZE(cmd), NULL, 0);
 	ret = shim_ioctl(fd, cmd, (unsigned long)arg);
 	dmasim_uaccess_host_ranges(NULL, 0, NULL, 0);
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_close(int fd)
 {
 	if (fd < 0)
-		return -EBADF;
-	return close_fd(fd);
+		return kapi_return(-EBADF);
+	return kapi_return(close_fd(fd));
 }
 
 unsigned int kapi_nr_open_fds(void)
@@ -189,7 +190,7 @@ int kapi_dmabuf_attach(int buf_fd, struct kapi_dev *kd,
 
 	dmabuf = dma_buf_get(buf_fd);
 	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
+		return kapi_return(PTR_ERR(dmabuf));
 	ka = kzalloc(sizeof(*ka), GFP_KERNEL);
 	if (!ka) {
 		ret = -ENOMEM;
@@ -204,11 +205,11 @@ int kapi_dmabuf_attach(int buf_fd, struct kapi_dev *kd,
 	ka->kdev = kd;
 	ka->dmabuf = dmabuf;
 	*attachp = ka;
-	return 0;
+	return kapi_return(0);
 
 err_put:
 	dma_buf_put(dmabuf);
-	return ret;
+	return kapi_return(ret);
 }
 
 void kapi_dmabuf_detach(struct kapi_attach *ka)
@@ -219,6 +220,7 @@ void kapi_dmabuf_detach(struct kapi_attach *ka)
 	dma_buf_detach(ka->dmabuf, ka->attach);
 	dma_buf_put(ka->dmabuf);
 	kfree(ka);
+	kapi_user_return();
 }
 
 int kapi_dmabuf_map(struct kapi_attach *ka, int dir)
@@ -226,15 +228,15 @@ int kapi_dmabuf_map(struct kapi_attach *ka, int dir)
 	struct sg_table *sgt;
 
 	if (ka->sgt)
-		return -EBUSY;
+		return kapi_return(-EBUSY);
 	if (!valid_dma_direction(dir))
-		return -EINVAL;
+		return kapi_return(-EINVAL);
 	sgt = dma_buf_map_attachment_unlocked(ka->attach, dir);
 	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
+		return kapi_return(PTR_ERR(sgt));
 	ka->sgt = sgt;
 	ka->dir = dir;
-	return sgt->nents;
+	return kapi_return(sgt->nents);
 }
 
 void kapi_dmabuf_unmap(struct kapi_attach *ka)
@@ -243,6 +245,7 @@ void kapi_dmabuf_unmap(struct kapi_attach *ka)
 		return;
 	dma_buf_unmap_attachment_unlocked(ka->attach, ka->sgt, ka->dir);
 	ka->sgt = NULL;
+	kapi_user_return();
 }
 
 unsigned int kapi_attach_nr_entries(const struct kapi_attach *ka)
@@ -337,14 +340,14 @@ int kapi_dmabuf_vmap(int buf_fd, void **vaddr)
 	int ret;
 
 	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
+		return kapi_return(PTR_ERR(dmabuf));
 	ret = dma_buf_vmap_unlocked(dmabuf, &map);
 	if (ret) {
 		dma_buf_put(dmabuf);
-		return ret;
+		return kapi_return(ret);
 	}
 	*vaddr = map.vaddr;
-	return 0;
+	return kapi_return(0);
 }
 
 int kapi_dmabuf_vunmap(int buf_fd, void *vaddr)
@@ -353,12 +356,12 @@ int kapi_dmabuf_vunmap(int buf_fd, void *vaddr)
 	struct iosys_map map = IOSYS_MAP_INIT_VADDR(vaddr);
 
 	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
+		return kapi_return(PTR_ERR(dmabuf));
 	dma_buf_vunmap_unlocked(dmabuf, &map);
 	/* This lookup's reference, and the one kapi_dmabuf_vmap() kept. */
 	dma_buf_put(dmabuf);
 	dma_buf_put(dmabuf);
-	return 0;
+	return kapi_return(0);
 }
 
 static int kapi_cpu_access(int buf_fd, int dir, bool begin)
@@ -380,12 +383,12 @@ static int kapi_cpu_access(int buf_fd, int dir, bool begin)
 
 int kapi_dmabuf_begin_cpu_access(int buf_fd, int dir)
 {
-	return kapi_cpu_access(buf_fd, dir, true);
+	return kapi_return(kapi_cpu_access(buf_fd, dir, true));
 }
 
 int kapi_dmabuf_end_cpu_access(int buf_fd, int dir)
 {
-	return kapi_cpu_access(buf_fd, dir, false);
+	return kapi_return(kapi_cpu_access(buf_fd, dir, false));
 }
 
 int kapi_dmabuf_sync(int buf_fd, unsigned long long flags)
@@ -407,10 +410,10 @@ int kapi_dmabuf_mmap(int buf_fd, unsigned long long pgoff, unsigned long len,
 	int ret;
 
 	if (!mm)
-		return -EINVAL;
+		return kapi_return(-EINVAL);
 	dmabuf = dma_buf_get(buf_fd);
 	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
+		return kapi_return(PTR_ERR(dmabuf));
 	ret = kapi_mm_mmap(&m, addr);
 	if (ret)
 		goto out;
@@ -422,7 +425,7 @@ int kapi_dmabuf_mmap(int buf_fd, unsigned long long pgoff, unsigned long len,
 		kapi_mm_munmap(*addr);
 out:
 	dma_buf_put(dmabuf);
-	return ret;
+	return kapi_return(ret);
 }
 
 /* ------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <shim/iommu_sim.h>
 
+#include "kapi_door.h"
 #include <dmasim/kapi_iommu.h>
 
 static struct device *kdev(struct kapi_iommu_dev *dev)
@@ -34,14 +35,15 @@ int kapi_iommu_dev_create(const char *name, enum sim_iommu_format_id fmt,
 	struct device *d = sim_iommu_device_create(name, fmt, kdev(group_peer));
 
 	if (IS_ERR(d))
-		return PTR_ERR(d);
+		return kapi_return(PTR_ERR(d));
 	*dev = (struct kapi_iommu_dev *)d;
-	return 0;
+	return kapi_return(0);
 }
 
 void kapi_iommu_dev_destroy(struct kapi_iommu_dev *dev)
 {
 	sim_iommu_device_destroy(kdev(dev));
+	kapi_user_return();
 }
 
 unsigned long kapi_iommu_nr_devices(void)
@@ -79,38 +81,41 @@ int kapi_iommu_domain_alloc(struct kapi_iommu_dev *dev,
 	struct iommu_domain *d = iommu_paging_domain_alloc(kdev(dev));
 
 	if (IS_ERR(d))
-		return PTR_ERR(d);
+		return kapi_return(PTR_ERR(d));
 	*domain = (struct kapi_iommu_domain *)d;
-	return 0;
+	return kapi_return(0);
 }
 
 void kapi_iommu_domain_free(struct kapi_iommu_domain *domain)
 {
 	iommu_domain_free(kdom(domain));
+	kapi_user_return();
 }
 
 int kapi_iommu_attach(struct kapi_iommu_domain *domain,
 		      struct kapi_iommu_dev *dev)
 {
-	return iommu_attach_device(kdom(domain), kdev(dev));
+	return kapi_return(iommu_attach_device(kdom(domain), kdev(dev)));
 }
 
 void kapi_iommu_detach(struct kapi_iommu_domain *domain,
 		       struct kapi_iommu_dev *dev)
 {
 	iommu_detach_device(kdom(domain), kdev(dev));
+	kapi_user_return();
 }
 
 int kapi_iommu_attach_group(struct kapi_iommu_domain *domain,
 			    struct kapi_iommu_dev *dev)
 {
-	return iommu_attach_group(kdom(domain), kdev(dev)->iommu_group);
+	return kapi_return(iommu_attach_group(kdom(domain), kdev(dev)->iommu_group));
 }
 
 void kapi_iommu_detach_group(struct kapi_iommu_domain *domain,
 			     struct kapi_iommu_dev *dev)
 {
 	iommu_detach_group(kdom(domain), kdev(dev)->iommu_group);
+	kapi_user_return();
 }
 
 unsigned long long kapi_iommu_pgsize_bitmap(struct kapi_iommu_domain *domain)
@@ -131,7 +136,7 @@ struct sim_iommu_domain *kapi_iommu_sim_domain(struct kapi_iommu_domain *domain)
 int kapi_iommu_map(struct kapi_iommu_domain *domain, unsigned long long iova,
 		   sim_phys_t paddr, unsigned long long size, int prot)
 {
-	return iommu_map(kdom(domain), iova, paddr, size, prot, GFP_KERNEL);
+	return kapi_return(iommu_map(kdom(domain), iova, paddr, size, prot, GFP_KERNEL));
 }
 
 int kapi_iommu_map_bad_gfp(struct kapi_iommu_domain *domain,
@@ -153,7 +158,7 @@ long long kapi_iommu_map_sg(struct kapi_iommu_domain *domain,
 
 	sgl = kcalloc(n ? n : 1, sizeof(*sgl), GFP_KERNEL);
 	if (!sgl)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 	sg_init_table(sgl, n ? n : 1);
 	for_each_sg(sgl, sg, n, i) {
 		sg_set_page(sg, pfn_to_page(paddr[i] >> PAGE_SHIFT), len[i],
@@ -163,14 +168,14 @@ long long kapi_iommu_map_sg(struct kapi_iommu_domain *domain,
 	}
 	ret = iommu_map_sg(kdom(domain), iova, sgl, n, prot, GFP_KERNEL);
 	kfree(sgl);
-	return ret;
+	return kapi_return(ret);
 }
 
 unsigned long long kapi_iommu_unmap(struct kapi_iommu_domain *domain,
 				    unsigned long long iova,
 				    unsigned long long size)
 {
-	return iommu_unmap(kdom(domain), iova, size);
+	return kapi_return(iommu_unmap(kdom(domain), iova, size));
 }
 
 unsigned long long kapi_iommu_unmap_gathered(struct kapi_iommu_domain *domain,
@@ -187,7 +192,7 @@ unsigned long long kapi_iommu_unmap_gathered(struct kapi_iommu_domain *domain,
 		total += iommu_unmap_fast(kdom(domain), iova[i], size[i],
 					  &gather);
 	iommu_iotlb_sync(kdom(domain), &gather);
-	return total;
+	return kapi_return(total);
 }
 
 sim_phys_t kapi_iommu_iova_to_phys(struct kapi_iommu_domain *domain,
@@ -254,7 +259,7 @@ unsigned int kapi_iommu_domain_type(struct kapi_iommu_domain *domain)
 
 int kapi_iommu_dev_probe(struct kapi_iommu_dev *dev)
 {
-	return iommu_probe_device(kdev(dev));
+	return kapi_return(iommu_probe_device(kdev(dev)));
 }
 
 int kapi_iommu_capable(struct kapi_iommu_dev *dev, enum kapi_iommu_cap cap)
@@ -342,7 +347,7 @@ int kapi_iommu_group_for_each_dev(struct kapi_iommu_dev *dev,
 	ret = iommu_group_for_each_dev(kdev(dev)->iommu_group, &fe,
 				       kapi_count_dev);
 	*visited = fe.visited;
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_iommu_group_resv_regions(struct kapi_iommu_dev *dev,
@@ -366,7 +371,7 @@ int kapi_iommu_group_resv_regions(struct kapi_iommu_dev *dev,
 		list_del(&region->list);
 		kfree(region);
 	}
-	return ret ? ret : (int)n;
+	return kapi_return(ret ? ret : (int)n);
 }
 
 int kapi_iommu_dev_nr_resv_regions(struct kapi_iommu_dev *dev)

@@ -16,6 +16,7 @@
 #include <linux/sched/task.h>
 #include <linux/string.h>
 
+#include "kapi_door.h"
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
@@ -200,13 +201,13 @@ int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
 	int ret;
 
 	if (!mm)
-		return -EINVAL;
+		return kapi_return(-EINVAL);
 	if (m->kind > KAPI_MM_IO || !m->len || (m->len & ~PAGE_MASK) ||
 	    max_leaf > KAPI_MM_LEAF_PUD)
-		return -EINVAL;
+		return kapi_return(-EINVAL);
 	vma = sim_kmalloc(sizeof(*vma), 1);
 	if (!vma)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 
 	mmap_write_lock(mm);
 	if (!addr) {
@@ -255,7 +256,7 @@ out:
 	mmap_write_unlock(mm);
 	if (ret)
 		sim_kfree(vma);
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_munmap(unsigned long addr)
@@ -265,7 +266,7 @@ int kapi_mm_munmap(unsigned long addr)
 	int ret = -EINVAL;
 
 	if (!mm)
-		return -EINVAL;
+		return kapi_return(-EINVAL);
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, addr);
 	if (vma && vma->vm_start == addr) {
@@ -275,7 +276,7 @@ int kapi_mm_munmap(unsigned long addr)
 			sim_kfree(vma);
 	}
 	mmap_write_unlock(mm);
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_touch(unsigned long addr, unsigned long len, int write)
@@ -285,7 +286,7 @@ int kapi_mm_touch(unsigned long addr, unsigned long len, int write)
 	int ret = 0;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	for (addr &= PAGE_MASK; addr < end && !ret; addr += PAGE_SIZE) {
 		struct sim_walk w;
@@ -296,7 +297,7 @@ int kapi_mm_touch(unsigned long addr, unsigned long len, int write)
 		ret = sim_mm_fault(mm->dmasim_mm, addr, write);
 	}
 	mmap_read_unlock(mm);
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_cpu_pfn(unsigned long addr, unsigned long *pfn, int *level)
@@ -332,17 +333,17 @@ long kapi_mm_pin(unsigned long addr, unsigned long npages, int write,
 	long ret, i;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	pages = sim_kmalloc((npages ? npages : 1) * sizeof(*pages), 0);
 	if (!pages)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 	mmap_read_lock(mm);
 	ret = pin_user_pages_remote(mm, addr, npages, flags, pages, NULL);
 	mmap_read_unlock(mm);
 	for (i = 0; i < ret; i++)
 		pfns[i] = sim_page_to_pfn((struct sim_page *)pages[i]);
 	sim_kfree(pages);
-	return ret;
+	return kapi_return(ret);
 }
 
 void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty)
@@ -356,6 +357,7 @@ void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty)
 			batch[k] = (struct page *)sim_pfn_to_page(pfns[i + k]);
 		unpin_user_pages_dirty_lock(batch, k, dirty);
 	}
+	kapi_user_return();
 }
 
 unsigned long kapi_mm_pins_outstanding(void)
@@ -390,7 +392,7 @@ int kapi_mm_fixup_user_fault(unsigned long addr, int write, int *unlocked)
 	int ret;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	ret = fixup_user_fault(mm, addr,
 			       FAULT_FLAG_REMOTE | (write ? FAULT_FLAG_WRITE : 0),
@@ -398,7 +400,7 @@ int kapi_mm_fixup_user_fault(unsigned long addr, int write, int *unlocked)
 	mmap_read_unlock(mm);
 	if (unlocked)
 		*unlocked = was_unlocked;
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_account_locked_vm(unsigned long pages, int inc)
@@ -430,7 +432,7 @@ int kapi_mm_follow_pfnmap_vma(unsigned long vma_addr, unsigned long addr,
 	int ret;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	args.vma = vma_lookup(mm, vma_addr);
 	if (!args.vma) {
@@ -448,12 +450,12 @@ int kapi_mm_follow_pfnmap_vma(unsigned long vma_addr, unsigned long addr,
 	}
 out:
 	mmap_read_unlock(mm);
-	return ret;
+	return kapi_return(ret);
 }
 
 int kapi_mm_follow_pfnmap(unsigned long addr, struct kapi_pfnmap *out)
 {
-	return kapi_mm_follow_pfnmap_vma(addr, addr, out);
+	return kapi_return(kapi_mm_follow_pfnmap_vma(addr, addr, out));
 }
 
 long kapi_mm_pfnmap_walk(unsigned long addr, unsigned long npages,
@@ -467,7 +469,7 @@ long kapi_mm_pfnmap_walk(unsigned long addr, unsigned long npages,
 	long lookups = 0;
 
 	if (!mm)
-		return -EFAULT;
+		return kapi_return(-EFAULT);
 	mmap_read_lock(mm);
 	while (done < npages) {
 		struct follow_pfnmap_args args = { .address = addr };
@@ -505,5 +507,5 @@ long kapi_mm_pfnmap_walk(unsigned long addr, unsigned long npages,
 		*pages_done = done;
 	if (pfn_sum)
 		*pfn_sum = sum;
-	return lookups;
+	return kapi_return(lookups);
 }

@@ -22,6 +22,7 @@
 #include <shim/vfio_iommu_driver.h>
 
 #include <dmasim/kapi_mm.h>
+#include "kapi_door.h"
 #include <dmasim/kapi_vfio.h>
 
 struct kapi_vfio {
@@ -66,21 +67,21 @@ int kapi_vfio_open(unsigned long type, struct kapi_vfio **out)
 	void *data;
 
 	if (!ops)
-		return -ENODEV;
+		return kapi_return(-ENODEV);
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 	data = ops->open(type);
 	if (IS_ERR(data)) {
 		kfree(c);
-		return PTR_ERR(data);
+		return kapi_return(PTR_ERR(data));
 	}
 	c->ops = ops;
 	c->data = data;
 	INIT_LIST_HEAD(&c->devices);
 	kapi_vfio_open_count++;
 	*out = c;
-	return 0;
+	return kapi_return(0);
 }
 
 void kapi_vfio_close(struct kapi_vfio *c)
@@ -92,6 +93,7 @@ void kapi_vfio_close(struct kapi_vfio *c)
 	c->ops->release(c->data);
 	kfree(c);
 	kapi_vfio_open_count--;
+	kapi_user_return();
 }
 
 unsigned long kapi_vfio_nr_open(void)
@@ -109,13 +111,13 @@ int kapi_vfio_attach_iommu_dev(struct kapi_vfio *c,
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 	snprintf(name, sizeof(name), "vfio-dev%lu", ++kapi_vfio_dev_serial);
 	dev->idev = sim_iommu_device_create(name, fmt, NULL);
 	if (IS_ERR(dev->idev)) {
 		ret = PTR_ERR(dev->idev);
 		kfree(dev);
-		return ret;
+		return kapi_return(ret);
 	}
 	dev->group = dev->idev->iommu_group;
 	dev->container = c;
@@ -124,11 +126,11 @@ int kapi_vfio_attach_iommu_dev(struct kapi_vfio *c,
 	if (ret) {
 		sim_iommu_device_destroy(dev->idev);
 		kfree(dev);
-		return ret;
+		return kapi_return(ret);
 	}
 	list_add_tail(&dev->next, &c->devices);
 	*out = dev;
-	return 0;
+	return kapi_return(0);
 }
 
 static struct kapi_vfio_pin *kapi_vfio_find_pin(struct kapi_vfio_dev *dev,
@@ -191,7 +193,7 @@ static int kapi_vfio_attach_emulated(struct kapi_vfio *c,
 int kapi_vfio_attach_emulated_dev(struct kapi_vfio *c,
 				  struct kapi_vfio_dev **out)
 {
-	return kapi_vfio_attach_emulated(c, &kapi_vfio_emulated_ops, out);
+	return kapi_return(kapi_vfio_attach_emulated(c, &kapi_vfio_emulated_ops, out));
 }
 
 static int kapi_vfio_attach_emulated(struct kapi_vfio *c,
@@ -254,6 +256,7 @@ void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 		kapi_vfio_destroy_group_devs(dev);
 	kfree(dev->pins);
 	kfree(dev);
+	kapi_user_return();
 }
 
 static struct iommu_domain *kapi_vfio_dev_domain(struct kapi_vfio_dev *dev)
@@ -372,12 +375,12 @@ static long kapi_vfio_ioctl(struct kapi_vfio *c, unsigned int cmd, void *arg,
 long kapi_vfio_raw_ioctl(struct kapi_vfio *c, unsigned int cmd,
 			 unsigned long arg)
 {
-	return c->ops->ioctl(c->data, cmd, arg);
+	return kapi_return(c->ops->ioctl(c->data, cmd, arg));
 }
 
 long kapi_vfio_check_extension(struct kapi_vfio *c, unsigned long ext)
 {
-	return c->ops->ioctl(c->data, VFIO_CHECK_EXTENSION, ext);
+	return kapi_return(c->ops->ioctl(c->data, VFIO_CHECK_EXTENSION, ext));
 }
 
 long kapi_vfio_raw_map_dma(struct kapi_vfio *c, unsigned int argsz,
@@ -389,7 +392,7 @@ long kapi_vfio_raw_map_dma(struct kapi_vfio *c, unsigned int argsz,
 		.size = size,
 	};
 
-	return kapi_vfio_ioctl(c, VFIO_IOMMU_MAP_DMA, &map, sizeof(map));
+	return kapi_return(kapi_vfio_ioctl(c, VFIO_IOMMU_MAP_DMA, &map, sizeof(map)));
 }
 
 long kapi_vfio_map_dma(struct kapi_vfio *c, unsigned long long vaddr,
@@ -426,7 +429,7 @@ long kapi_vfio_raw_unmap_dma(struct kapi_vfio *c, unsigned int argsz,
 				     bitmap);
 	if (size_out)
 		*size_out = unmap->size;
-	return ret;
+	return kapi_return(ret);
 }
 
 long kapi_vfio_unmap_dma(struct kapi_vfio *c, unsigned long long iova,
@@ -467,10 +470,10 @@ long kapi_vfio_raw_get_info(struct kapi_vfio *c, unsigned int argsz,
 	 */
 	if (buf_bytes < offsetofend(struct vfio_iommu_type1_info, flags) + 8 ||
 	    buf_bytes < argsz)
-		return -ERANGE;
+		return kapi_return(-ERANGE);
 	memset(buf, 0, buf_bytes);
 	info->argsz = argsz;
-	return kapi_vfio_ioctl(c, VFIO_IOMMU_GET_INFO, buf, buf_bytes);
+	return kapi_return(kapi_vfio_ioctl(c, VFIO_IOMMU_GET_INFO, buf, buf_bytes));
 }
 
 /* Follow the capability chain of a GET_INFO reply of len bytes. */
@@ -526,11 +529,11 @@ long kapi_vfio_get_info(struct kapi_vfio *c, struct kapi_vfio_info *out)
 	memset(out, 0, sizeof(*out));
 	ret = kapi_vfio_raw_get_info(c, sizeof(first), &first, sizeof(first));
 	if (ret)
-		return ret;
+		return kapi_return(ret);
 	len = max_t(size_t, first.argsz, sizeof(first));
 	buf = kzalloc(len, GFP_KERNEL);
 	if (!buf)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 	ret = kapi_vfio_raw_get_info(c, len, buf, len);
 	if (!ret) {
 		struct vfio_iommu_type1_info *info = (void *)buf;
@@ -543,7 +546,7 @@ long kapi_vfio_get_info(struct kapi_vfio *c, struct kapi_vfio_info *out)
 			kapi_vfio_decode_caps(buf, len, out);
 	}
 	kfree(buf);
-	return ret;
+	return kapi_return(ret);
 }
 
 long kapi_vfio_raw_dirty(struct kapi_vfio *c, unsigned int argsz,
@@ -567,8 +570,8 @@ long kapi_vfio_raw_dirty(struct kapi_vfio *c, unsigned int argsz,
 		range->bitmap.size = bitmap->size;
 		range->bitmap.data = (u64 __user *)bitmap->data;
 	}
-	return kapi_vfio_ioctl_bitmap(c, VFIO_IOMMU_DIRTY_PAGES, buf, sizeof(buf),
-				      bitmap);
+	return kapi_return(kapi_vfio_ioctl_bitmap(c, VFIO_IOMMU_DIRTY_PAGES, buf,
+						  sizeof(buf), bitmap));
 }
 
 long kapi_vfio_dirty_start(struct kapi_vfio *c)
@@ -628,9 +631,10 @@ static int kapi_vfio_remember_pin(struct kapi_vfio_dev *dev,
 	return 0;
 }
 
-int kapi_vfio_pin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
-			unsigned long long iova, int npage, unsigned int prot,
-			unsigned long *pfns)
+/* Pins as an emulated device's driver does (also from its callbacks). */
+static int kapi_vfio_pin(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
+			 unsigned long long iova, int npage, unsigned int prot,
+			 unsigned long *pfns)
 {
 	struct page **pages;
 	int iommu_prot = 0, ret, i;
@@ -658,10 +662,17 @@ int kapi_vfio_pin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 	return ret;
 }
 
+int kapi_vfio_pin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
+			unsigned long long iova, int npage, unsigned int prot,
+			unsigned long *pfns)
+{
+	return kapi_return(kapi_vfio_pin(c, dev, iova, npage, prot, pfns));
+}
+
 int kapi_vfio_dma_rw(struct kapi_vfio *c, unsigned long long iova, void *buf,
 		     unsigned long len, int write)
 {
-	return c->ops->dma_rw(c->data, iova, buf, len, write);
+	return kapi_return(c->ops->dma_rw(c->data, iova, buf, len, write));
 }
 
 void kapi_vfio_unpin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
@@ -677,6 +688,7 @@ void kapi_vfio_unpin_pages(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 		if (pin)
 			kapi_vfio_forget_pin(dev, pin);
 	}
+	kapi_user_return();
 }
 
 unsigned long kapi_vfio_dev_nr_pins(struct kapi_vfio_dev *dev)
@@ -699,13 +711,13 @@ int kapi_vfio_dev_register_pinning(struct kapi_vfio *c,
 				   struct kapi_vfio_dev *dev)
 {
 	if (dev->emulated || dev->pinning)
-		return -EINVAL;
+		return kapi_return(-EINVAL);
 	dev->pinning = true;
 	dev->vdev.ops = &kapi_vfio_emulated_ops;
 	dev->vdev.iommu_group = dev->group;
 	INIT_LIST_HEAD(&dev->vdev.iommu_entry);
 	c->ops->register_device(c->data, &dev->vdev);
-	return 0;
+	return kapi_return(0);
 }
 
 void kapi_vfio_dev_race_pins_with_dma_unmap(struct kapi_vfio_dev *dev,
@@ -726,8 +738,8 @@ static void kapi_vfio_race_a_pin(struct kapi_vfio_dev *dev, u64 iova)
 	if (!dev->repins_on_dma_unmap)
 		return;
 	dev->repins_on_dma_unmap--;
-	kapi_vfio_pin_pages(dev->container, dev, iova, 1,
-			    VFIO_DMA_MAP_FLAG_READ, &pfn);
+	kapi_vfio_pin(dev->container, dev, iova, 1,
+		      VFIO_DMA_MAP_FLAG_READ, &pfn);
 }
 
 /* ---- groups, domains and the platform behind them ---- */
@@ -771,17 +783,17 @@ int kapi_vfio_attach_iommu_dev_opts(struct kapi_vfio *c,
 
 	ret = kapi_vfio_dev_opts_to_sim(opts, &sim);
 	if (ret)
-		return ret;
+		return kapi_return(ret);
 	nr_devs = opts->nr_devices ? opts->nr_devices : 1;
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
-		return -ENOMEM;
+		return kapi_return(-ENOMEM);
 	snprintf(name, sizeof(name), "vfio-dev%lu", ++kapi_vfio_dev_serial);
 	dev->idev = sim_iommu_device_create_opts(name, opts->fmt, NULL, &sim);
 	if (IS_ERR(dev->idev)) {
 		ret = PTR_ERR(dev->idev);
 		kfree(dev);
-		return ret;
+		return kapi_return(ret);
 	}
 	while (dev->nr_peers + 1 < nr_devs) {
 		struct device *peer;
@@ -793,7 +805,7 @@ int kapi_vfio_attach_iommu_dev_opts(struct kapi_vfio *c,
 		if (IS_ERR(peer)) {
 			kapi_vfio_destroy_group_devs(dev);
 			kfree(dev);
-			return PTR_ERR(peer);
+			return kapi_return(PTR_ERR(peer));
 		}
 		dev->peers[dev->nr_peers++] = peer;
 	}
@@ -804,23 +816,25 @@ int kapi_vfio_attach_iommu_dev_opts(struct kapi_vfio *c,
 	if (ret) {
 		kapi_vfio_destroy_group_devs(dev);
 		kfree(dev);
-		return ret;
+		return kapi_return(ret);
 	}
 	list_add_tail(&dev->next, &c->devices);
 	*out = dev;
-	return 0;
+	return kapi_return(0);
 }
 
 long kapi_vfio_attach_group_of(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 {
-	return c->ops->attach_group(c->data, dev->group,
-				    dev->emulated ? VFIO_EMULATED_IOMMU :
-						    VFIO_IOMMU);
+	return kapi_return(c->ops->attach_group(c->data, dev->group,
+						dev->emulated ?
+						VFIO_EMULATED_IOMMU :
+						VFIO_IOMMU));
 }
 
 void kapi_vfio_detach_group_of(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 {
 	c->ops->detach_group(c->data, dev->group);
+	kapi_user_return();
 }
 
 int kapi_vfio_group_iommu_domain(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
@@ -831,15 +845,15 @@ int kapi_vfio_group_iommu_domain(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 	struct iommu_domain *domain;
 
 	if (!ops)
-		return -ENODEV;
+		return kapi_return(-ENODEV);
 	if (!ops->group_iommu_domain)
-		return -ENOTTY;
+		return kapi_return(-ENOTTY);
 	domain = ops->group_iommu_domain(c ? c->data : NULL,
 					 dev ? dev->group : NULL);
 	if (IS_ERR(domain))
-		return PTR_ERR(domain);
+		return kapi_return(PTR_ERR(domain));
 	*sd = sim_iommu_domain_of(domain);
-	return 0;
+	return kapi_return(0);
 }
 
 long kapi_vfio_check_extension_no_container(unsigned long ext)
@@ -847,8 +861,8 @@ long kapi_vfio_check_extension_no_container(unsigned long ext)
 	const struct vfio_iommu_driver_ops *ops = vfio_shim_first_backend();
 
 	if (!ops)
-		return -ENODEV;
-	return ops->ioctl(NULL, VFIO_CHECK_EXTENSION, ext);
+		return kapi_return(-ENODEV);
+	return kapi_return(ops->ioctl(NULL, VFIO_CHECK_EXTENSION, ext));
 }
 
 void kapi_vfio_release_attached(struct kapi_vfio *c)
@@ -876,6 +890,7 @@ void kapi_vfio_release_attached(struct kapi_vfio *c)
 	}
 	kfree(c);
 	kapi_vfio_open_count--;
+	kapi_user_return();
 }
 
 int kapi_vfio_dev_msi_cookie(struct kapi_vfio_dev *dev,
@@ -886,11 +901,11 @@ int kapi_vfio_dev_msi_cookie(struct kapi_vfio_dev *dev,
 	int ret;
 
 	if (!domain)
-		return -ENODEV;
+		return kapi_return(-ENODEV);
 	ret = sim_iommu_domain_msi_cookie(domain, &b);
 	if (!ret)
 		*base = b;
-	return ret;
+	return kapi_return(ret);
 }
 
 void kapi_vfio_set_dma_iommu(int on)
@@ -906,5 +921,5 @@ static const struct vfio_device_ops kapi_vfio_nopin_ops = {
 int kapi_vfio_attach_emulated_dev_without_unmap(struct kapi_vfio *c,
 						struct kapi_vfio_dev **out)
 {
-	return kapi_vfio_attach_emulated(c, &kapi_vfio_nopin_ops, out);
+	return kapi_return(kapi_vfio_attach_emulated(c, &kapi_vfio_nopin_ops, out));
 }

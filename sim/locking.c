@@ -6,9 +6,19 @@
  * initialiser is all-zero, which sim_locking_selfcheck (run at machine
  * init) verifies.  rw_semaphore and spinlock_t are atomics in their
  * headers; they wait through sim_cpu_relax_yield().
+ *
+ * Below them, the lock checker (<dmasim/sim.h> lists its reports): a
+ * per-thread stack of held locks and a global graph of lock-class order
+ * edges ("A was held when B was taken").  The common path, a lock whose
+ * order edges are all known, is one hash probe per lock already held; the
+ * graph is searched for a cycle only when a new edge appears, which
+ * happens a few dozen times per process.
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <dmasim/sim.h>
@@ -57,4 +67,300 @@ int sim_locking_selfcheck(void)
 	static const unsigned char zero[sizeof(pthread_mutex_t)];
 
 	return memcmp(&m, zero, sizeof(m)) ? -1 : 0;
+}
+
+/* ---- the lock checker ---- */
+
+struct held_lock {
+	const void *lock;
+	uintptr_t class;	/* 0: no class, no order checks */
+	const char *name;
+	int read;
+};
+
+static _Thread_local struct held_lock held[SIM_LOCKDEP_DEPTH];
+static _Thread_local unsigned int nr_held;
+static unsigned long long lockdep_reports[SIM_LOCKDEP_NR_REPORTS];
+
+/* An order edge: class a was held when class b was taken. */
+struct order_edge {
+	uintptr_t a, b;		/* b is written last: 0 while being filled */
+	const char *a_name, *b_name;
+};
+
+#define ORDER_SLOTS	8192	/* a power of two; a run uses a few dozen */
+static struct order_edge order[ORDER_SLOTS];
+static unsigned int nr_order;
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const report_title[SIM_LOCKDEP_NR_REPORTS] = {
+	[SIM_LOCKDEP_BAD_UNLOCK] = "bad unlock balance",
+	[SIM_LOCKDEP_RECURSION] = "possible recursive locking",
+	[SIM_LOCKDEP_ORDER] = "possible circular locking dependency",
+	[SIM_LOCKDEP_NOT_HELD] = "lock held assertion failed",
+	[SIM_LOCKDEP_HELD_AT_RETURN] = "lock held when returning to user space",
+};
+
+static void lockdep_report(enum sim_lockdep_report kind, const char *file,
+			   int line, const char *fmt, ...)
+{
+	char detail[256], msg[384];
+	va_list args;
+
+	__atomic_add_fetch(&lockdep_reports[kind], 1, __ATOMIC_RELAXED);
+	va_start(args, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, args);
+	va_end(args);
+	snprintf(msg, sizeof(msg), "lockdep: %s: %s", report_title[kind],
+		 detail);
+	sim_kernel_warn(file, line, msg);
+}
+
+static unsigned int order_hash(uintptr_t a, uintptr_t b)
+{
+	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full);
+
+	return (h >> 32) & (ORDER_SLOTS - 1);
+}
+
+/* Whether the edge a -> b is known (lock-free: slots are filled once). */
+static int order_known(uintptr_t a, uintptr_t b)
+{
+	unsigned int i = order_hash(a, b);
+
+	for (;; i = (i + 1) & (ORDER_SLOTS - 1)) {
+		uintptr_t sb = __atomic_load_n(&order[i].b, __ATOMIC_ACQUIRE);
+
+		if (!sb)
+			return 0;
+		if (sb == b && order[i].a == a)
+			return 1;
+	}
+}
+
+/* Whether class to is reachable from class from (order_lock held). */
+static int order_reaches(uintptr_t from, uintptr_t to)
+{
+	uintptr_t queue[ORDER_SLOTS];
+	unsigned int head = 0, tail = 0, i, j;
+
+	queue[tail++] = from;
+	while (head < tail) {
+		uintptr_t x = queue[head++];
+
+		if (x == to)
+			return 1;
+		for (i = 0; i < ORDER_SLOTS; i++) {
+			uintptr_t b = order[i].b;
+
+			if (!b || order[i].a != x)
+				continue;
+			for (j = 0; j < tail && queue[j] != b; j++)
+				;
+			if (j == tail && tail < ORDER_SLOTS)
+				queue[tail++] = b;
+		}
+	}
+	return 0;
+}
+
+struct known_inversion {
+	const char *bug, *a, *b;
+};
+
+static struct known_inversion known_inversions[8];
+static unsigned int nr_known_inversions;
+static unsigned long long known_inversions_seen;
+
+void sim_lockdep_expect_inversion(const char *bug, const char *a,
+				  const char *b)
+{
+	if (nr_known_inversions < 8)
+		known_inversions[nr_known_inversions++] =
+			(struct known_inversion){ bug, a, b };
+}
+
+unsigned long long sim_lockdep_known_inversions(void)
+{
+	return __atomic_load_n(&known_inversions_seen, __ATOMIC_RELAXED);
+}
+
+/* An inversion between a and b the tree is known to have: noted, not reported. */
+static int inversion_known(const char *a, const char *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_known_inversions; i++) {
+		if ((strcmp(a, known_inversions[i].a) ||
+		     strcmp(b, known_inversions[i].b)) &&
+		    (strcmp(a, known_inversions[i].b) ||
+		     strcmp(b, known_inversions[i].a)))
+			continue;
+		__atomic_add_fetch(&known_inversions_seen, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return 0;
+}
+
+/* Adds a -> b, unless b already leads to a: then that is reported. */
+static void order_add(const struct held_lock *a, uintptr_t b,
+		      const char *b_name, const char *file, int line)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&order_lock);
+	if (order_known(a->class, b))
+		goto out;
+	/* Reported once: the edge is then learnt like any other. */
+	if (order_reaches(b, a->class) && !inversion_known(a->name, b_name))
+		lockdep_report(SIM_LOCKDEP_ORDER, file, line,
+			       "taking %s while holding %s; %s was taken before (directly or through other locks) while %s was held",
+			       b_name, a->name, a->name, b_name);
+	if (nr_order >= ORDER_SLOTS / 2)
+		goto out;	/* full: stop learning rather than slow down */
+	for (i = order_hash(a->class, b); order[i].b;
+	     i = (i + 1) & (ORDER_SLOTS - 1))
+		;
+	order[i].a = a->class;
+	order[i].a_name = a->name;
+	order[i].b_name = b_name;
+	__atomic_store_n(&order[i].b, b, __ATOMIC_RELEASE);
+	nr_order++;
+out:
+	pthread_mutex_unlock(&order_lock);
+}
+
+static struct held_lock *held_find(const void *lock)
+{
+	unsigned int i = nr_held;
+
+	while (i--)
+		if (held[i].lock == lock)
+			return &held[i];
+	return NULL;
+}
+
+int sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
+		     int flags, const char *name, const char *file, int line)
+{
+	uintptr_t class = key ? (uintptr_t)key + subclass : 0;
+	int read = flags & SIM_LOCK_READ;
+	struct held_lock *h = held_find(lock);
+	unsigned int i;
+
+	if (h) {
+		lockdep_report(SIM_LOCKDEP_RECURSION, file, line,
+			       "%s taken again by the thread that holds it",
+			       name);
+		/* Two readers of one rwsem do not block each other here. */
+		if (!(read && h->read))
+			return -1;
+	}
+	for (i = 0; i < nr_held && class; i++) {
+		if (held[i].class == class) {
+			if (!h)
+				lockdep_report(SIM_LOCKDEP_RECURSION, file, line,
+					       "%s taken while holding %s, of the same class",
+					       name, held[i].name);
+		} else if (held[i].class && !(flags & SIM_LOCK_TRY) &&
+			   !order_known(held[i].class, class)) {
+			order_add(&held[i], class, name, file, line);
+		}
+	}
+	if (nr_held == SIM_LOCKDEP_DEPTH) {
+		sim_kernel_warn(file, line, "lockdep: too many locks held");
+		return 0;
+	}
+	held[nr_held++] = (struct held_lock){
+		.lock = lock, .class = class, .name = name, .read = read,
+	};
+	return 0;
+}
+
+static void held_remove(struct held_lock *h)
+{
+	memmove(h, h + 1, (size_t)(&held[nr_held] - (h + 1)) * sizeof(*h));
+	nr_held--;
+}
+
+void sim_lock_acquire_failed(const void *lock)
+{
+	struct held_lock *h = held_find(lock);
+
+	if (h)
+		held_remove(h);
+}
+
+int sim_lock_release(const void *lock, const char *name, const char *file,
+		     int line)
+{
+	struct held_lock *h = held_find(lock);
+
+	if (!h) {
+		lockdep_report(SIM_LOCKDEP_BAD_UNLOCK, file, line,
+			       "%s released by a thread that does not hold it",
+			       name);
+		return -1;
+	}
+	held_remove(h);
+	return 0;
+}
+
+void sim_lock_downgrade(const void *lock)
+{
+	struct held_lock *h = held_find(lock);
+
+	if (h)
+		h->read = 1;
+}
+
+int sim_lock_held(const void *lock, int how)
+{
+	struct held_lock *h = held_find(lock);
+
+	return h && (how < 0 || h->read == (how == SIM_LOCK_READ));
+}
+
+void sim_lockdep_assert(const void *lock, int how, int want, const char *what,
+			const char *file, int line)
+{
+	if (sim_lock_held(lock, how) != want)
+		lockdep_report(SIM_LOCKDEP_NOT_HELD, file, line, "%s", what);
+}
+
+unsigned int sim_locks_held(void)
+{
+	return nr_held;
+}
+
+void sim_locks_user_return(const char *door)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_held; i++)
+		lockdep_report(SIM_LOCKDEP_HELD_AT_RETURN, door, 0,
+			       "%s still held", held[i].name);
+}
+
+unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind)
+{
+	return __atomic_load_n(&lockdep_reports[kind], __ATOMIC_RELAXED);
+}
+
+unsigned long long sim_lockdep_reports_total(void)
+{
+	unsigned long long n = 0;
+	int k;
+
+	for (k = 0; k < SIM_LOCKDEP_NR_REPORTS; k++)
+		n += sim_lockdep_reports(k);
+	return n;
+}
+
+void sim_lockdep_forget_order(void)
+{
+	pthread_mutex_lock(&order_lock);
+	memset(order, 0, sizeof(order));
+	nr_order = 0;
+	pthread_mutex_unlock(&order_lock);
 }

@@ -27,6 +27,7 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "known_bug.h"
 #include "shared.h"
 #include "sweep.h"
 
@@ -150,9 +151,13 @@ static void test_get_info_failures_unwind(void **state)
 
 	assert_true(res.points > 0);
 	assert_int_equal(ret, 0);
-	/* One leaking call per GET_INFO, failed once and from then on. */
-	assert_int_equal(res.expected_leaks,
-			 DMASIM_IMPL_GET_INFO_CAPS_LEAK ? 4 : 0);
+	/*
+	 * One leaking call per GET_INFO, failed once and from then on, in a
+	 * tree with the bug; a tree without it leaks nothing (an unexpected
+	 * leak fails the sweep itself).
+	 */
+	if (!expect_known_bug(TYPE1_GET_INFO_CAPS_LEAK, res.expected_leaks == 0))
+		assert_int_equal(res.expected_leaks, 4);
 }
 
 int main(void)

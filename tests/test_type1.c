@@ -14,11 +14,14 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -29,6 +32,7 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "known_bug.h"
 #include "shared.h"
 
 #define RW	KAPI_VFIO_DMA_MAP_RW
@@ -225,20 +229,47 @@ static void test_pfnmap_of_normal_pages_is_refused(void **state)
 
 /* ---- GUP and fault-path behaviour ---- */
 
-/* GUP returning 0 pages is -EFAULT, not an endless loop; nothing is left. */
+/*
+ * GUP returning 0 pages is -EFAULT, not an endless loop; nothing is left.
+ * Known bug type1-gup-zero-maps-nothing (before 6.15): vfio_pin_pages_remote()
+ * takes the 0 as an empty batch and goes on reading the batch's page
+ * pointers and an unset pfn, which GUP never wrote: the map runs on stale
+ * memory (in the simulator a NULL page, a segfault).  That tree's map is run
+ * in a child process, and its crash or success is the expected failure.
+ */
 static void test_gup_returning_zero_is_efault(void **state)
 {
-	struct kapi_vfio *c;
-	struct kapi_vfio_dev *dev;
-	unsigned long va;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(2 * MiB);
+	long ret;
 
-	if (!DMASIM_IMPL_GUP_ZERO_IS_EFAULT)
-		skip();		/* before 6.15 the map went on, pinning nothing */
-	c = open_a_v2_container();
-	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	va = map_anon(2 * MiB);
 	kapi_mm_gup_hook(1, KAPI_GUP_ZERO, 0, 0);
-	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW), -EFAULT);
+	if (tree_has_known_bug(DMASIM_BUG_TYPE1_GUP_ZERO)) {
+		int status;
+		pid_t pid = fork();
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			/* cmocka's handlers would resume its runner here. */
+			signal(SIGSEGV, SIG_DFL);
+			signal(SIGBUS, SIG_DFL);
+			signal(SIGABRT, SIG_DFL);
+			_exit(kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW) == -EFAULT ?
+			      0 : 1);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		kapi_mm_hooks_reset();
+		assert_false(expect_known_bug(TYPE1_GUP_ZERO,
+					      WIFEXITED(status) &&
+					      WEXITSTATUS(status) == 0));
+		kapi_vfio_close(c);
+		return;
+	}
+	ret = kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW);
+	kapi_mm_hooks_reset();
+	expect_known_bug(TYPE1_GUP_ZERO, ret == -EFAULT);
+	assert_int_equal(ret, -EFAULT);
 	assert_iommu_maps_nothing(dev);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(dma_entries_available(c), 65535);
@@ -359,7 +390,8 @@ static void test_second_domain_gets_the_existing_mappings(void **state)
  *   iova: [ 2^64 - 4 MiB ... 2^64 - 1 ]   (amd-v1: a 64-bit aperture)
  *
  * A mapping whose last byte is the last IOVA maps, translates, unmaps
- * (by range and with UNMAP_ALL) and leaves nothing.
+ * (by range and with UNMAP_ALL) and leaves nothing.  Known bug
+ * type1-iova-end-wraps (before 6.18): the UNMAP_DMA by range unmaps 0 bytes.
  */
 static void test_mapping_at_the_top_of_the_iova_space(void **state)
 {
@@ -370,8 +402,6 @@ static void test_mapping_at_the_top_of_the_iova_space(void **state)
 	struct kapi_vfio_info info;
 	unsigned long va;
 
-	if (!DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES)
-		skip();		/* older type1 computes iova + size and wraps */
 	c = open_a_v2_container();
 	dev = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	va = map_anon(4 * MiB);
@@ -381,7 +411,25 @@ static void test_mapping_at_the_top_of_the_iova_space(void **state)
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
 	assert_iommu_matches_cpu(dev, top, va, 4 * MiB);
-	unmap_dma_exactly(c, top, 4 * MiB);
+	unmapped = ~0ULL;
+	assert_int_equal(kapi_vfio_unmap_dma(c, top, 4 * MiB, 0, &unmapped), 0);
+	if (!expect_known_bug(TYPE1_IOVA_END_WRAP, unmapped == 4 * MiB)) {
+		/* The symptom: nothing unmapped, the DMA still in place. */
+		assert_int_equal(unmapped, 0);
+		assert_iommu_matches_cpu(dev, top, va, 4 * MiB);
+		/* Closing unmaps nothing either: the pages stay pinned, charged. */
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+		assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins,
+				 4 * MiB / PAGE);
+		/* The leak is the bug's: the checks after this see only others. */
+		assert_int_equal(kapi_mm_account_locked_vm(4 * MiB / PAGE, 0), 0);
+		at_start.pins += 4 * MiB / PAGE;
+		at_start.buddy_allocated += 4 * MiB / PAGE;
+		at_start.buddy_free -= 4 * MiB / PAGE;
+		expect_leaves_dropped(1);	/* its leaf, freed with the domain */
+		return;
+	}
 	assert_iommu_maps_nothing(dev);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
@@ -595,26 +643,27 @@ static void test_dirty_bitmaps_follow_a_shrinking_page_size(void **state)
 	redzone_hits = sim_slab_redzone_hits();
 	kapi_vfio_detach_dev(c, dev64k);
 
-	if (DMASIM_IMPL_DIRTY_BITMAP_OVERRUN && shrinks) {
-		/* Freeing the bitmaps finds their red zones written. */
-		assert_int_equal(kapi_vfio_dirty_stop(c), 0);
-		assert_int_equal(sim_slab_redzone_hits(), redzone_hits + 1);
-		assert_int_equal(sim_kernel_warnings(), at_start.warnings + 1);
-		at_start.warnings++;
-		print_message("XFAIL type1 dirty bitmap overrun "
-			      "(docs/kernel-bugs.md)\n");
-		kapi_vfio_close(c);
-		assert_int_equal(kapi_mm_munmap(va), 0);
-		return;
-	}
-	/* Now in 4 KiB pages (PAGE_SIZE): every one of the 256 reads dirty. */
+	/*
+	 * Now in 4 KiB pages (PAGE_SIZE): every one of the 256 reads dirty (in
+	 * a tree with the overrun too: the bits it wrote past the bitmap's
+	 * end, into the red zone, are read back).
+	 */
 	memset(bits, 0, sizeof(bits));
 	assert_int_equal(kapi_vfio_dirty_get(c, 0, DIRTY_LEN, PAGE, bits,
 					     sizeof(bits)), 0);
 	for (unsigned long i = 0; i < DIRTY_LEN / PAGE / 64; i++)
 		assert_int_equal(bits[i], ~0ULL);
+	/* Freeing the bitmaps checks their red zones. */
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
-	assert_int_equal(sim_slab_redzone_hits(), redzone_hits);
+	/* Nothing shrinks at 64 KiB pages: no tree overruns the bitmap then. */
+	if (!shrinks) {
+		assert_int_equal(sim_slab_redzone_hits(), redzone_hits);
+	} else if (!expect_known_bug(TYPE1_DIRTY_BITMAP_OVERRUN,
+				     sim_slab_redzone_hits() == redzone_hits)) {
+		/* The symptom: one bitmap written past its end, one WARN. */
+		assert_int_equal(sim_slab_redzone_hits(), redzone_hits + 1);
+		expect_warnings(1);
+	}
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, DIRTY_LEN, 0, &unmapped), 0);
 	assert_int_equal(unmapped, DIRTY_LEN);
 	kapi_vfio_detach_dev(c, emul);

@@ -174,6 +174,78 @@ void sim_cpu_relax_yield(unsigned int *spins);
 /* A small number naming the calling thread (1, 2, ...), for lock owners. */
 unsigned long sim_thread_id(void);
 
+/*
+ * Lock checking (sim/locking.c): lockdep's checks, for the shim's mutex,
+ * rw_semaphore and spinlock.  Each thread keeps the stack of locks it holds
+ * (up to SIM_LOCKDEP_DEPTH); a lock's class is the key its init site gives
+ * it (mutex_init(), init_rwsem(): one static key per call site, as the
+ * kernel's), plus the subclass of a *_nested() call.  Reports are kernel
+ * warnings (sim_kernel_warnings(), in the kernel log: DMASIM_KLOG=1 echoes
+ * them), counted by kind:
+ *  - an unlock by a thread that does not hold the lock (the lock is left
+ *    as it was);
+ *  - a lock taken again by the thread that holds it (reported, and not
+ *    taken, so the run goes on instead of deadlocking), or a second lock
+ *    of a class the thread holds, without a *_nested() subclass;
+ *  - lock order: B taken while A is held, when A was earlier taken, directly
+ *    or through other classes, while B was held (a possible deadlock);
+ *  - lockdep_assert_held*() of a lock the thread does not hold (as asked);
+ *  - a lock still held when a kapi door returns to its plain-C caller
+ *    (sim_locks_user_return(), the kernel's return to user space).
+ * Locks without a class (zeroed and never initialised, such as the page
+ * table locks) are checked for everything but order.
+ */
+#define SIM_LOCKDEP_DEPTH	48
+enum sim_lockdep_report {
+	SIM_LOCKDEP_BAD_UNLOCK,
+	SIM_LOCKDEP_RECURSION,
+	SIM_LOCKDEP_ORDER,
+	SIM_LOCKDEP_NOT_HELD,
+	SIM_LOCKDEP_HELD_AT_RETURN,
+	SIM_LOCKDEP_NR_REPORTS
+};
+enum {
+	SIM_LOCK_WRITE	= 0,	/* exclusive: a mutex, a spinlock, a writer */
+	SIM_LOCK_READ	= 1,	/* shared: an rwsem reader */
+	SIM_LOCK_TRY	= 2,	/* a trylock that succeeded: no order edge */
+};
+/*
+ * Before taking lock (or after a trylock took it): the checks, then the
+ * lock goes on the thread's stack.  Returns 0, or -1 when the thread
+ * already holds this very lock (reported: the caller must not block).
+ */
+int sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
+		     int flags, const char *name, const char *file, int line);
+/* After a trylock that failed, undo sim_lock_acquire(). */
+void sim_lock_acquire_failed(const void *lock);
+/* Before releasing: 0, or -1 when the thread does not hold it (reported). */
+int sim_lock_release(const void *lock, const char *name, const char *file,
+		     int line);
+/* A write-held lock becomes read-held (downgrade_write()). */
+void sim_lock_downgrade(const void *lock);
+/* Whether the calling thread holds lock: how is SIM_LOCK_READ, _WRITE or -1 (either). */
+int sim_lock_held(const void *lock, int how);
+/* lockdep_assert_held*(): reports unless sim_lock_held(lock, how) == want. */
+void sim_lockdep_assert(const void *lock, int how, int want, const char *what,
+			const char *file, int line);
+/* The number of locks the calling thread holds. */
+unsigned int sim_locks_held(void);
+/* A door returns to user space: reports every lock the thread still holds. */
+void sim_locks_user_return(const char *door);
+/* Reports of one kind, and of all kinds, since the process started. */
+unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind);
+unsigned long long sim_lockdep_reports_total(void);
+/* Forget the lock order seen so far (for tests that break it on purpose). */
+void sim_lockdep_forget_order(void);
+/*
+ * An order inversion between the classes named a and b (either way round)
+ * that the kernel tree under test is known to have (bug, by name): it is
+ * counted by sim_lockdep_known_inversions(), not reported.  Up to 8.
+ */
+void sim_lockdep_expect_inversion(const char *bug, const char *a,
+				  const char *b);
+unsigned long long sim_lockdep_known_inversions(void);
+
 /* ------------------------------------------------------------------------
  * The machine (sim/machine.c)
  */

@@ -1213,6 +1213,13 @@ static int verify_bitmap_size(u64 npages, u64 bitmap_size)
 /*
  * Ask every emulated-IOMMU device to drop its pins in the DMA.  They call
  * back into unpin_pages(), which takes iommu->lock: drop it meanwhile.
+ *
+ * Lock order: device_list_lock, then iommu->lock, everywhere.  The walk
+ * holds device_list_lock while the callbacks take iommu->lock, so nothing
+ * may take device_list_lock under iommu->lock: Linux hands over from one
+ * to the other here and takes both in that order to (un)register a device,
+ * and a register that runs while a callback waits for iommu->lock then
+ * deadlocks (docs/kernel-bugs.md, type1-device-list-lock-order).
  */
 static void vfio_notify_dma_unmap(struct vfio_iommu *iommu,
 				  struct vfio_dma *dma)
@@ -1222,12 +1229,14 @@ static void vfio_notify_dma_unmap(struct vfio_iommu *iommu,
 
 	/* Only a registered device pins: with pins, the list is not empty. */
 	if (!list_empty(&iommu->device_list)) {	/* GCOVR_EXCL_BR_LINE */
-		/* Hand over from the container lock to the device-list lock. */
-		mutex_lock(&iommu->device_list_lock);
+		/*
+		 * A device may come or go between the two locks: the walk
+		 * sees the list as it is, and the caller looks for pins again.
+		 */
 		mutex_unlock(&iommu->lock);
+		mutex_lock(&iommu->device_list_lock);
 		list_for_each_entry(vdev, &iommu->device_list, iommu_entry)
 			vdev->ops->dma_unmap(vdev, start, len);
-		/* And back, in the same order the ioctl path takes them. */
 		mutex_unlock(&iommu->device_list_lock);
 		mutex_lock(&iommu->lock);
 	}
@@ -2847,8 +2856,9 @@ static long vfio_iommu_type1_ioctl(void *iommu_data, unsigned int cmd,
 
 /*
  * Devices that pin (emulated IOMMU) must hear about unmaps.  Both locks are
- * taken: list_empty() is checked under iommu->lock alone, the walk in
- * vfio_notify_dma_unmap() runs under device_list_lock alone.
+ * taken, device_list_lock first (see vfio_notify_dma_unmap()): list_empty()
+ * is checked under iommu->lock alone, the walk runs under device_list_lock
+ * alone.
  */
 static void vfio_iommu_device_list_update(struct vfio_iommu *iommu,
 					  struct vfio_device *vdev, bool add)
@@ -2856,14 +2866,14 @@ static void vfio_iommu_device_list_update(struct vfio_iommu *iommu,
 	if (!vdev->ops->dma_unmap)
 		return;
 
-	mutex_lock(&iommu->lock);
 	mutex_lock(&iommu->device_list_lock);
+	mutex_lock(&iommu->lock);
 	if (add)
 		list_add(&vdev->iommu_entry, &iommu->device_list);
 	else
 		list_del(&vdev->iommu_entry);
-	mutex_unlock(&iommu->device_list_lock);
 	mutex_unlock(&iommu->lock);
+	mutex_unlock(&iommu->device_list_lock);
 }
 
 static void vfio_iommu_type1_register_device(void *iommu_data,

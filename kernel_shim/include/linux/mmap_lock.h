@@ -8,9 +8,9 @@
  *     "shim/mm/account_locked_vm" (SIM_FP_ACCOUNT_LOCKED_VM) first and
  *     returns -EINTR when it fires or when the current task has a fatal
  *     signal pending (the only ways a killable sleep ends early);
- *     mmap_assert_locked()/mmap_assert_write_locked() WARN when the lock is
- *     not held (read holders are counted, not named, so a read holder is
- *     "somebody", as lockdep's check without lock-class tracking).
+ *     mmap_assert_locked()/mmap_assert_write_locked() report (a kernel
+ *     warning, through the lock checker) when the calling thread does not
+ *     hold the lock as asked.
  * Simplified: no per-VMA locks, no lock events/tracepoints.
  */
 #ifndef _DMASIM_LINUX_MMAP_LOCK_H
@@ -27,60 +27,39 @@ static inline void mmap_init_lock(struct mm_struct *mm)
 	init_rwsem(&mm->mmap_lock);
 }
 
-static inline void mmap_read_lock(struct mm_struct *mm)
-{
-	down_read(&mm->mmap_lock);
-}
+/* Macros, so that the lock checker names the caller's file and line. */
+#define mmap_read_lock(mm)	down_read(&(mm)->mmap_lock)
+#define mmap_read_trylock(mm)	down_read_trylock(&(mm)->mmap_lock)
+#define mmap_read_unlock(mm)	up_read(&(mm)->mmap_lock)
+#define mmap_write_lock(mm)	down_write(&(mm)->mmap_lock)
+#define mmap_write_unlock(mm)	up_write(&(mm)->mmap_lock)
+#define mmap_write_downgrade(mm) downgrade_write(&(mm)->mmap_lock)
 
-static inline int mmap_read_lock_killable(struct mm_struct *mm)
-{
-	if (current->fatal_signal)
-		return -EINTR;
-	down_read(&mm->mmap_lock);
-	return 0;
-}
+#define mmap_read_lock_killable(mm) ({					\
+	struct mm_struct *__mm = (mm);					\
+	int __ret = -EINTR;						\
+									\
+	if (!current->fatal_signal) {					\
+		down_read(&__mm->mmap_lock);				\
+		__ret = 0;						\
+	}								\
+	__ret;								\
+})
 
-static inline bool mmap_read_trylock(struct mm_struct *mm)
-{
-	return down_read_trylock(&mm->mmap_lock);
-}
+#define mmap_write_lock_killable(mm) ({					\
+	struct mm_struct *__mm = (mm);					\
+	int __ret = -EINTR;						\
+									\
+	if (!sim_should_fail(SIM_FP_ACCOUNT_LOCKED_VM) &&		\
+	    !current->fatal_signal) {					\
+		down_write(&__mm->mmap_lock);				\
+		__ret = 0;						\
+	}								\
+	__ret;								\
+})
 
-static inline void mmap_read_unlock(struct mm_struct *mm)
-{
-	up_read(&mm->mmap_lock);
-}
-
-static inline void mmap_write_lock(struct mm_struct *mm)
-{
-	down_write(&mm->mmap_lock);
-}
-
-static inline int mmap_write_lock_killable(struct mm_struct *mm)
-{
-	if (sim_should_fail(SIM_FP_ACCOUNT_LOCKED_VM) || current->fatal_signal)
-		return -EINTR;
-	down_write(&mm->mmap_lock);
-	return 0;
-}
-
-static inline void mmap_write_unlock(struct mm_struct *mm)
-{
-	up_write(&mm->mmap_lock);
-}
-
-static inline void mmap_write_downgrade(struct mm_struct *mm)
-{
-	downgrade_write(&mm->mmap_lock);
-}
-
-static inline void mmap_assert_locked(const struct mm_struct *mm)
-{
-	WARN_ON(!dmasim_rwsem_held((struct rw_semaphore *)&mm->mmap_lock));
-}
-
-static inline void mmap_assert_write_locked(const struct mm_struct *mm)
-{
-	WARN_ON(READ_ONCE(mm->mmap_lock.owner) != sim_thread_id());
-}
+#define mmap_assert_locked(mm)	lockdep_assert_held(&(mm)->mmap_lock)
+#define mmap_assert_write_locked(mm) \
+	lockdep_assert_held_write(&(mm)->mmap_lock)
 
 #endif

@@ -10,12 +10,18 @@
  *
  * (a) Definitions that must match the kernel: the down_/up_ API, including
  *     the killable variants' int result.
- * (c) Test double: the writer's thread id is recorded, and the count says
- *     whether readers hold it, so rwsem_is_locked() and mmap_assert_locked()
- *     can check the caller; down_write_killable() fails with -EINTR only if
- *     the calling task has a fatal signal pending.
+ *     init_rwsem() is a macro giving each call site its own static lock
+ *     class key, as the kernel's.
+ * (c) Test double: every down and up goes through the lock checker
+ *     (<linux/lockdep.h>), which names readers as well as the writer, so
+ *     lockdep_assert_held() and mmap_assert_locked() check the caller; an
+ *     up by a thread that does not hold the semaphore is reported and
+ *     leaves it as it was; a down by a thread that holds it for writing is
+ *     reported and returns at once instead of deadlocking.  The writer's
+ *     thread id is recorded.  down_write_killable() fails with -EINTR only
+ *     if the calling task has a fatal signal pending.
  * Simplified: no writer preference or handoff (a steady stream of readers
- * can delay a writer), no optimistic owner spinning, no lockdep classes.
+ * can delay a writer), no optimistic owner spinning.
  */
 #ifndef _DMASIM_LINUX_RWSEM_H
 #define _DMASIM_LINUX_RWSEM_H
@@ -28,17 +34,37 @@
 struct rw_semaphore {
 	long count;		/* 0 free, > 0 readers, -1 one writer */
 	unsigned long owner;	/* sim_thread_id() of the writer, 0 if none */
+	const struct lock_class_key *key;	/* lockdep class; NULL: none */
+	const char *name;
 };
 
-#define __RWSEM_INITIALIZER(name) { .count = 0, .owner = 0 }
+/* A statically defined semaphore is its own class, as in the kernel. */
+#define __RWSEM_INITIALIZER(lockname)					\
+	{ .count = 0, .owner = 0,					\
+	  .key = (const struct lock_class_key *)&(lockname),		\
+	  .name = #lockname }
 #define DECLARE_RWSEM(name) struct rw_semaphore name = __RWSEM_INITIALIZER(name)
 
-static inline void init_rwsem(struct rw_semaphore *sem)
+static inline void __init_rwsem(struct rw_semaphore *sem, const char *name,
+				const struct lock_class_key *key)
 {
-	*sem = (struct rw_semaphore)__RWSEM_INITIALIZER(*sem);
+	*sem = (struct rw_semaphore){ .key = key, .name = name };
 }
 
-static inline int down_read_trylock(struct rw_semaphore *sem)
+#define init_rwsem(sem)							\
+do {									\
+	static struct lock_class_key __key;				\
+									\
+	__init_rwsem((sem), #sem, &__key);				\
+} while (0)
+
+static inline const char *__dmasim_rwsem_name(struct rw_semaphore *sem,
+					      const char *expr)
+{
+	return sem->name ? sem->name : expr;
+}
+
+static inline int __dmasim_down_read_trylock(struct rw_semaphore *sem)
 {
 	long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 
@@ -49,20 +75,7 @@ static inline int down_read_trylock(struct rw_semaphore *sem)
 	return 0;
 }
 
-static inline void down_read(struct rw_semaphore *sem)
-{
-	unsigned int spins = 0;
-
-	while (!down_read_trylock(sem))
-		sim_cpu_relax_yield(&spins);
-}
-
-static inline void up_read(struct rw_semaphore *sem)
-{
-	__atomic_sub_fetch(&sem->count, 1, __ATOMIC_RELEASE);
-}
-
-static inline int down_write_trylock(struct rw_semaphore *sem)
+static inline int __dmasim_down_write_trylock(struct rw_semaphore *sem)
 {
 	long free = 0;
 
@@ -73,23 +86,63 @@ static inline int down_write_trylock(struct rw_semaphore *sem)
 	return 1;
 }
 
-static inline void down_write(struct rw_semaphore *sem)
+static inline int __dmasim_down_trylock(struct rw_semaphore *sem, int read,
+					const char *expr, const char *file,
+					int line)
+{
+	if (!(read ? __dmasim_down_read_trylock(sem) :
+		     __dmasim_down_write_trylock(sem)))
+		return 0;
+	sim_lock_acquire(sem, sem->key, 0, read | SIM_LOCK_TRY,
+			 __dmasim_rwsem_name(sem, expr), file, line);
+	return 1;
+}
+
+static inline void __dmasim_down(struct rw_semaphore *sem, int read,
+				 unsigned int subclass, const char *expr,
+				 const char *file, int line)
 {
 	unsigned int spins = 0;
 
-	while (!down_write_trylock(sem))
+	if (sim_lock_acquire(sem, sem->key, subclass, read,
+			     __dmasim_rwsem_name(sem, expr), file, line))
+		return;
+	while (!(read ? __dmasim_down_read_trylock(sem) :
+			__dmasim_down_write_trylock(sem)))
 		sim_cpu_relax_yield(&spins);
 }
 
-static inline void up_write(struct rw_semaphore *sem)
+static inline void __dmasim_up(struct rw_semaphore *sem, int read,
+			       const char *expr, const char *file, int line)
 {
-	sem->owner = 0;
-	__atomic_store_n(&sem->count, 0, __ATOMIC_RELEASE);
+	if (sim_lock_release(sem, __dmasim_rwsem_name(sem, expr), file, line))
+		return;
+	if (read) {
+		__atomic_sub_fetch(&sem->count, 1, __ATOMIC_RELEASE);
+	} else {
+		sem->owner = 0;
+		__atomic_store_n(&sem->count, 0, __ATOMIC_RELEASE);
+	}
 }
+
+#define __dmasim_rwsem_site(sem)	#sem, __FILE__, __LINE__
+#define down_read(sem)		__dmasim_down(sem, SIM_LOCK_READ, 0, __dmasim_rwsem_site(sem))
+#define down_read_nested(sem, sub) \
+	__dmasim_down(sem, SIM_LOCK_READ, sub, __dmasim_rwsem_site(sem))
+#define down_read_trylock(sem) \
+	__dmasim_down_trylock(sem, SIM_LOCK_READ, __dmasim_rwsem_site(sem))
+#define up_read(sem)		__dmasim_up(sem, SIM_LOCK_READ, __dmasim_rwsem_site(sem))
+#define down_write(sem)		__dmasim_down(sem, SIM_LOCK_WRITE, 0, __dmasim_rwsem_site(sem))
+#define down_write_nested(sem, sub) \
+	__dmasim_down(sem, SIM_LOCK_WRITE, sub, __dmasim_rwsem_site(sem))
+#define down_write_trylock(sem) \
+	__dmasim_down_trylock(sem, SIM_LOCK_WRITE, __dmasim_rwsem_site(sem))
+#define up_write(sem)		__dmasim_up(sem, SIM_LOCK_WRITE, __dmasim_rwsem_site(sem))
 
 /* Write-held to read-held with no window in between, as the kernel's. */
 static inline void downgrade_write(struct rw_semaphore *sem)
 {
+	sim_lock_downgrade(sem);
 	sem->owner = 0;
 	__atomic_store_n(&sem->count, 1, __ATOMIC_RELEASE);
 }
@@ -97,14 +150,6 @@ static inline void downgrade_write(struct rw_semaphore *sem)
 static inline int rwsem_is_locked(struct rw_semaphore *sem)
 {
 	return __atomic_load_n(&sem->count, __ATOMIC_RELAXED) != 0;
-}
-
-/* Write-held by the caller, or read-held by someone (readers are anonymous). */
-static inline int dmasim_rwsem_held(struct rw_semaphore *sem)
-{
-	long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
-
-	return c > 0 || (c < 0 && READ_ONCE(sem->owner) == sim_thread_id());
 }
 
 #endif

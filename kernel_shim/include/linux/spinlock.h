@@ -2,7 +2,17 @@
 /*
  * Spinlocks with the kernel's API: a real test-and-set lock (atomics), so
  * threaded scenarios are checked; irq variants behave as the plain ones
- * (there are no interrupts in the simulator).  Owner recorded for lockdep.
+ * (there are no interrupts in the simulator).
+ *
+ * (a) Definitions that must match the kernel: the spin_*() API.
+ * (c) Test double: every lock and unlock goes through the lock checker
+ *     (<linux/lockdep.h>): an unlock by a thread that does not hold the
+ *     lock is reported and leaves it as it was; a spin_lock() by its own
+ *     holder is reported and returns at once instead of spinning forever.
+ *     The owner is recorded.
+ * Simplified: spinlock_t has the layout of the simulator's page-table lock
+ *     (struct sim_pt_lock), so it carries no lock class: spinlocks are
+ *     checked for everything but lock order.
  */
 #ifndef _DMASIM_LINUX_SPINLOCK_H
 #define _DMASIM_LINUX_SPINLOCK_H
@@ -18,35 +28,48 @@ static inline void spin_lock_init(spinlock_t *lock)
 	lock->owner = 0;
 }
 
-static inline void spin_lock(spinlock_t *lock)
+static inline void __dmasim_spin_lock(spinlock_t *lock, const char *expr,
+				      const char *file, int line)
 {
 	unsigned int spins = 0;
 
+	if (sim_lock_acquire(lock, NULL, 0, SIM_LOCK_WRITE, expr, file, line))
+		return;
 	while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
 			sim_cpu_relax_yield(&spins);
 	lock->owner = sim_thread_id();
 }
 
-static inline int spin_trylock(spinlock_t *lock)
+static inline int __dmasim_spin_trylock(spinlock_t *lock, const char *expr,
+					const char *file, int line)
 {
 	if (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 		return 0;
 	lock->owner = sim_thread_id();
+	sim_lock_acquire(lock, NULL, 0, SIM_LOCK_TRY, expr, file, line);
 	return 1;
 }
 
-static inline void spin_unlock(spinlock_t *lock)
+static inline void __dmasim_spin_unlock(spinlock_t *lock, const char *expr,
+					const char *file, int line)
 {
+	if (sim_lock_release(lock, expr, file, line))
+		return;
 	lock->owner = 0;
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 }
+
+#define spin_lock(l)	__dmasim_spin_lock(l, #l, __FILE__, __LINE__)
+#define spin_trylock(l)	__dmasim_spin_trylock(l, #l, __FILE__, __LINE__)
+#define spin_unlock(l)	__dmasim_spin_unlock(l, #l, __FILE__, __LINE__)
 
 static inline int spin_is_locked(spinlock_t *lock)
 {
 	return __atomic_load_n(&lock->locked, __ATOMIC_RELAXED);
 }
 
+#define spin_lock_nested(l, subclass)	spin_lock(l)
 #define spin_lock_irq(l)		spin_lock(l)
 #define spin_unlock_irq(l)		spin_unlock(l)
 #define spin_lock_bh(l)			spin_lock(l)

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The lock checker (sim/locking.c, <dmasim/sim.h>): each of lockdep's
+ * checks fires, through the shim's own mutex, rw_semaphore, spinlock and
+ * lockdep_assert_*() code, when kernel code (kapi/kapi_lockdep.c) breaks
+ * the rule on purpose, and stays silent when it keeps it.  A report is a
+ * kernel warning, so every suite that checks for warnings fails on it.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_lockdep.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/sim.h>
+
+static int setup_process(void **state)
+{
+	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	assert_non_null(kapi_proc_create());
+	return 0;
+}
+
+static int teardown_process(void **state)
+{
+	assert_int_equal(sim_locks_held(), 0);
+	kapi_proc_destroy(kapi_proc_current());
+	sim_machine_destroy();
+	return 0;
+}
+
+struct misdeed_case {
+	const char *what;
+	enum kapi_lockdep_misdeed misdeed;
+	enum sim_lockdep_report report;
+	unsigned int reports;
+};
+
+/* One misdeed, the report it must raise, and as many kernel warnings. */
+static void assert_misdeed_reported(const struct misdeed_case *t)
+{
+	unsigned long long before = sim_lockdep_reports(t->report);
+	unsigned long long total = sim_lockdep_reports_total();
+	unsigned long long warnings = sim_kernel_warnings();
+
+	assert_int_equal(kapi_lockdep_misbehave(t->misdeed), 0);
+	if (sim_lockdep_reports(t->report) - before != t->reports)
+		fail_msg("%s: %llu reports of kind %d, want %u", t->what,
+			 sim_lockdep_reports(t->report) - before, t->report,
+			 t->reports);
+	assert_int_equal(sim_lockdep_reports_total() - total, t->reports);
+	assert_int_equal(sim_kernel_warnings() - warnings, t->reports);
+	assert_int_equal(sim_locks_held(), 0);
+}
+
+/* Each rule broken once is reported once, by kind, as a kernel warning. */
+static void test_each_broken_rule_is_reported(void **state)
+{
+	static const struct misdeed_case cases[] = {
+		{ "unlock of a free mutex", KAPI_LOCKDEP_UNLOCK_FREE_MUTEX,
+		  SIM_LOCKDEP_BAD_UNLOCK, 1 },
+		{ "up_read by a non-reader", KAPI_LOCKDEP_UP_READ_UNHELD,
+		  SIM_LOCKDEP_BAD_UNLOCK, 1 },
+		{ "unlock of a free spinlock", KAPI_LOCKDEP_SPIN_UNLOCK_FREE,
+		  SIM_LOCKDEP_BAD_UNLOCK, 1 },
+		{ "lockdep_assert_held, not held",
+		  KAPI_LOCKDEP_ASSERT_HELD_UNHELD, SIM_LOCKDEP_NOT_HELD, 1 },
+		{ "lockdep_assert_held_write of a reader",
+		  KAPI_LOCKDEP_ASSERT_WRITE_READ_HELD, SIM_LOCKDEP_NOT_HELD, 1 },
+		{ "mmap_assert_locked, not locked",
+		  KAPI_LOCKDEP_MMAP_ASSERT_UNLOCKED, SIM_LOCKDEP_NOT_HELD, 1 },
+		{ "mutex_lock by its holder", KAPI_LOCKDEP_MUTEX_TWICE,
+		  SIM_LOCKDEP_RECURSION, 1 },
+		{ "two of a class, one not annotated",
+		  KAPI_LOCKDEP_SAME_CLASS_NESTED, SIM_LOCKDEP_RECURSION, 1 },
+		{ "every rule kept", KAPI_LOCKDEP_RIGHTLY,
+		  SIM_LOCKDEP_NR_REPORTS - 1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_misdeed_reported(&cases[i]);
+}
+
+/*
+ * Lock order: A then B is learnt; B then A is reported once (then known);
+ * B then C then C then A closes a cycle through three classes.
+ */
+static void test_lock_order_inversions_are_reported_once(void **state)
+{
+	static const struct misdeed_case cases[] = {
+		{ "A then B", KAPI_LOCKDEP_ORDER_AB, SIM_LOCKDEP_ORDER, 0 },
+		{ "A then B again", KAPI_LOCKDEP_ORDER_AB, SIM_LOCKDEP_ORDER, 0 },
+		{ "B then A", KAPI_LOCKDEP_ORDER_BA, SIM_LOCKDEP_ORDER, 1 },
+		{ "B then A again", KAPI_LOCKDEP_ORDER_BA, SIM_LOCKDEP_ORDER, 0 },
+	};
+	static const struct misdeed_case cycle[] = {
+		{ "A then B", KAPI_LOCKDEP_ORDER_AB, SIM_LOCKDEP_ORDER, 0 },
+		{ "B then C, C then A", KAPI_LOCKDEP_ORDER_BC_CA,
+		  SIM_LOCKDEP_ORDER, 1 },
+	};
+
+	sim_lockdep_forget_order();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_misdeed_reported(&cases[i]);
+	sim_lockdep_forget_order();
+	for (size_t i = 0; i < sizeof(cycle) / sizeof(cycle[0]); i++)
+		assert_misdeed_reported(&cycle[i]);
+	sim_lockdep_forget_order();
+}
+
+/* A door that returns with a lock held is reported under its name. */
+static void test_lock_held_on_return_to_user_space_is_reported(void **state)
+{
+	unsigned long long before =
+		sim_lockdep_reports(SIM_LOCKDEP_HELD_AT_RETURN);
+
+	assert_int_equal(kapi_lockdep_misbehave(KAPI_LOCKDEP_RETURN_HELD), 0);
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_HELD_AT_RETURN) -
+			 before, 1);
+	assert_int_equal(sim_locks_held(), 1);
+	kapi_lockdep_release_kept();
+	assert_int_equal(sim_locks_held(), 0);
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_HELD_AT_RETURN) -
+			 before, 1);
+}
+
+static pthread_barrier_t handover;
+
+/* Takes the mutex, lets the main thread try to unlock it, then unlocks. */
+static void *own_the_mutex(void *arg)
+{
+	kapi_lockdep_misbehave(KAPI_LOCKDEP_RETURN_HELD);
+	pthread_barrier_wait(&handover);	/* held: main tries */
+	pthread_barrier_wait(&handover);	/* main is done */
+	kapi_lockdep_release_kept();
+	return NULL;
+}
+
+/*
+ * A mutex another thread holds, unlocked here: reported, and it stays held
+ * by its owner, whose own unlock then is not reported.
+ */
+static void test_unlock_by_another_thread_is_reported(void **state)
+{
+	unsigned long long bad = sim_lockdep_reports(SIM_LOCKDEP_BAD_UNLOCK);
+	pthread_t owner;
+
+	assert_int_equal(pthread_barrier_init(&handover, NULL, 2), 0);
+	assert_int_equal(pthread_create(&owner, NULL, own_the_mutex, NULL), 0);
+	pthread_barrier_wait(&handover);
+	kapi_lockdep_release_kept();
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_BAD_UNLOCK) - bad, 1);
+	pthread_barrier_wait(&handover);
+	assert_int_equal(pthread_join(owner, NULL), 0);
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_BAD_UNLOCK) - bad, 1);
+	pthread_barrier_destroy(&handover);
+	/* The owner gave it back: this thread can take and give it again. */
+	assert_int_equal(kapi_lockdep_misbehave(KAPI_LOCKDEP_RETURN_HELD), 0);
+	kapi_lockdep_release_kept();
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_BAD_UNLOCK) - bad, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_broken_rule_is_reported),
+		cmocka_unit_test(test_lock_order_inversions_are_reported_once),
+		cmocka_unit_test(test_lock_held_on_return_to_user_space_is_reported),
+		cmocka_unit_test(test_unlock_by_another_thread_is_reported),
+	};
+
+	return cmocka_run_group_tests(tests, setup_process, teardown_process);
+}
