@@ -468,14 +468,14 @@ static const struct big_map {
 } big_maps[] = {
 	{ "the whole 2^31+1-page BAR", 0, 16 * TiB, BIG_PAGES * PAGE, 0, 1, 1 },
 	{ "2^31 pages (8 TiB)", 0, 16 * TiB, (1ULL << 31) * PAGE, 0, 1, 1 },
-	{ "4 GiB less a page", PAGE, 0, 4 * GiB - PAGE, 0, 0 },
-	{ "4 GiB", 0, 4 * GiB, 4 * GiB, 0, 0 },
+	{ "4 GiB less a page", PAGE, 0, 4 * GiB - PAGE, 0, 0, 0 },
+	{ "4 GiB", 0, 4 * GiB, 4 * GiB, 0, 0, 0 },
 	{ "4 GiB and a page, from the last page of 4 GiB", 4 * GiB - PAGE, 4 * GiB - PAGE,
-	  4 * GiB + PAGE, 0, 0 },
+	  4 * GiB + PAGE, 0, 0, 0 },
 	{ "2^32 pages: past the VMA's end", 0, 16 * TiB, (1ULL << 32) * PAGE, -EFAULT, 0, 1 },
-	{ "one page past the VMA's end", 0, 16 * TiB, (BIG_VMA_PAGES + 1) * PAGE, -EFAULT, 0 },
-	{ "2^64 less a page: vaddr + size wraps", 0, 0, 0 - PAGE, WRAP_ERRNO, 0 },
-	{ "2^63: iova + size leaves the aperture", 0, 0, 1ULL << 63, -EINVAL, 0 },
+	{ "one page past the VMA's end", 0, 16 * TiB, (BIG_VMA_PAGES + 1) * PAGE, -EFAULT, 0, 0 },
+	{ "2^64 less a page: vaddr + size wraps", 0, 0, 0 - PAGE, WRAP_ERRNO, 0, 0 },
+	{ "2^63: iova + size leaves the aperture", 0, 0, 1ULL << 63, -EINVAL, 0, 0 },
 };
 
 /*
