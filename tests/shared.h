@@ -93,6 +93,13 @@
  */
 #define BAR_32G		(32 * GiB)
 #define BAR_32G_LEAF	(PUD <= BAR_32G ? PUD : PMD)
+/*
+ * What backs a THP range: a PMD folio where the buddy allocator has PMD
+ * order (4 KiB pages); with 16 and 64 KiB pages (PMD order 11, 13 above
+ * SIM_MAX_ORDER, THP backed by small pages, sim_mem.h) a max-order block
+ * (16, 64 MiB), so a range of a few fits a small machine.
+ */
+#define THP_BLOCK	(SIM_PMD_ORDER <= SIM_MAX_ORDER ? PMD : PAGE << SIM_MAX_ORDER)
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

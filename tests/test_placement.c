@@ -35,20 +35,13 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
-#define PAGE	SIM_PAGE_SIZE
-#define PMD	SIM_PMD_SIZE
-#define PUD	SIM_PUD_SIZE
-#define MiB	(1ULL << 20)
-#define GiB	(1ULL << 30)
+#include "shared.h"
+
 #define TOP52	(1ULL << 52)
 #define TOP48	(1ULL << 48)
 #define RW	KAPI_VFIO_DMA_MAP_RW
 #define ANON_LEN	(64 * PAGE)
-/*
- * THP: 2 PMD folios where the buddy has PMD order (4 KiB pages), else 2
- * max-order blocks of small pages (16, 64 KiB pages: a PMD is 32, 512 MiB).
- */
-#define THP_BLOCK	(SIM_PMD_ORDER <= SIM_MAX_ORDER ? PMD : PAGE << SIM_MAX_ORDER)
+/* THP: 2 PMD folios with 4 KiB pages (THP_BLOCK, shared.h) */
 #define THP_LEN		(2 * THP_BLOCK)
 
 struct placement {
@@ -446,7 +439,6 @@ static void test_a_vma_over_the_host_stack_keeps_ioctl_arguments(void **state)
 /* --slow: the 8 TiB maps too (about 13 s of CPU each, see big_maps). */
 static int slow_run;
 
-#define TiB	(1ULL << 40)
 #define BIG_BAR	(16 * TiB)		/* physical base, 1 GiB aligned */
 #define BIG_VA	(16 * TiB)		/* user address, aligned alike */
 #define BIG_PAGES	((1ULL << 31) + 1)	/* one page past 2^31 */

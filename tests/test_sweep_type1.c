@@ -41,12 +41,9 @@
  *  BAR1   [ m, m + 4 PMD )  PMD leaves         4 PUD
  *  BAR2   [ s + 1 page, + 64 pages )  PTE      5 PUD + 1 page (unaligned)
  *
- * THP_BLOCK is a PMD folio where the buddy allocator has PMD order (4 KiB
- * pages); with 16 and 64 KiB pages (PMD order above SIM_MAX_ORDER, THP
- * backed by small pages) a max-order block, so the range fits the sweep's
- * machine.
+ * THP_BLOCK (shared.h) is a PMD folio with 4 KiB pages, a max-order block
+ * with 16 and 64 KiB pages, so the range fits the sweep's machine.
  */
-#define THP_BLOCK	(SIM_PMD_ORDER <= SIM_MAX_ORDER ? PMD : PAGE << SIM_MAX_ORDER)
 /*
  * BAR0's leaf: a PUD where it has at most 2^18 pages (1 GiB of 4 KiB
  * pages), else a PMD.  Unmapping a DMA costs an iommu_iova_to_phys() per
