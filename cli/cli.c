@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <dmasim/kapi.h>
 
@@ -55,6 +57,65 @@ int cli_machine_start(const struct cli_machine *m)
 	}
 	sim_counters_reset();
 	return 0;
+}
+
+/* Read exactly len bytes; 0 or -1. */
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int cli_machine_fork_runs(const struct cli_machine *m, unsigned int n,
+			  void (*run)(unsigned int i, void *res, void *arg), void *arg,
+			  void *res, size_t res_size, int *status)
+{
+	int ret = cli_machine_start(m);
+
+	for (unsigned int i = 0; i < n; i++) {
+		char *r = (char *)res + i * res_size;
+		int fds[2];
+		pid_t pid;
+
+		status[i] = ret;
+		if (ret)
+			continue;
+		fflush(NULL);
+		if (pipe(fds)) {
+			status[i] = -errno;
+			continue;
+		}
+		pid = fork();
+		if (pid < 0) {
+			status[i] = -errno;
+			close(fds[0]);
+			close(fds[1]);
+			continue;
+		}
+		if (!pid) {
+			close(fds[0]);
+			run(i, r, arg);
+			if (write(fds[1], r, res_size) != (ssize_t)res_size)
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[1]);
+		if (read_full(fds[0], r, res_size))
+			status[i] = -ECHILD;
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+	}
+	sim_machine_destroy();
+	return ret;
 }
 
 const char *cli_size_name(unsigned long long bytes, char *buf, size_t len)

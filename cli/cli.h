@@ -57,6 +57,7 @@ enum cli_opt_kind {
 	CLI_LIST,	/* comma-separated unsigned integers: const char * */
 	CLI_LEVEL,	/* a number in [0, 1] or a named preset: double + name */
 	CLI_PARAM,	/* MODULE.NAME=VALUE, repeatable: applied at once */
+	CLI_PATH,	/* a file or directory name, not empty: const char * (NULL: none) */
 };
 
 struct cli_opt {
@@ -108,6 +109,9 @@ struct cli_opt {
 	{ .name = nm, .kind = CLI_LEVEL, .off = CLI_OFF(T, f, double), \
 	  .off_name = CLI_OFF(T, fname, const char *), .def = dflt, \
 	  .names = nms, .preset = fn, .help = hlp }
+#define CLI_OPT_PATH(T, f, nm, mv, hlp) \
+	{ .name = nm, .kind = CLI_PATH, .off = CLI_OFF(T, f, const char *), \
+	  .metavar = mv, .help = hlp }
 #define CLI_OPT_END { .name = NULL }
 
 struct cli_command {
@@ -123,7 +127,7 @@ struct cli_command {
 };
 
 extern const struct cli_command cli_cmd_bar, cli_cmd_bench, cli_cmd_heap,
-	cli_cmd_report, cli_cmd_params;
+	cli_cmd_report, cli_cmd_params, cli_cmd_threads;
 
 /*
  * Fill opts (cmd->opts_size bytes) with the defaults, then with argv[1..]
@@ -172,6 +176,17 @@ extern const char *const cli_frag_presets[];
 void cli_machine_defaults(struct cli_machine *m);
 /* Build the machine, boot the kernel, age it; 0 or -errno (message printed). */
 int cli_machine_start(const struct cli_machine *m);
+/*
+ * Build machine m once (booted, aged: the slow part), then call
+ * run(i, res_i, arg) for each i < n in a forked copy of it, so that every
+ * run starts from the very same state; res_i, at res + i * res_size, comes
+ * back to the caller through a pipe.  status[i]: 0, the -errno of building
+ * the machine, of pipe() or fork(), or -ECHILD if the child died.  The
+ * machine is destroyed at the end.  Returns the machine's status.
+ */
+int cli_machine_fork_runs(const struct cli_machine *m, unsigned int n,
+			  void (*run)(unsigned int i, void *res, void *arg), void *arg,
+			  void *res, size_t res_size, int *status);
 
 /* "4K", "2M", "1G", "512G", "16K"... for a power-of-two size. */
 const char *cli_size_name(unsigned long long bytes, char *buf, size_t len);

@@ -15,6 +15,7 @@ static const struct cli_command *const commands[] = {
 	&cli_cmd_bar,
 	&cli_cmd_heap,
 	&cli_cmd_report,
+	&cli_cmd_threads,
 	&cli_cmd_params,
 };
 

@@ -291,6 +291,12 @@ static int set_value(const struct cli_command *cmd, const struct cli_opt *o,
 		return 0;
 	case CLI_PARAM:
 		return parse_param(cmd, val);
+	case CLI_PATH:
+		if (!*val)
+			return cli_usage_error(cmd, "--%s '' is not a %s name", o->name,
+					       o->metavar);
+		*(const char **)field(opts, o->off) = val;
+		return 0;
 	}
 	return 2;
 }
@@ -435,7 +441,7 @@ static void describe(const struct cli_opt *o, char *buf, size_t len)
 	if (off < len)
 		snprintf(buf + off, len - off, " (default\x01%s)",
 			 o->kind == CLI_FLAG ? "off" :
-			 o->kind == CLI_PARAM ? "none" : o->def);
+			 o->kind == CLI_PARAM || !o->def ? "none" : o->def);
 }
 
 static void help_row(FILE *out, const struct cli_opt *o)

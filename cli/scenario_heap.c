@@ -3,8 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <dmasim/kapi.h>
 
@@ -45,8 +43,7 @@ static int fail(struct heap_result *res, const char *step, int err)
 	return err;
 }
 
-/* The scenario on the machine as it is now (built, booted, aged). */
-static void heap_run_here(const struct heap_params *p, struct heap_result *res)
+void heap_run_here(const struct heap_params *p, struct heap_result *res)
 {
 	struct kapi_dev *dev = NULL;
 	struct kapi_attach *attach = NULL;
@@ -165,60 +162,27 @@ void heap_run(const struct heap_params *p, struct heap_result *res)
 	res->wall_ms_total = cli_now_ms() - t_start;
 }
 
-/* Read exactly len bytes; 0 or -1. */
-static int read_full(int fd, void *buf, size_t len)
+static void heap_variant(unsigned int i, void *res, void *arg)
 {
-	char *p = buf;
+	const struct heap_params *p = arg;
 
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
+	heap_run_here(&p[i], res);
 }
 
 void heap_run_variants(const struct heap_params *p, unsigned int n,
 		       struct heap_result *res)
 {
+	int status[n];
 	double t_start = cli_now_ms();
-	int ret;
 
 	memset(res, 0, n * sizeof(*res));
-	ret = cli_machine_start(&p[0].machine);
+	cli_machine_fork_runs(&p[0].machine, n, heap_variant, (void *)p, res,
+			      sizeof(*res), status);
 	for (unsigned int i = 0; i < n; i++) {
-		int fds[2];
-		pid_t pid;
-
-		if (ret) {
-			fail(&res[i], "machine", ret);
-			continue;
-		}
-		fflush(NULL);
-		if (pipe(fds) || (pid = fork()) < 0) {
-			fail(&res[i], "fork", -errno);
-			continue;
-		}
-		if (!pid) {
-			struct heap_result *r = &res[i];
-
-			close(fds[0]);
-			heap_run_here(&p[i], r);
-			if (write(fds[1], r, sizeof(*r)) != (ssize_t)sizeof(*r))
-				_exit(1);
-			_exit(0);
-		}
-		close(fds[1]);
-		if (read_full(fds[0], &res[i], sizeof(res[i])))
-			fail(&res[i], "child", -EIO);
-		close(fds[0]);
-		waitpid(pid, NULL, 0);
+		if (status[i])
+			fail(&res[i], status[i] == -ECHILD ? "child" : "machine", status[i]);
 		res[i].wall_ms_total = cli_now_ms() - t_start;
 	}
-	sim_machine_destroy();
 }
 
 void heap_result_json(struct json *j, const struct heap_params *p,

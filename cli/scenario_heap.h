@@ -43,6 +43,8 @@ struct heap_result {
 
 extern const char *const heap_phase_names[HEAP_NR_PHASES];
 
+/* The scenario on the machine as it is now (built, booted, aged). */
+void heap_run_here(const struct heap_params *p, struct heap_result *res);
 /* Run the scenario on a freshly built machine; fills *res (res->err). */
 void heap_run(const struct heap_params *p, struct heap_result *res);
 /*

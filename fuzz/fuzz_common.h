@@ -27,6 +27,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/sim.h>
 
 #include <dmasim/kapi.h>
 #include <dmasim/sim.h>
@@ -147,6 +151,73 @@ static inline unsigned long fuzz_pages(struct fuzz_input *in,
 	else
 		n = low % max + 1;
 	return n < max ? n : max;
+}
+
+/*
+ * Choice points (include/dmasim/choices.def) answered by the input: bytes
+ * after the last FUZZ_CHOICE_MARK are the choice stream, one byte per hit
+ * (high bit clear: the default; set: alternative 1 + (low bits % (nalt -
+ * 1))), and the operations end before the mark.  An input without the
+ * mark decodes as it always did and takes every default; so does every
+ * hit after the stream runs out.  fuzz_choice_deny[point] has bit k set
+ * for an alternative k the harness cannot follow (its model would not
+ * survive another task's munmap, say): that one is taken as the default.
+ */
+#define FUZZ_CHOICE_MARK	"\xd3" "choice"
+#define FUZZ_CHOICE_MARK_LEN	(sizeof(FUZZ_CHOICE_MARK) - 1)
+
+static struct fuzz_input fuzz_choice_stream;
+static unsigned int fuzz_choice_deny[SIM_NR_CHOICE_POINTS];
+static unsigned long long fuzz_choices_taken;
+
+static unsigned int fuzz_choice_pick(void *ctx, enum sim_choice_point cp,
+				     unsigned int nalt)
+{
+	struct fuzz_input *in = ctx;
+	unsigned int b, alt;
+
+	if (fuzz_empty(in))
+		return 0;
+	b = fuzz_u8(in);
+	if (!(b & 0x80))
+		return 0;
+	alt = 1 + (b & 0x7f) % (nalt - 1);
+	if (fuzz_choice_deny[cp] & (1u << alt))
+		return 0;
+	fuzz_choices_taken++;
+	return alt;
+}
+
+/*
+ * The input's operations (everything before the last mark), with the
+ * choice stream after it armed for this input; end with fuzz_choices_end().
+ */
+static inline struct fuzz_input fuzz_input_choosing(const uint8_t *data,
+						    size_t size)
+{
+	size_t ops = size;
+
+	fuzz_choice_stream = fuzz_input(NULL, 0);
+	for (size_t i = size; i >= FUZZ_CHOICE_MARK_LEN; i--) {
+		if (!memcmp(data + i - FUZZ_CHOICE_MARK_LEN, FUZZ_CHOICE_MARK,
+			    FUZZ_CHOICE_MARK_LEN)) {
+			ops = i - FUZZ_CHOICE_MARK_LEN;
+			fuzz_choice_stream = fuzz_input(data + i, size - i);
+			break;
+		}
+	}
+	if (!fuzz_empty(&fuzz_choice_stream))
+		sim_choice_fuzz(fuzz_choice_pick, &fuzz_choice_stream);
+	return fuzz_input(data, ops);
+}
+
+/* Disarm the input's choices; a SIGKILL one sent dies with the input. */
+static inline void fuzz_choices_end(void)
+{
+	if (!fuzz_empty(&fuzz_choice_stream) || sim_choices_armed) {
+		sim_choice_fuzz(NULL, NULL);
+		kapi_task_set_fatal_signal(0);
+	}
 }
 
 /*

@@ -636,7 +636,7 @@ static const enum heap_step step_of_byte[] = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fuzz_input in = fuzz_input(data, size);
+	struct fuzz_input in = fuzz_input_choosing(data, size);
 	unsigned long long kmallocs;
 	unsigned long free_pages, vmaps, domains;
 	unsigned int fds;
@@ -695,5 +695,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   (long)(sim_iommu_nr_domains() - domains));
 	/* The free lists as the next input expects them. */
 	FUZZ_CHECK(sim_buddy_rewind() == 0, "free pages differ from the start");
+	fuzz_choices_end();
 	return 0;
 }

@@ -704,7 +704,7 @@ enum iommu_mode { MODE_PGSIZE, MODE_TABLES };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fuzz_input in = fuzz_input(data, size);
+	struct fuzz_input in = fuzz_input_choosing(data, size);
 
 	boot_once();
 #ifdef FUZZ_IOMMU_PGSIZE_ONLY
@@ -719,5 +719,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 #endif
+	fuzz_choices_end();
 	return 0;
 }

@@ -356,7 +356,7 @@ enum pfnmap_op { OP_LOOKUP, OP_WALK, OP_FAULT_IN, OP_MUNMAP };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fuzz_input in = fuzz_input(data, size);
+	struct fuzz_input in = fuzz_input_choosing(data, size);
 	struct kapi_proc *proc;
 	unsigned int n;
 
@@ -417,5 +417,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(sim_kmalloc_outstanding() == kmalloc_at_start,
 		   "%llu kernel objects, %llu at start",
 		   sim_kmalloc_outstanding(), kmalloc_at_start);
+	fuzz_choices_end();
 	return 0;
 }

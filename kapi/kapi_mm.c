@@ -190,9 +190,13 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 			vma->vm_start >> PAGE_SHIFT : m->pgoff;
 }
 
-int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
+static void kapi_mm_race(struct mm_struct *mm, unsigned long addr,
+			 enum sim_mm_race what);
+
+/* mmap() into mm, which the caller does not hold locked. */
+static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
+		   unsigned long *addr_out)
 {
-	struct mm_struct *mm = current->mm;
 	unsigned int max_leaf = m->max_leaf ? m->max_leaf : KAPI_MM_LEAF_PUD;
 	struct sim_vma_info info = { 0 };
 	struct vm_area_struct *vma;
@@ -201,14 +205,15 @@ int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
 	int ret;
 
 	if (!mm)
-		return kapi_return(-EINVAL);
+		return -EINVAL;
 	if (m->kind > KAPI_MM_IO || !m->len || (m->len & ~PAGE_MASK) ||
 	    max_leaf > KAPI_MM_LEAF_PUD)
-		return kapi_return(-EINVAL);
+		return -EINVAL;
 	vma = sim_kmalloc(sizeof(*vma), 1);
 	if (!vma)
-		return kapi_return(-ENOMEM);
+		return -ENOMEM;
 
+	shim_mm_race = kapi_mm_race;
 	mmap_write_lock(mm);
 	if (!addr) {
 		unsigned long align = m->align ? m->align : PAGE_SIZE;
@@ -256,27 +261,110 @@ out:
 	mmap_write_unlock(mm);
 	if (ret)
 		sim_kfree(vma);
-	return kapi_return(ret);
+	return ret;
 }
 
-int kapi_mm_munmap(unsigned long addr)
+
+/* munmap() of the VMA starting at addr, with mm's write lock held. */
+static int mm_munmap_locked(struct mm_struct *mm, unsigned long addr)
 {
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
 	int ret = -EINVAL;
 
-	if (!mm)
-		return kapi_return(-EINVAL);
-	mmap_write_lock(mm);
-	vma = vma_lookup(mm, addr);
 	if (vma && vma->vm_start == addr) {
 		mm->total_vm -= vma_pages(vma);
 		ret = sim_mm_unmap(mm->dmasim_mm, addr);
 		if (!ret)
 			sim_kfree(vma);
 	}
+	return ret;
+}
+
+int kapi_mm_munmap(unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	if (!mm)
+		return kapi_return(-EINVAL);
+	mmap_write_lock(mm);
+	ret = mm_munmap_locked(mm, addr);
 	mmap_write_unlock(mm);
 	return kapi_return(ret);
+}
+
+/*
+ * Another thread of mm's process acts on the VMA containing addr while
+ * the caller has the mmap lock dropped (see enum sim_mm_race).
+ * The new mappings keep the old VMA's protection; a pfnmap split keeps
+ * both halves' pfns.  An action that does not apply changes nothing.
+ */
+static void kapi_mm_race(struct mm_struct *mm, unsigned long addr,
+			 enum sim_mm_race what)
+{
+	struct kapi_mm_map m = { .kind = KAPI_MM_PFNMAP };
+	struct sim_vma_info old;
+	struct vm_area_struct *vma;
+	unsigned long split;
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		mmap_write_unlock(mm);
+		return;
+	}
+	old = *sim_vma_info(vma->dmasim_vma);
+	m.writable = !!(vma->vm_flags & VM_WRITE);
+	m.max_leaf = old.max_leaf;
+	m.pgoff = vma->vm_pgoff;
+	if (what == SIM_MM_RACE_FAULT_IN)
+		sim_mm_fault(mm->dmasim_mm, addr, 0);
+	if (old.kind != SIM_VMA_PFNMAP && what != SIM_MM_RACE_MUNMAP &&
+	    what != SIM_MM_RACE_REPLACE)
+		what = SIM_MM_RACE_NOTHING;
+	if (what == SIM_MM_RACE_ZAP)
+		sim_mm_zap_range(mm->dmasim_mm, old.start, old.end);
+	if (what == SIM_MM_RACE_MOVE_PFNS) {
+		m.pfn = sim_bar_create(old.end - old.start, 0, 0, 0);
+		if (!m.pfn)
+			what = SIM_MM_RACE_NOTHING;
+	}
+	if (what == SIM_MM_RACE_MUNMAP || what == SIM_MM_RACE_REPLACE ||
+	    what == SIM_MM_RACE_SPLIT || what == SIM_MM_RACE_MOVE_PFNS)
+		mm_munmap_locked(mm, old.start);
+	mmap_write_unlock(mm);
+
+	switch (what) {
+	case SIM_MM_RACE_REPLACE:
+		m.kind = KAPI_MM_ANON;
+		fallthrough;
+	case SIM_MM_RACE_MOVE_PFNS:
+		m.addr = old.start;
+		m.len = old.end - old.start;
+		mm_mmap(mm, &m, NULL);
+		break;
+	case SIM_MM_RACE_SPLIT:
+		split = max(addr & PAGE_MASK, old.start + PAGE_SIZE);
+		m.addr = old.start;
+		m.len = split - old.start;
+		m.pfn = old.pfn;
+		mm_mmap(mm, &m, NULL);
+		if (split >= old.end)
+			break;
+		m.addr = split;
+		m.len = old.end - split;
+		m.pfn = old.pfn + ((split - old.start) >> PAGE_SHIFT);
+		m.pgoff += (split - old.start) >> PAGE_SHIFT;
+		mm_mmap(mm, &m, NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
+{
+	return kapi_return(mm_mmap(current->mm, m, addr_out));
 }
 
 int kapi_mm_touch(unsigned long addr, unsigned long len, int write)

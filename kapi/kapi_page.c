@@ -33,6 +33,7 @@ static const struct {
 	GFP_NAME(__GFP_NOWARN), GFP_NAME(__GFP_RETRY_MAYFAIL),
 	GFP_NAME(__GFP_NOFAIL), GFP_NAME(__GFP_NORETRY), GFP_NAME(__GFP_COMP),
 	GFP_NAME(__GFP_ACCOUNT), GFP_NAME(__GFP_NOMEMALLOC),
+	GFP_NAME(__GFP_THISNODE),
 };
 
 unsigned int kapi_gfp(const char *name)

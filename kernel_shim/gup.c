@@ -16,10 +16,18 @@
  * adjacent, stops at a hole or at a VMA it cannot pin from
  * (VM_IO|VM_PFNMAP, or read-only for FOLL_WRITE) and then returns what it
  * pinned, or -EFAULT if it pinned nothing.
+ *
+ * Choice points (include/dmasim/choices.def) take the other outcomes the
+ * contracts allow: GUP pins fewer pages (gup_short), stops inside a huge
+ * leaf (gup_folio_partial), sees a SIGKILL (fatal_signal_pending: -EINTR
+ * or a short count), refuses a FOLL_LONGTERM pin with everything unpinned
+ * (gup_longterm_refuse); fixup_user_fault() drops the mmap lock while
+ * another task changes the mapping (fixup_unlocked).
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 
 #include <dmasim/sim.h>
 
@@ -118,12 +126,98 @@ static long gup_hook_apply(unsigned long *nr_pages)
 	return 1;
 }
 
+/*
+ * Choice point SIM_CH_GUP_SHORT: GUP may stop early (the next page could
+ * not be pinned; its error shows on the next call).  The number of pages
+ * this call will pin at most: all, 1, half, or all but one.
+ */
+static unsigned long gup_short_limit(unsigned long nr_pages)
+{
+	switch (sim_choose(SIM_CH_GUP_SHORT, nr_pages >= 4 ? 4 :
+					     nr_pages >= 2 ? 2 : 1)) {
+	case 1:
+		return 1;
+	case 2:
+		return nr_pages / 2;
+	case 3:
+		return nr_pages - 1;
+	}
+	return nr_pages;
+}
+
+/*
+ * __get_user_pages() tests fatal_signal_pending() before every page or
+ * huge-leaf step.  A SIGKILL at any step is either "nothing pinned:
+ * -EINTR" (the first step) or "a short count, -EINTR on the next call"
+ * (a later one); the choice is offered at the first step and at the step
+ * that crosses half the request, which covers both outcomes without a
+ * choice per page.  Every step still sees a signal already pending.
+ */
+static bool gup_step_killed(unsigned long i, unsigned long n_next,
+			    unsigned long nr_pages)
+{
+	struct task_struct *t = current;
+	bool offer = !i || (i < nr_pages / 2 && i + n_next >= nr_pages / 2);
+
+	if (!t->fatal_signal && offer &&
+	    sim_choose(SIM_CH_FATAL_SIGNAL, 2))
+		t->fatal_signal = true;
+	return t->fatal_signal;
+}
+
+/*
+ * Choice point SIM_CH_GUP_FOLIO_PARTIAL: a step over a huge leaf may end
+ * inside it (GUP stops there: the rest of the folio could not be pinned),
+ * after its first page or one page before its end.  n: the leaf's pages
+ * from here.  Returns the pages to take and whether GUP stops after them.
+ */
+static unsigned long gup_folio_partial(unsigned long n, bool *stop)
+{
+	switch (sim_choose(SIM_CH_GUP_FOLIO_PARTIAL, n > 1 ? 3 : 1)) {
+	case 1:
+		*stop = true;
+		return 1;
+	case 2:
+		*stop = true;
+		return n - 1;
+	}
+	return n;
+}
+
+/*
+ * Choice point SIM_CH_GUP_LONGTERM_REFUSE: FOLL_LONGTERM pins of memory
+ * the kernel cannot keep pinned long-term fail after all: migration failed
+ * (-ENOMEM), a device-coherent page could not move (-EBUSY), fsdax
+ * (-EOPNOTSUPP), or a file mapping without long-term write pins (-EFAULT).
+ * Every page of the call is unpinned first, as the kernel does.
+ */
+static const int gup_longterm_errnos[] = { 0, -ENOMEM, -EBUSY, -EOPNOTSUPP,
+					   -EFAULT };
+
+static void unpin_array(struct page **pages, unsigned long npages, bool dirty);
+
+static long gup_longterm_refuse(struct page **pages, long pinned,
+				unsigned int gup_flags, bool pin)
+{
+	unsigned int alt;
+
+	if (pinned <= 0 || !pin || !pages || !(gup_flags & FOLL_LONGTERM))
+		return pinned;
+	alt = sim_choose(SIM_CH_GUP_LONGTERM_REFUSE,
+			 ARRAY_SIZE(gup_longterm_errnos));
+	if (!alt)
+		return pinned;
+	unpin_array(pages, pinned, false);
+	return gup_longterm_errnos[alt];
+}
+
 static long gup_pages(struct mm_struct *mm, unsigned long start,
 		      unsigned long nr_pages, unsigned int gup_flags,
 		      struct page **pages, bool pin)
 {
 	struct vm_area_struct *vma = NULL;
 	unsigned long i, k, n, addr;
+	bool stop = false;
 	long hook;
 	int err = 0;
 
@@ -136,9 +230,10 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 		return hook;
 	if (sim_should_fail(SIM_FP_GUP))
 		return -ENOMEM;
+	nr_pages = gup_short_limit(nr_pages);
 
 	addr = untagged_addr(start) & PAGE_MASK;
-	for (i = 0; i < nr_pages; i += n, addr += n * PAGE_SIZE) {
+	for (i = 0; i < nr_pages && !stop; i += n, addr += n * PAGE_SIZE) {
 		struct page *page;
 
 		if (!vma || addr >= vma->vm_end) {
@@ -156,6 +251,11 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 			break;
 		/* The rest of a huge leaf in one go, one pin per page. */
 		n = min(n, nr_pages - i);
+		if (gup_step_killed(i, n, nr_pages)) {
+			err = -EINTR;
+			break;
+		}
+		n = gup_folio_partial(n, &stop);
 		if (pin)
 			sim_page_pin((struct sim_page *)page, n);
 		if (pages)
@@ -163,7 +263,7 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 				pages[i + k] = nth_page(page, k);
 	}
 	sim_count(SIM_CNT_GUP_PAGE, i);
-	return i ? (long)i : err;
+	return gup_longterm_refuse(pages, i ? (long)i : err, gup_flags, pin);
 }
 
 long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
@@ -255,11 +355,37 @@ void unpin_folios(struct folio **folios, unsigned long nfolios)
 		unpin_one((struct page *)folios[i], 1, false);
 }
 
+void (*shim_mm_race)(struct mm_struct *mm, unsigned long addr,
+		     enum sim_mm_race what);
+
+/*
+ * With a non-NULL unlocked the fault may drop the mmap lock
+ * (FAULT_FLAG_ALLOW_RETRY | KILLABLE).  Modelled here is the handler that
+ * completes the fault and returns with the lock released
+ * (VM_FAULT_COMPLETED): fixup_user_fault() takes the lock again, sets
+ * *unlocked and returns 0.  Choice point SIM_CH_FIXUP_UNLOCKED takes that
+ * path, and while the lock is dropped another task may act on the VMA
+ * (enum sim_mm_race in <dmasim/sim_mm.h>), so the caller finds the world
+ * changed after the fault.  A killable fault also gives -EINTR when a
+ * SIGKILL is pending before the handler runs.
+ */
+static unsigned int fixup_choose_drop(bool *unlocked)
+{
+	if (!unlocked)
+		return SIM_MM_RACE_NONE;
+	if (fixup_unlock_once) {
+		fixup_unlock_once = false;
+		return SIM_MM_RACE_NOTHING;
+	}
+	return sim_choose(SIM_CH_FIXUP_UNLOCKED, SIM_MM_RACE_NR);
+}
+
 int fixup_user_fault(struct mm_struct *mm, unsigned long address,
 		     unsigned int fault_flags, bool *unlocked)
 {
 	bool write = fault_flags & FAULT_FLAG_WRITE;
 	struct vm_area_struct *vma;
+	unsigned int race;
 	int ret;
 
 	mmap_assert_locked(mm);
@@ -272,15 +398,21 @@ int fixup_user_fault(struct mm_struct *mm, unsigned long address,
 	if (write ? !(vma->vm_flags & VM_WRITE) :
 		    !(vma->vm_flags & (VM_READ | VM_WRITE)))
 		return -EFAULT;
-	if (fixup_unlock_once && unlocked) {
-		/* the fault handler dropped the mmap lock and retried */
-		fixup_unlock_once = false;
+	if (unlocked && fatal_signal_pending(current))
+		return -EINTR;
+	ret = sim_mm_fault(mm->dmasim_mm, address, write);
+	if (ret)
+		return ret == -ENOENT ? -EFAULT : ret;
+	race = fixup_choose_drop(unlocked);
+	if (race) {
+		/* the handler completed the fault and let the lock go */
 		mmap_read_unlock(mm);
+		if (race != SIM_MM_RACE_NOTHING && shim_mm_race)
+			shim_mm_race(mm, address, race);
 		mmap_read_lock(mm);
 		*unlocked = true;
 	}
-	ret = sim_mm_fault(mm->dmasim_mm, address, write);
-	return ret == -ENOENT ? -EFAULT : ret;
+	return 0;
 }
 
 int remap_pfn_range(struct vm_area_struct *vma, unsigned long addr,

@@ -12,12 +12,19 @@
  *                            neither: unmovable (GFP_KERNEL, GFP_HIGHUSER)
  *   __GFP_DMA, __GFP_DMA32 -> SIM_GFP_DMA32 (ZONE_DMA32 only; no ZONE_DMA)
  *   __GFP_DIRECT_RECLAIM  -> SIM_GFP_DIRECT_RECLAIM (reclaim aged page cache)
+ *   __GFP_IO              -> SIM_GFP_COMPACT (the kernel's
+ *                            gfp_compaction_allowed(): CONFIG_COMPACTION,
+ *                            as Debian builds it, and __GFP_IO; direct
+ *                            compaction needs __GFP_DIRECT_RECLAIM too)
+ *   __GFP_THISNODE        -> SIM_GFP_THISNODE (one node: only the slow
+ *                            path's NORETRY rule, compaction without reclaim)
+ *   __GFP_RETRY_MAYFAIL   -> SIM_GFP_RETRY_MAYFAIL (reclaim + compaction retried)
  *   __GFP_KSWAPD_RECLAIM  -> SIM_GFP_KSWAPD_RECLAIM (accepted, no kswapd)
  *   __GFP_NORETRY         -> SIM_GFP_NORETRY (one reclaim round at most)
  *   __GFP_NOWARN          -> SIM_GFP_NOWARN (no allocation-failure report)
  *   __GFP_ACCOUNT         -> SIM_GFP_ACCOUNT (no memcg: recorded only)
- *   __GFP_HIGHMEM, __GFP_IO, __GFP_FS, __GFP_HARDWALL, __GFP_RETRY_MAYFAIL,
- *   __GFP_HIGH, __GFP_MEMALLOC, __GFP_NOMEMALLOC ... -> no effect
+ *   __GFP_HIGHMEM, __GFP_FS, __GFP_HARDWALL, __GFP_HIGH, __GFP_MEMALLOC,
+ *   __GFP_NOMEMALLOC ... -> no effect
  *   __GFP_NOFAIL          -> as __GFP_DIRECT_RECLAIM; a failure WARNs and
  *                            returns NULL (the kernel would loop forever)
  *
@@ -52,6 +59,12 @@ static unsigned int gfp_to_sim(gfp_t gfp)
 		sim |= SIM_GFP_DIRECT_RECLAIM;
 	if (gfp & __GFP_KSWAPD_RECLAIM)
 		sim |= SIM_GFP_KSWAPD_RECLAIM;
+	if (gfp & __GFP_IO)
+		sim |= SIM_GFP_COMPACT;
+	if (gfp & __GFP_THISNODE)
+		sim |= SIM_GFP_THISNODE;
+	if (gfp & __GFP_RETRY_MAYFAIL)
+		sim |= SIM_GFP_RETRY_MAYFAIL;
 	if (gfp & __GFP_NORETRY)
 		sim |= SIM_GFP_NORETRY;
 	if (gfp & __GFP_NOWARN)

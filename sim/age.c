@@ -51,9 +51,9 @@
 #include "mem_internal.h"
 
 enum piece_kind {
-	PIECE_SLAB,
-	PIECE_ANON,
-	PIECE_PAGECACHE,
+	PIECE_SLAB = SIM_AGE_SLAB,
+	PIECE_ANON = SIM_AGE_ANON,
+	PIECE_PAGECACHE = SIM_AGE_PAGECACHE,
 };
 
 struct piece {
@@ -77,6 +77,11 @@ static unsigned long held_pages;
  */
 static size_t *segments;
 static size_t nr_segments, reclaim_step, reclaim_in_segment, reclaim_stride;
+/*
+ * Pieces added after ageing (split by compaction, held by sim_age_hold)
+ * sit past the last segment; reclaim takes them last, in order.
+ */
+static size_t reclaim_tail;
 
 /* The shape of one ageing run. */
 struct age_params {
@@ -90,6 +95,19 @@ struct age_params {
 static double uniform(unsigned long long *rng)
 {
 	return (double)(sim_rand_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * The first page of a held piece: SIM_PG_AGED (and SIM_PG_RECLAIMABLE for
+ * page cache), owner the piece's index + 1, so compaction finds the piece
+ * from a pfn.
+ */
+static void mark_piece_head(struct sim_page *page, size_t idx)
+{
+	sim_page_set(page, SIM_PG_AGED);
+	if (pieces[idx].kind == PIECE_PAGECACHE)
+		sim_page_set(page, SIM_PG_RECLAIMABLE);
+	page->owner = idx + 1;
 }
 
 static int keep_piece(unsigned long pfn, unsigned int order, int kind)
@@ -111,9 +129,7 @@ static int keep_piece(unsigned long pfn, unsigned int order, int kind)
 	pieces[nr_pieces].gone = 0;
 	nr_pieces++;
 	held_pages += 1UL << order;
-	sim_page_set(page, SIM_PG_AGED);
-	if (kind == PIECE_PAGECACHE)
-		sim_page_set(page, SIM_PG_RECLAIMABLE);
+	mark_piece_head(page, nr_pieces - 1);
 	return 0;
 }
 
@@ -241,6 +257,7 @@ static int index_segments(void)
 			  (pieces[i - 1].pfn >> SIM_PAGEBLOCK_ORDER))
 			segments[nr_segments++] = i;
 	segments[nr_segments] = nr_pieces;
+	reclaim_tail = nr_pieces;
 	/* A stride coprime to the count visits every pageblock once. */
 	reclaim_stride = n ? ((size_t)((double)n * 0.6180339887) | 1) : 1;
 	while (n && gcd(reclaim_stride, n) != 1)
@@ -392,7 +409,7 @@ void sim_age_forget(void)
 	held_pages = 0;
 	free(segments);
 	segments = NULL;
-	nr_segments = reclaim_step = reclaim_in_segment = 0;
+	nr_segments = reclaim_step = reclaim_in_segment = reclaim_tail = 0;
 }
 
 unsigned long sim_age_held_pages(void)
@@ -407,17 +424,23 @@ unsigned long sim_age_reclaim(unsigned int order, unsigned int sim_gfp,
 	unsigned long reclaimed = 0;
 
 	pthread_mutex_lock(&age_lock);
-	while (reclaim_step < nr_segments && !sim_buddy_fits(order, sim_gfp)) {
-		size_t seg = (reclaim_step * reclaim_stride) % nr_segments;
-		size_t idx = segments[seg] + reclaim_in_segment;
+	while ((reclaim_step < nr_segments || reclaim_tail < nr_pieces) &&
+	       !sim_buddy_fits(order, sim_gfp)) {
+		size_t seg, idx;
 		struct piece *p;
 
-		if (idx >= segments[seg + 1]) {
-			reclaim_step++;
-			reclaim_in_segment = 0;
-			continue;
+		if (reclaim_step >= nr_segments) {
+			idx = reclaim_tail++;
+		} else {
+			seg = (reclaim_step * reclaim_stride) % nr_segments;
+			idx = segments[seg] + reclaim_in_segment;
+			if (idx >= segments[seg + 1]) {
+				reclaim_step++;
+				reclaim_in_segment = 0;
+				continue;
+			}
+			reclaim_in_segment++;
 		}
-		reclaim_in_segment++;
 		p = &pieces[idx];
 		if (p->gone || p->kind != PIECE_PAGECACHE)
 			continue;
@@ -429,4 +452,89 @@ unsigned long sim_age_reclaim(unsigned int order, unsigned int sim_gfp,
 	}
 	pthread_mutex_unlock(&age_lock);
 	return reclaimed;
+}
+
+int sim_age_hold(struct sim_page *page, unsigned int order, enum sim_age_kind kind)
+{
+	int ret;
+
+	if (!page || order > SIM_MAX_ORDER || kind > SIM_AGE_PAGECACHE ||
+	    !sim_pfn_valid(sim_page_to_pfn(page)) ||
+	    sim_page_test(page, SIM_PG_RESERVED) || sim_page_test(page, SIM_PG_AGED) ||
+	    sim_page_test(page, SIM_PG_BUDDY) || sim_page_test(page, SIM_PG_PCP))
+		return -EINVAL;
+	pthread_mutex_lock(&age_lock);
+	ret = keep_piece(sim_page_to_pfn(page), order, kind);
+	pthread_mutex_unlock(&age_lock);
+	return ret;
+}
+
+/* The held piece whose first page is page, or NULL. */
+static struct piece *piece_of(const struct sim_page *page)
+{
+	size_t idx;
+
+	if (!sim_page_test(page, SIM_PG_AGED) || !page->owner)
+		return NULL;
+	idx = page->owner - 1;
+	if (idx >= nr_pieces || pieces[idx].gone ||
+	    sim_pfn_to_page(pieces[idx].pfn) != page)
+		return NULL;
+	return &pieces[idx];
+}
+
+int sim_age_piece_at(unsigned long pfn, unsigned int *order, int *movable)
+{
+	struct piece *p;
+
+	pthread_mutex_lock(&age_lock);
+	p = piece_of(sim_pfn_to_page(pfn));
+	if (p) {
+		*order = p->order;
+		*movable = p->kind != PIECE_SLAB;
+	}
+	pthread_mutex_unlock(&age_lock);
+	return p != NULL;
+}
+
+void sim_age_piece_move(unsigned long from, unsigned long to)
+{
+	struct sim_page *old = sim_pfn_to_page(from), *new = sim_pfn_to_page(to);
+	struct piece *p;
+	unsigned int order;
+
+	pthread_mutex_lock(&age_lock);
+	p = piece_of(old);
+	if (p) {
+		order = p->order;
+		p->pfn = to;
+		mark_piece_head(new, (size_t)(p - pieces));
+		sim_count(SIM_CNT_COMPACT_MIGRATE, 1UL << order);
+		sim_buddy_free_direct(old, order);
+	}
+	pthread_mutex_unlock(&age_lock);
+}
+
+int sim_age_piece_split(unsigned long pfn)
+{
+	struct piece *p;
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&age_lock);
+	p = piece_of(sim_pfn_to_page(pfn));
+	if (p && p->order) {
+		size_t idx = (size_t)(p - pieces);
+		unsigned int order = p->order - 1u;
+
+		/* The low half stays piece idx; the high half is a new piece. */
+		pieces[idx].order = (unsigned char)order;
+		held_pages -= 1UL << order;
+		ret = keep_piece(pfn + (1UL << order), order, pieces[idx].kind);
+		if (ret) {
+			pieces[idx].order = (unsigned char)(order + 1);
+			held_pages += 1UL << order;
+		}
+	}
+	pthread_mutex_unlock(&age_lock);
+	return ret;
 }

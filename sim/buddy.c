@@ -42,16 +42,28 @@
  *   Not modelled: the decay of high by vmstat refresh, the reclaim and
  *   below-high-watermark limits, the free_high drain of orders 1..3.
  * - Zones DMA32 (RAM below 4 GiB) and Normal; requests try Normal then
- *   DMA32, SIM_GFP_DMA32 only DMA32.  No ZONE_DMA, no watermarks (a request
- *   succeeds while any block fits), no compaction, no CMA, no highatomic
- *   reserves, no kswapd (SIM_GFP_KSWAPD_RECLAIM is accepted and ignored).
- * - Direct reclaim (SIM_GFP_DIRECT_RECLAIM): when nothing fits, every
- *   per-cpu list is drained and the request retried (as the kernel's
- *   drain_all_pages() in the slow path); then clean page cache the ageing
- *   workload holds is given back (sim_age_reclaim, straight to the buddy
- *   lists) until the request fits or none is left; with SIM_GFP_NORETRY
- *   one round of at most max(32, 2 << order) pages, then one more attempt.
- *   Without direct reclaim a request that finds no block fails at once.
+ *   DMA32, SIM_GFP_DMA32 only DMA32.  No ZONE_DMA, no watermarks for
+ *   allocation (a request succeeds while any block fits; the low watermark
+ *   only gates compaction), no CMA, no highatomic reserves, no kswapd
+ *   (SIM_GFP_KSWAPD_RECLAIM is accepted and ignored).
+ * - The slow path (__alloc_pages_slowpath), for a request the lists could
+ *   not serve; without SIM_GFP_DIRECT_RECLAIM it fails at once.  With it:
+ *   async direct compaction first (sim/compact.c; needs SIM_GFP_COMPACT,
+ *   the kernel's __GFP_IO) for costly orders (> 3) and for non-movable
+ *   orders above 0; a costly NORETRY request stops there when compaction
+ *   was skipped or SIM_GFP_THISNODE is set.  Then direct reclaim: every
+ *   per-cpu list is drained and the request retried (drain_all_pages()),
+ *   then clean page cache the ageing workload holds is given back
+ *   (sim_age_reclaim, straight to the buddy lists): with SIM_GFP_NORETRY
+ *   or SIM_GFP_RETRY_MAYFAIL one round of at most max(32, 2 << order)
+ *   pages, otherwise until the request fits or no page cache is left
+ *   (simplified: the kernel stops a costly request without RETRY_MAYFAIL
+ *   after one round).  Then one more compaction: async for NORETRY, sync
+ *   (MIGRATE_SYNC_LIGHT) otherwise.  RETRY_MAYFAIL repeats reclaim and
+ *   compaction while reclaim makes progress and compaction was skipped or
+ *   succeeded without the allocation getting the block (16 rounds, 4 for
+ *   costly orders); the kernel's should_reclaim_retry() watermark checks
+ *   and the OOM killer are not modelled.
  * - Low memory: physical address 0 never reaches the allocator (the IOMMU
  *   API's iommu_iova_to_phys() returns 0 for "not mapped", so a DMA-mapped
  *   page at 0 would look unmapped; x86 keeps the first 1 MiB out of the
@@ -77,7 +89,10 @@
  * failed sim_buddy_alloc, PAGE_ZEROED per page cleared for SIM_GFP_ZERO.
  *
  * Host side: one mutex serialises every call (threads may act as different
- * simulated cpus; the simulated zone lock is only counted).
+ * simulated cpus).  The simulated zone lock is counted; sim/cpus.c, when
+ * it runs simulated CPUs, is called around each thread's outermost
+ * allocator call (sim_buddy_set_call_hooks) and models the zone lock as a
+ * contended resource in modelled time.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -112,6 +127,7 @@ struct zone {
 	int dma32;			/* below 4 GiB: serves SIM_GFP_DMA32 */
 	unsigned long frontier, deferred_end;
 	unsigned long nr_free;		/* pages on the lists + deferred */
+	unsigned long wmark_low;	/* low watermark (compaction_suitable) */
 	unsigned long nr_blocks[SIM_NR_ORDERS][NR_MT];
 	struct sim_list free_area[SIM_NR_ORDERS][NR_MT];
 	unsigned char *pageblock_mt;
@@ -125,6 +141,28 @@ static unsigned int nr_cpus = 1;
 static _Thread_local unsigned int current_cpu;
 static unsigned long allocated_pages;
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* sim/cpus.c's scheduler, around the outermost allocator call of a thread. */
+static void (*call_enter)(void), (*call_exit)(void);
+static _Thread_local unsigned int call_depth;
+
+void sim_buddy_set_call_hooks(void (*enter)(void), void (*exit)(void))
+{
+	call_enter = enter;
+	call_exit = exit;
+}
+
+static inline void call_begin(void)
+{
+	if (call_enter && !call_depth++)
+		call_enter();
+}
+
+static inline void call_end(void)
+{
+	if (call_exit && !--call_depth)
+		call_exit();
+}
 
 static const unsigned char fallbacks[NR_MT][NR_MT - 1] = {
 	[SIM_MIGRATE_UNMOVABLE]   = { SIM_MIGRATE_RECLAIMABLE, SIM_MIGRATE_MOVABLE },
@@ -673,6 +711,151 @@ unsigned long long sim_buddy_order_failures(unsigned int order)
 	return order < SIM_NR_ORDERS ? order_failures[order] : 0;
 }
 
+/* Which zones a request may use, in the order alloc_from_zones tries them. */
+unsigned int sim_buddy_zones_for(unsigned int sim_gfp, unsigned int idx[2])
+{
+	int i = (sim_gfp & SIM_GFP_DMA32) ? 0 : (int)nr_zones - 1;
+	unsigned int n = 0;
+
+	for (; i >= 0; i--)
+		idx[n++] = (unsigned int)i;
+	return n;
+}
+
+void sim_buddy_zone_info(unsigned int zi, struct sim_zone_info *info)
+{
+	const struct zone *z = &zones[zi];
+	unsigned int o;
+	int mt;
+
+	pthread_mutex_lock(&mem_lock);
+	info->start_pfn = z->start_pfn;
+	info->end_pfn = z->end_pfn;
+	info->deferred_start = z->frontier;
+	info->deferred_end = z->deferred_end;
+	info->nr_free = z->nr_free;
+	info->wmark_low = z->wmark_low;
+	for (o = 0; o <= MAX_ORDER; o++) {
+		info->nr_blocks[o] = 0;
+		for (mt = 0; mt < NR_MT; mt++)
+			info->nr_blocks[o] += z->nr_blocks[o][mt];
+	}
+	info->nr_blocks[MAX_ORDER] += deferred_blocks(z);
+	pthread_mutex_unlock(&mem_lock);
+}
+
+int sim_buddy_isolate_free(unsigned long pfn, unsigned int below)
+{
+	struct sim_page *page = sim_pfn_to_page(pfn);
+	struct zone *z = pfn_zone(pfn);
+	int order = -1;
+
+	pthread_mutex_lock(&mem_lock);
+	if (sim_page_test(page, SIM_PG_BUDDY) && page->private < below &&
+	    pageblock_mt(z, pfn) == SIM_MIGRATE_MOVABLE) {
+		order = (int)page->private;
+		del_free(z, page, (unsigned int)order);
+		allocated_pages += 1UL << order;
+		prep_new_page_meta(page, (unsigned int)order, 0, SIM_MIGRATE_MOVABLE);
+	}
+	pthread_mutex_unlock(&mem_lock);
+	return order;
+}
+
+/* Drain the per-cpu lists, then reclaim; one round with a limit or until it fits. */
+static struct sim_page *reclaim_and_alloc(unsigned int order, int mt,
+					  unsigned int sim_gfp,
+					  unsigned long *reclaimed)
+{
+	struct sim_page *page;
+	unsigned long limit = 0, got;
+	int one_round = !!(sim_gfp & (SIM_GFP_NORETRY | SIM_GFP_RETRY_MAYFAIL));
+
+	*reclaimed = 0;
+	sim_buddy_drain_pcp();
+	page = alloc_from_zones(order, mt, sim_gfp);
+	if (one_round)
+		limit = (2UL << order) > 32 ? (2UL << order) : 32;
+	while (!page) {
+		got = sim_age_reclaim(order, sim_gfp, limit);
+		*reclaimed += got;
+		if (!got)
+			break;
+		page = alloc_from_zones(order, mt, sim_gfp);
+		if (one_round)
+			break;
+	}
+	return page;
+}
+
+/* Compaction, and the allocation it makes room for. */
+static struct sim_page *compact_and_alloc(unsigned int order, int mt,
+					  unsigned int sim_gfp,
+					  enum sim_compact_mode mode,
+					  enum sim_compact_result *result)
+{
+	*result = sim_compact(order, sim_gfp, mode);
+	return *result == SIM_COMPACT_SUCCESS ?
+	       alloc_from_zones(order, mt, sim_gfp) : NULL;
+}
+
+#define COSTLY_ORDER		3	/* PAGE_ALLOC_COSTLY_ORDER */
+#define MAX_COMPACT_RETRIES	16
+
+/*
+ * __alloc_pages_slowpath for a request the free lists could not serve,
+ * in the kernel's order: async compaction first for costly (and non-movable
+ * high-order) requests; NORETRY costly requests stop there when
+ * compaction was skipped or __GFP_THISNODE is set; then one reclaim and one
+ * more compaction (async for NORETRY, sync-light otherwise); NORETRY stops;
+ * RETRY_MAYFAIL retries while reclaim makes progress and compaction was
+ * skipped or succeeded without the allocation (at most 16/4 times).
+ */
+static struct sim_page *alloc_slowpath(unsigned int order, int mt,
+				       unsigned int sim_gfp)
+{
+	int can_compact = !!(sim_gfp & SIM_GFP_COMPACT);
+	int costly = order > COSTLY_ORDER;
+	enum sim_compact_mode mode = SIM_COMPACT_SYNC;
+	enum sim_compact_result result = SIM_COMPACT_SKIPPED;
+	struct sim_page *page;
+	unsigned long reclaimed;
+	unsigned int retries = 0;
+
+	if (!(sim_gfp & SIM_GFP_DIRECT_RECLAIM))
+		return NULL;
+	if (can_compact && (costly || (order && mt != SIM_MIGRATE_MOVABLE))) {
+		page = compact_and_alloc(order, mt, sim_gfp, SIM_COMPACT_ASYNC,
+					 &result);
+		if (page)
+			return page;
+		if (costly && (sim_gfp & SIM_GFP_NORETRY)) {
+			if (result == SIM_COMPACT_SKIPPED ||
+			    (sim_gfp & SIM_GFP_THISNODE))
+				return NULL;
+			mode = SIM_COMPACT_ASYNC;
+		}
+	}
+	for (;;) {
+		page = reclaim_and_alloc(order, mt, sim_gfp, &reclaimed);
+		if (page)
+			return page;
+		if (can_compact) {
+			page = compact_and_alloc(order, mt, sim_gfp, mode, &result);
+			if (page)
+				return page;
+		}
+		if ((sim_gfp & SIM_GFP_NORETRY) ||
+		    !(sim_gfp & SIM_GFP_RETRY_MAYFAIL) || !can_compact ||
+		    !reclaimed)
+			return NULL;
+		if (result == SIM_COMPACT_COMPLETE ||
+		    ++retries > (result == SIM_COMPACT_SUCCESS && costly ?
+				 MAX_COMPACT_RETRIES / 4 : MAX_COMPACT_RETRIES))
+			return NULL;
+	}
+}
+
 struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 {
 	int mt = gfp_migratetype(sim_gfp);
@@ -683,28 +866,17 @@ struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp)
 		return NULL;
 	}
 	__atomic_fetch_add(&order_attempts[order], 1, __ATOMIC_RELAXED);
+	call_begin();
 	page = alloc_from_zones(order, mt, sim_gfp);
-	if (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
-		sim_buddy_drain_pcp();
-		page = alloc_from_zones(order, mt, sim_gfp);
-	}
-	while (!page && (sim_gfp & SIM_GFP_DIRECT_RECLAIM)) {
-		unsigned long limit = 0;
-
-		if (sim_gfp & SIM_GFP_NORETRY)
-			limit = (2UL << order) > 32 ? (2UL << order) : 32;
-		if (!sim_age_reclaim(order, sim_gfp, limit))
-			break;
-		page = alloc_from_zones(order, mt, sim_gfp);
-		if (sim_gfp & SIM_GFP_NORETRY)
-			break;
-	}
+	if (!page)
+		page = alloc_slowpath(order, mt, sim_gfp);
 	if (!page) {
 		__atomic_fetch_add(&order_failures[order], 1, __ATOMIC_RELAXED);
 		sim_count(SIM_CNT_ALLOC_FAIL, 1);
-		return NULL;
+	} else {
+		prep_new_page_data(page, order, sim_gfp);
 	}
-	prep_new_page_data(page, order, sim_gfp);
+	call_end();
 	return page;
 }
 
@@ -766,9 +938,11 @@ static void buddy_free(struct sim_page *page, unsigned int order, int use_pcp)
 		sim_kernel_warn(__FILE__, __LINE__, "freeing a block that is not one");
 		return;
 	}
+	call_begin();
 	pthread_mutex_lock(&mem_lock);
 	if (!free_prepare(page, order)) {
 		pthread_mutex_unlock(&mem_lock);
+		call_end();
 		return;
 	}
 	allocated_pages -= 1UL << order;
@@ -780,6 +954,7 @@ static void buddy_free(struct sim_page *page, unsigned int order, int use_pcp)
 		free_to_buddy(z, page, order);
 	}
 	pthread_mutex_unlock(&mem_lock);
+	call_end();
 }
 
 void sim_buddy_free(struct sim_page *page, unsigned int order)
@@ -1218,6 +1393,7 @@ static void setup_pcp(struct zone *z, unsigned long total_pages)
 	min_pages = (unsigned long)(min_kb * 1024 / SIM_PAGE_SIZE *
 				    pages / total_pages);
 	low = min_pages + (min_pages / 4 > pages / 1000 ? min_pages / 4 : pages / 1000);
+	z->wmark_low = low;
 	high = low / nr_cpus;
 	if (high < 4 * batch)
 		high = 4 * batch;

@@ -26,19 +26,31 @@
 _Static_assert(sizeof(pthread_mutex_t) <= SIM_MUTEX_WORDS * sizeof(unsigned long),
 	       "struct mutex storage too small");
 
+static _Thread_local int mutexes_held;
+
 void sim_mutex_lock(unsigned long *raw)
 {
 	pthread_mutex_lock((pthread_mutex_t *)raw);
+	mutexes_held++;
 }
 
 int sim_mutex_trylock(unsigned long *raw)
 {
-	return pthread_mutex_trylock((pthread_mutex_t *)raw) == 0;
+	int taken = pthread_mutex_trylock((pthread_mutex_t *)raw) == 0;
+
+	mutexes_held += taken;
+	return taken;
 }
 
 void sim_mutex_unlock(unsigned long *raw)
 {
+	mutexes_held--;
 	pthread_mutex_unlock((pthread_mutex_t *)raw);
+}
+
+int sim_mutexes_held(void)
+{
+	return mutexes_held;
 }
 
 void sim_cpu_relax_yield(unsigned int *spins)

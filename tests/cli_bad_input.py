@@ -24,7 +24,8 @@ OPTIONS = {
     "bar": ["size", "leaf", "offset", "no-addr-mask", "iommu", "ram", "json", "param"],
     "heap": ["size", "orders", "iommu", "ram", "seed", "frag", "cpus", "json", "param"],
     "bench": ["repeat", "only", "json", "param"],
-    "report": ["seeds", "ram", "json", "param"],
+    "report": ["seeds", "ram", "plots", "json", "param"],
+    "threads": ["cpus", "size", "rounds", "ram", "json", "param"],
     "params": ["param"],
 }
 
@@ -134,6 +135,21 @@ BAD = [
     (["heap", "--param", "vfio_iommu_type1.disable_hugepages=2"], 2, r"'2' is not a valid bool"),
     (["report", "--param", "x"], 2, r"dmasim report: --param 'x' is not MODULE\.NAME=VALUE"),
     (["bench", "--param", "vfio_iommu_type1.nosuch=1"], 2, r"module vfio_iommu_type1 has no parameter 'nosuch'"),
+    # threads
+    (["threads", "--cpus", "0"], 2, r"dmasim threads: --cpus 0: 0 is out of range: 1\.\.64"),
+    (["threads", "--cpus", "1,65"], 2, r"--cpus 1,65: 65 is out of range: 1\.\.64"),
+    (["threads", "--cpus", "1,x"], 2, r"--cpus '1,x' is not a comma-separated list"),
+    (["threads", "--cpus", "1,2,3,4,5,6,7,8,9"], 2, r"--cpus 1,2,3,4,5,6,7,8,9: more than 8 values"),
+    (["threads", "--size", "1000"], 2, r"--size 1000 is out of range: 4K\.\.1T"),
+    (["threads", "--size", "6K"], 2, r"--size 6K is not a multiple of 4K"),
+    (["threads", "--rounds", "1001"], 2, r"--rounds 1001 is out of range: 0\.\.1000"),
+    (["threads", "--ram", "1K"], 2, r"--ram 1K is out of range: 64M"),
+    (["threads", "--size", "1G", "--cpus", "16", "--ram", "16G"], 2,
+     r"--size 1073741824 on 16 CPUs needs more than half of --ram"),
+    (["threads", "--param", "system_heap.orders=8,4,0"], 2, r"dmasim threads sets this parameter itself"),
+    (["threads", "--bogus"], 2, r"dmasim threads: unknown option '--bogus'"),
+    (["report", "--plots", ""], 2, r"--plots '' is not a DIR name"),
+    (["report", "--plots"], 2, r"--plots needs a value \(DIR\)"),
     # runs that fail: exit 1, where on stderr, no result on stdout
     (["heap", "--ram", "64M", "--size", "128M"], 1, r"dmasim heap: failed at alloc: Cannot allocate memory \(-12\)"),
 ]
@@ -148,6 +164,8 @@ GOOD = [
     ["bar", "--ram", "64M", "--size", size_name(2 * PMD), "--leaf", "pmd",
      "--offset", size_name(2 * PMD - PAGE)],
     ["params"],
+    ["threads", "--cpus", "1,2", "--size", "64K", "--ram", "64M", "--rounds", "1"],
+    ["threads", "--cpus=64", "--size=4K", "--ram=64M", "--rounds=0", "--json"],
 ]
 
 

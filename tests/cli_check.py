@@ -43,4 +43,34 @@ for fmt in ("intel-sl", "amd-v1", "amd-v2", "arm-lpae-4k", "arm-lpae-16k", "arm-
     d = heap("--size", "64M", "--iommu", fmt)
     check(d.get("leaked") is False and d.get("iommu_leaves"), f"{fmt}: leaves, nothing left behind")
 
+
+# dmasim threads: per CPU count, both order sets and the ratio; the same
+# counts on every run (modelled time decides the interleaving); order 9 on
+# the per-cpu lists takes the zone lock less often than order 8.
+def threads(*args):
+    p = run("threads", "--json", *args)
+    check(p.returncode == 0, f"dmasim threads {' '.join(args)} exits 0 ({p.stderr.strip()})")
+    return p.stdout, (json.loads(p.stdout) if p.returncode == 0 else {})
+
+
+args = ("--cpus", "1,2,4", "--size", "4M", "--ram", "1G", "--rounds", "8")
+text1, t = threads(*args)
+text2, _ = threads(*args)
+check(text1 == text2, "threads: two runs print the same JSON")
+rows = t.get("cpus", [])
+check([r.get("cpus") for r in rows] == [1, 2, 4], "threads: one row per CPU count, in order")
+for r in rows:
+    b, a = r.get("orders_8_4_0", {}), r.get("orders_9_8_4_0", {})
+    check(b.get("buffers") == 8 * r["cpus"] and a.get("buffers") == 8 * r["cpus"],
+          f"{r['cpus']} CPUs: 8 buffers per CPU with each order set")
+    check(b.get("zone_lock_takes", 0) > a.get("zone_lock_takes", 0) > 0,
+          f"{r['cpus']} CPUs: 8,4,0 takes the zone lock more often than 9,8,4,0")
+    check(abs(r.get("ratio", 0) - b.get("us_per_buffer", 0) / a.get("us_per_buffer", 1)) < 1e-3,
+          f"{r['cpus']} CPUs: ratio = 8,4,0 time / 9,8,4,0 time")
+    check(r.get("ratio_zeroed_pages", 0) > r.get("ratio", 0),
+          f"{r['cpus']} CPUs: without zeroing the order sets differ more")
+check(rows and rows[0]["orders_8_4_0"]["zone_lock_wait_ns"] == 0 and
+      rows[-1]["orders_8_4_0"]["zone_lock_wait_ns"] > 0,
+      "threads: one CPU never waits for the zone lock, four do")
+
 finish()

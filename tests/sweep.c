@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The fail-nth sweep driver (see sweep.h for the contract).  It relies on
- * the sim's fail-nth mode for the numbering of fallible calls and on the
+ * The fail-nth and choose-nth sweep driver (see sweep.h for the contract).
+ * It relies on the sim's fail-nth and choose-nth modes for the numbering of
+ * fallible calls and choice hits and on the
  * sim's and kapi's counters for the invariants.
  */
 #include <errno.h>
@@ -23,13 +24,21 @@
 #define SWEEP_RUN_FACTOR	4
 #define SWEEP_RUN_SLACK		64
 
+/* What one run injects: fallible call nth fails, or hit choice_nth takes choice_alt. */
+struct sweep_injection {
+	unsigned long long nth;
+	int persist;
+	unsigned long long choice_nth;
+	unsigned int choice_alt;
+};
+
 struct sweep_run_state {
 	const struct sweep_scenario *sc;
 	unsigned long long injected_at_start[SIM_NR_FAULT_POINTS];
+	unsigned long long taken_at_start[SIM_NR_CHOICE_POINTS];
 	struct sweep_result *res;
 	unsigned int reports;
-	unsigned long long nth;
-	int persist;
+	struct sweep_injection inj;
 	int leaked;			/* sweep_leak() during this run */
 };
 
@@ -38,20 +47,26 @@ static struct sweep_totals totals;
 
 static const char *run_kind(const struct sweep_run_state *st)
 {
-	if (!st->nth)
+	if (!st->inj.nth)
 		return "no failure injected";
-	return st->persist ? "persistent" : "transient";
+	return st->inj.persist ? "persistent" : "transient";
 }
 
 static void report(struct sweep_run_state *st, const char *fmt, long long a,
 		   const char *b)
 {
 	int fp = sim_fault_nth_first_point();
+	int cp = sim_choice_nth_first_point();
 
 	if (st->reports++ >= SWEEP_MAX_REPORTS)
 		return;
-	printf("%s: call #%llu (%s, %s): ", st->sc->name, st->nth,
-	       fp >= 0 ? sim_fault_name(fp) : "-", run_kind(st));
+	if (st->inj.choice_nth)
+		printf("%s: choice #%llu (%s, alternative %u): ", st->sc->name,
+		       st->inj.choice_nth, cp >= 0 ? sim_choice_name(cp) : "-",
+		       st->inj.choice_alt);
+	else
+		printf("%s: call #%llu (%s, %s): ", st->sc->name, st->inj.nth,
+		       fp >= 0 ? sim_fault_name(fp) : "-", run_kind(st));
 	printf(fmt, a, b);
 	putchar('\n');
 }
@@ -78,6 +93,19 @@ unsigned long long sweep_run_failures_at(enum sim_fault_point fp)
 	if (!cur)
 		return 0;
 	return sim_fault_injected[fp] - cur->injected_at_start[fp];
+}
+
+unsigned long long sweep_run_choices_at(enum sim_choice_point cp)
+{
+	if (!cur)
+		return 0;
+	return sim_choice_taken[cp] - cur->taken_at_start[cp];
+}
+
+int sweep_run_killed(void)
+{
+	return sweep_run_failures_at(SIM_FP_ACCOUNT_LOCKED_VM) ||
+	       sweep_run_choices_at(SIM_CH_FATAL_SIGNAL);
 }
 
 static void report_after_teardown(void *ctx, const char *msg)
@@ -120,11 +148,12 @@ static int new_machine(const struct sweep_scenario *sc)
 }
 
 /*
- * One run on a fresh machine, failing call nth (0: none).  Returns the
- * number of fallible calls run made; the outcome goes into st/res.
+ * One run on a fresh machine, injecting what inj says (nothing: all 0).
+ * Returns the number of fallible calls run made; the outcome goes into
+ * st/res.
  */
 static unsigned long long run_once(struct sweep_run_state *st,
-				   unsigned long long nth, int persist,
+				   const struct sweep_injection *inj,
 				   int check)
 {
 	const struct sweep_scenario *sc = st->sc;
@@ -133,8 +162,7 @@ static unsigned long long run_once(struct sweep_run_state *st,
 	unsigned long expected = 0;
 	int ret, bad = 0;
 
-	st->nth = nth;
-	st->persist = persist;
+	st->inj = *inj;
 	st->leaked = 0;
 	if (new_machine(sc)) {
 		printf("%s: the machine cannot be built\n", sc->name);
@@ -150,10 +178,16 @@ static unsigned long long run_once(struct sweep_run_state *st,
 	}
 	memcpy(st->injected_at_start, sim_fault_injected,
 	       sizeof(st->injected_at_start));
-	sim_fault_nth_start(nth, persist);
+	memcpy(st->taken_at_start, sim_choice_taken,
+	       sizeof(st->taken_at_start));
+	sim_fault_nth_start(inj->nth, inj->persist);
+	sim_choice_nth_start(inj->choice_nth, inj->choice_alt);
 	ret = sc->run(sc->param);
-	injected = sim_fault_nth_injected();
+	injected = sim_fault_nth_injected() + sim_choice_nth_taken();
 	calls = sim_fault_nth_stop();
+	sim_choice_nth_stop();
+	/* A SIGKILL a choice sent was delivered: teardown runs unsignalled. */
+	kapi_task_set_fatal_signal(0);
 
 	cur = check ? st : NULL;
 	if (sc->teardown)
@@ -170,7 +204,7 @@ static unsigned long long run_once(struct sweep_run_state *st,
 		report(st, "returned %lld%s", ret, "");
 		st->res->bad_errnos++;
 	}
-	if (!nth && ret) {
+	if (!injected && ret) {
 		report(st, "failed with %lld when nothing was made to fail", ret, "");
 		st->res->setup_failed = 1;
 	}
@@ -178,7 +212,10 @@ static unsigned long long run_once(struct sweep_run_state *st,
 	st->res->leaks += bad;
 	st->res->expected_leaks += expected && !bad;
 	if (injected) {
-		st->res->runs++;
+		if (inj->choice_nth)
+			st->res->choice_runs++;
+		else
+			st->res->runs++;
 		st->res->failed_runs += ret != 0;
 	}
 	return calls;
@@ -195,27 +232,64 @@ static void sweep_loop(struct sweep_run_state *st, int persist,
 			st->res->did_not_end = 1;
 			return;
 		}
-		if (run_once(st, nth, persist, 1) < nth)
+		struct sweep_injection inj = { .nth = nth, .persist = persist };
+
+		if (run_once(st, &inj, 1) < nth)
 			return;
+	}
+}
+
+/*
+ * Choose-nth: every alternative of every choice hit the clean run logged,
+ * one per run.  Runs before hit n are the clean run's, so hit n offers
+ * what the log says.
+ */
+static void choice_loop(struct sweep_run_state *st,
+			const struct sim_choice_hit *log,
+			unsigned long long nr)
+{
+	for (unsigned long long n = 1; n <= nr; n++) {
+		for (unsigned int k = 1; k < log[n - 1].nalt; k++) {
+			struct sweep_injection inj = {
+				.choice_nth = n, .choice_alt = k,
+			};
+
+			run_once(st, &inj, 1);
+		}
 	}
 }
 
 int sweep_run(const struct sweep_scenario *sc, struct sweep_result *res)
 {
+	static const struct sweep_injection none;
 	struct sweep_run_state st = { .sc = sc, .res = res };
-	unsigned long long limit;
+	const struct sim_choice_hit *log;
+	struct sim_choice_hit *hits;
+	unsigned long long limit, nr;
 
 	memset(res, 0, sizeof(*res));
 	/* Warm-up: one-time kernel state (fd table, caches) settles here. */
-	run_once(&st, 0, 0, 0);
-	res->points = run_once(&st, 0, 0, 1);
+	run_once(&st, &none, 0);
+	res->points = run_once(&st, &none, 1);
+	log = sim_choice_nth_log(&nr);
+	res->choice_hits = nr;
+	hits = malloc(nr * sizeof(*hits) + 1);
+	if (!hits) {
+		res->setup_failed = 1;
+		nr = 0;
+	} else {
+		memcpy(hits, log, nr * sizeof(*hits));
+	}
 	if (!res->setup_failed) {
 		limit = res->points * SWEEP_RUN_FACTOR + SWEEP_RUN_SLACK;
 		sweep_loop(&st, 0, limit);
 		sweep_loop(&st, 1, limit);
+		choice_loop(&st, hits, nr);
 	}
-	printf("%s: %llu points, %llu runs, %llu leaks", sc->name,
-	       res->points, res->runs, res->leaks);
+	free(hits);
+	printf("%s: %llu points, %llu runs, %llu leaks, %llu choice hits, %llu choice runs",
+	       sc->name, res->points, res->runs, res->leaks, res->choice_hits,
+	       res->choice_runs);
 	if (sc->expected_kmalloc_leak)
 		printf(", %llu expected upstream leaks", res->expected_leaks);
 	putchar('\n');
@@ -227,6 +301,8 @@ int sweep_run(const struct sweep_scenario *sc, struct sweep_result *res)
 	totals.scenarios++;
 	totals.points += res->points;
 	totals.runs += res->runs;
+	totals.choice_hits += res->choice_hits;
+	totals.choice_runs += res->choice_runs;
 	totals.leaks += res->leaks;
 	totals.expected_leaks += res->expected_leaks;
 	totals.bad_errnos += res->bad_errnos;
@@ -252,6 +328,10 @@ int sweep_write_reached(const char *path)
 	for (int fp = 0; fp < SIM_NR_FAULT_POINTS; fp++)
 		if (sim_fault_injected[fp])
 			fprintf(f, "%s\n", sim_fault_name(fp));
+	for (int cp = 0; cp < SIM_NR_CHOICE_POINTS; cp++)
+		for (unsigned int k = 1; k < sim_choice_nalt(cp); k++)
+			if (sim_choice_taken_alt[cp][k])
+				fprintf(f, "%s:%u\n", sim_choice_name(cp), k);
 	if (fclose(f) || rename(tmp, path))
 		return -errno;
 	return 0;

@@ -13,6 +13,10 @@
  *     fault point, via the sim's fail-nth mode, include/dmasim/sim.h);
  *  2. for N = 1, 2, ... fails call N only (transient), until a run makes no
  *     call N; then again failing call N and every later one (persistent);
+ *     then, choose-nth: for every hit H of a choice point in the clean run
+ *     (include/dmasim/choices.def: GUP pins fewer pages, a fatal signal
+ *     arrives, ...) and every alternative K the call offered, a run where
+ *     hit H takes alternative K and every other hit the default;
  *  3. after every run checks that run returned 0 or one of the scenario's
  *     errnos, and that after teardown nothing is left: the whole leak
  *     snapshot of shared.h (kmalloc'd objects, buddy pages allocated and
@@ -23,9 +27,10 @@
  * Each run gets a freshly built machine (sim_machine_init), so no state
  * carries from one run into the next.
  *
- * It prints "<name>: P points, R runs, L leaks" (R counts the runs that
- * injected a failure; a scenario with expected_kmalloc_leak adds
- * ", E expected upstream leaks"), and one line per leak or unexpected
+ * It prints "<name>: P points, R runs, L leaks, H choice hits, C choice runs"
+ * (R counts the runs that injected a failure, C those that took an
+ * alternative, L counts both kinds; a scenario with expected_kmalloc_leak
+ * adds ", E expected upstream leaks"), and one line per leak or unexpected
  * errno naming the call that failed.  Plain C, no cmocka: a test asserts on the result.
  */
 #ifndef DMASIM_TESTS_SWEEP_H
@@ -68,10 +73,12 @@ struct sweep_scenario {
 struct sweep_result {
 	unsigned long long points;	/* fallible calls of one clean run */
 	unsigned long long runs;	/* runs that injected a failure */
+	unsigned long long choice_hits;	/* choice hits of one clean run */
+	unsigned long long choice_runs;	/* runs that took an alternative */
 	unsigned long long leaks;	/* runs that left something behind */
 	unsigned long long expected_leaks; /* runs that left just the expected upstream leak */
 	unsigned long long bad_errnos;	/* runs that returned an errno not listed */
-	unsigned long long failed_runs;	/* runs whose run() returned an error */
+	unsigned long long failed_runs;	/* injecting runs whose run() returned an error */
 	int setup_failed;		/* setup or a clean run failed */
 	int did_not_end;		/* a loop hit its run limit */
 };
@@ -92,17 +99,26 @@ void sweep_leak(const char *what, long long delta);
  * a live one).
  */
 unsigned long long sweep_run_failures_at(enum sim_fault_point fp);
+/* From teardown: the alternatives taken at one choice point this run. */
+unsigned long long sweep_run_choices_at(enum sim_choice_point cp);
+/*
+ * From teardown: the run's process was being killed (a SIGKILL arrived, or
+ * a killable lock gave -EINTR), so it exits and its mm's locked_vm goes
+ * with it.
+ */
+int sweep_run_killed(void);
 
 /* Totals over every sweep_run() of the process. */
 struct sweep_totals {
 	unsigned long long scenarios, points, runs, leaks, bad_errnos;
+	unsigned long long choice_hits, choice_runs;
 	unsigned long long expected_leaks;
 };
 void sweep_totals(struct sweep_totals *t);
 
 /*
- * The fault points this process injected a failure at (sweeps only), one
- * libfiu name a line, written atomically to path.  0 or -errno.
+ * The fault points this process injected a failure at ("name") and the
+ * alternatives of choice points it took ("name:k"), sweeps only, one a line, written atomically to path.  0 or -errno.
  */
 int sweep_write_reached(const char *path);
 /* sweep_write_reached() beside the running executable: "<exe>.reached". */

@@ -726,6 +726,156 @@ static void test_age_presets_and_bad_levels(void **state)
 	assert_machine_is_whole_again();
 }
 
+/* ------------------------------------------------------------------------
+ * Direct compaction (sim/compact.c)
+ *
+ * The machine of these cases: every page allocated (the test holds it, so
+ * compaction cannot move it) but
+ *
+ *   BASE                 BASE + PB                        end - t * PB      end
+ *   | source pageblock   | allocated ...                  | t target pbs   |
+ *   | m movable pages, p unmovable pages, the rest free   | free but their first page
+ *
+ * A request of pageblock order (9 with 4 KiB pages) finds no free block;
+ * compaction may move the m movable pages (anonymous memory the ageing
+ * workload holds) into the targets, and the source becomes a free block.
+ */
+#define PB_PAGES (1UL << SIM_PAGEBLOCK_ORDER)
+
+struct compaction_case {
+	const char *what;
+	int source_unmovable;		/* the source pageblock's type */
+	unsigned int movable, pinned;	/* pages at the source's start */
+	unsigned int targets;		/* free pageblocks at the top */
+	unsigned int gfp;		/* of the request */
+	int succeeds;
+	unsigned long migrated;		/* pages */
+};
+
+#define DIRECT (SIM_GFP_DIRECT_RECLAIM | SIM_GFP_COMPACT)
+
+static const struct compaction_case compaction_cases[] = {
+	{ "movable pages move out: async compaction of a movable request",
+	  0, 8, 0, 4, DIRECT | SIM_GFP_NORETRY | SIM_GFP_THISNODE | SIM_GFP_MOVABLE, 1, 8 },
+	{ "one unmovable page: async skips the chunk, nothing moves",
+	  0, 8, 1, 4, DIRECT | SIM_GFP_NORETRY | SIM_GFP_THISNODE | SIM_GFP_MOVABLE, 0, 0 },
+	{ "one unmovable page: sync (RETRY_MAYFAIL) moves the rest, still no block",
+	  0, 8, 1, 4, DIRECT | SIM_GFP_RETRY_MAYFAIL | SIM_GFP_MOVABLE, 0, 8 },
+	{ "unmovable request, async: a movable pageblock is no source",
+	  0, 8, 0, 4, DIRECT | SIM_GFP_NORETRY | SIM_GFP_THISNODE, 0, 0 },
+	{ "unmovable request, async: an unmovable pageblock is",
+	  1, 8, 0, 4, DIRECT | SIM_GFP_NORETRY | SIM_GFP_THISNODE, 1, 8 },
+	{ "unmovable request, sync (RETRY_MAYFAIL): any pageblock is",
+	  0, 8, 0, 4, DIRECT | SIM_GFP_RETRY_MAYFAIL, 1, 8 },
+	{ "no __GFP_IO (no SIM_GFP_COMPACT): reclaim only, nothing moves",
+	  0, 8, 0, 4, SIM_GFP_DIRECT_RECLAIM | SIM_GFP_NORETRY | SIM_GFP_MOVABLE, 0, 0 },
+	{ "the heap's high-order flags (no direct reclaim): nothing moves",
+	  0, 8, 0, 4, SIM_GFP_NORETRY | SIM_GFP_MOVABLE, 0, 0 },
+	{ "free memory below low watermark + 2 << order: compaction skipped",
+	  0, 8, 0, 1, DIRECT | SIM_GFP_NORETRY | SIM_GFP_MOVABLE, 0, 0 },
+};
+
+/* Free [pfn, end) of an allocation as maximal aligned blocks, to the buddy lists. */
+static void free_range(unsigned long pfn, unsigned long end)
+{
+	while (pfn < end) {
+		unsigned int order = SIM_MAX_ORDER;
+
+		while (order && ((pfn & ((1UL << order) - 1)) || pfn + (1UL << order) > end))
+			order--;
+		sim_buddy_free(sim_pfn_to_page(pfn), order);
+		pfn += 1UL << order;
+	}
+	sim_buddy_drain_pcp();
+}
+
+static void build_compaction_layout(const struct compaction_case *c)
+{
+	unsigned long end = BASE + 16 * PAGES_PER_MAX_BLOCK, pb;
+	struct sim_page *page;
+	unsigned int i;
+
+	given_a_fresh_machine(&(struct sim_config){ .ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1 });
+	for (i = 0; i < 16; i++) {
+		page = sim_buddy_alloc(SIM_MAX_ORDER, i || !c->source_unmovable ?
+				       SIM_GFP_MOVABLE : 0);
+		assert_non_null(page);
+	}
+	free_range(BASE + c->movable + c->pinned, BASE + PB_PAGES);
+	for (i = 0; i < c->movable; i++)
+		assert_int_equal(sim_age_hold(sim_pfn_to_page(BASE + i), 0, SIM_AGE_ANON), 0);
+	for (pb = end - c->targets * PB_PAGES; pb < end; pb += PB_PAGES)
+		free_range(pb + 1, pb + PB_PAGES);
+	assert_int_equal(sim_buddy_nr_free_blocks(SIM_PAGEBLOCK_ORDER), 0);
+}
+
+/*
+ * Compaction migrates the movable pages of a pageblock into free pages at
+ * the top of the zone and the request gets the freed block, within the
+ * kernel's rules: which pageblocks are sources in async and sync mode,
+ * a page it cannot move spoils its chunk, too little free memory skips it,
+ * and only __GFP_DIRECT_RECLAIM with __GFP_IO compacts at all.
+ */
+static void test_compaction_frees_a_pageblock_by_migration(void **state)
+{
+	for (size_t k = 0; k < sizeof(compaction_cases) / sizeof(compaction_cases[0]); k++) {
+		const struct compaction_case *c = &compaction_cases[k];
+		unsigned long free_before, held_before;
+		struct sim_page *page;
+
+		build_compaction_layout(c);
+		free_before = sim_buddy_nr_free();
+		held_before = sim_age_held_pages();
+		sim_counters_reset();
+		page = sim_buddy_alloc(SIM_PAGEBLOCK_ORDER, c->gfp);
+		print_message("%s\n", c->what);
+		assert_int_equal(page != NULL, c->succeeds);
+		if (page)
+			assert_int_equal(sim_page_to_pfn(page), BASE);
+		assert_int_equal(count_of(SIM_CNT_COMPACT_MIGRATE), c->migrated);
+		assert_int_equal(count_of(SIM_CNT_RECLAIM_PAGE), 0);
+		if (c->targets < 2)
+			assert_int_equal(count_of(SIM_CNT_COMPACT_SCAN), 0);
+		/* Moved pages stay held; isolated targets went back. */
+		assert_int_equal(sim_age_held_pages(), held_before);
+		assert_int_equal(sim_buddy_nr_free(),
+				 free_before - (page ? PB_PAGES : 0));
+		sim_machine_destroy();
+	}
+}
+
+/*
+ * A piece too large for any free block left is split in halves and placed
+ * piece by piece: an order-3 anonymous piece moves into eight single free
+ * pages, each its own piece afterwards, and reclaim or release finds them.
+ */
+static void test_compaction_splits_a_piece_too_large_for_the_holes(void **state)
+{
+	unsigned long end = BASE + 16 * PAGES_PER_MAX_BLOCK, pb;
+	struct sim_page *page;
+	unsigned long held;
+
+	given_a_fresh_machine(&(struct sim_config){ .ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1 });
+	for (int i = 0; i < 16; i++)
+		assert_non_null(sim_buddy_alloc(SIM_MAX_ORDER, SIM_GFP_MOVABLE));
+	free_range(BASE + 8, BASE + PB_PAGES);
+	assert_int_equal(sim_age_hold(sim_pfn_to_page(BASE), 3, SIM_AGE_ANON), 0);
+	/* Targets: every other page free in the top pageblocks (order-0 holes only). */
+	for (pb = end - 8 * PB_PAGES; pb < end; pb += PB_PAGES)
+		for (unsigned long pfn = pb + 1; pfn < pb + PB_PAGES; pfn += 2)
+			free_range(pfn, pfn + 1);
+	held = sim_age_held_pages();
+	sim_counters_reset();
+	page = sim_buddy_alloc(SIM_PAGEBLOCK_ORDER,
+			       DIRECT | SIM_GFP_NORETRY | SIM_GFP_THISNODE | SIM_GFP_MOVABLE);
+	assert_non_null(page);
+	assert_int_equal(count_of(SIM_CNT_COMPACT_MIGRATE), 8);
+	assert_int_equal(sim_age_held_pages(), held);
+	sim_buddy_free(page, SIM_PAGEBLOCK_ORDER);
+	sim_age_release();
+	assert_int_equal(sim_age_held_pages(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +902,8 @@ int main(void)
 		T(test_noretry_pmd_order_fails_when_fragmented_until_release),
 		T(test_direct_reclaim_frees_page_cache_until_the_request_fits),
 		T(test_age_presets_and_bad_levels),
+		T(test_compaction_frees_a_pageblock_by_migration),
+		T(test_compaction_splits_a_piece_too_large_for_the_holes),
 #undef T
 	};
 

@@ -268,6 +268,111 @@ static void test_libfiu_points_still_work_in_fail_nth_mode(void **state)
 	assert_int_equal(sim_fault_nth_stop(), 3);
 }
 
+/*
+ * A fake kernel loop with choice points: three two-way hits; the
+ * alternative of the second forgets an object.
+ */
+static void *choice_object;
+
+static int start_without_object(const void *param)
+{
+	choice_object = NULL;
+	return 0;
+}
+
+static int loop_with_three_choice_hits(const void *param)
+{
+	sim_choose(SIM_CH_COND_RESCHED, 2);
+	choice_object = sim_kmalloc(16, 0);
+	if (sim_choose(SIM_CH_COND_RESCHED, 2)) {
+		lost[nr_lost++] = choice_object;
+		choice_object = NULL;		/* a leak */
+	}
+	if (sim_choose(SIM_CH_FATAL_SIGNAL, 2))
+		return -EINTR;
+	sim_choose(SIM_CH_FATAL_SIGNAL, 1);	/* one way only: not numbered */
+	return 0;
+}
+
+static void free_choice_object(const void *param)
+{
+	sim_kfree(choice_object);
+}
+
+/* Choose-nth numbers hits across points, logs them, and takes alt at nth. */
+static void test_choose_nth_numbers_hits_and_logs_what_each_offered(void **state)
+{
+	unsigned long long before = sim_choice_taken_alt[SIM_CH_FATAL_SIGNAL][1];
+	const struct sim_choice_hit *log;
+	unsigned long long nr;
+
+	sim_choice_nth_start(2, 1);
+	assert_int_equal(sim_choose(SIM_CH_COND_RESCHED, 2), 0);
+	assert_int_equal(sim_choose(SIM_CH_FATAL_SIGNAL, 1), 0);
+	assert_int_equal(sim_choose(SIM_CH_FATAL_SIGNAL, 2), 1);
+	assert_int_equal(sim_choose(SIM_CH_COND_RESCHED, 2), 0);
+	assert_int_equal(sim_choice_nth_first_point(), SIM_CH_FATAL_SIGNAL);
+	assert_int_equal(sim_choice_nth_taken(), 1);
+	assert_int_equal(sim_choice_nth_stop(), 3);
+	assert_false(sim_choices_armed);
+	assert_int_equal(sim_choose(SIM_CH_FATAL_SIGNAL, 2), 0);
+	assert_int_equal(sim_choice_taken_alt[SIM_CH_FATAL_SIGNAL][1], before + 1);
+	log = sim_choice_nth_log(&nr);
+	assert_int_equal(nr, 3);
+	assert_int_equal(log[0].point, SIM_CH_COND_RESCHED);
+	assert_int_equal(log[1].point, SIM_CH_FATAL_SIGNAL);
+	assert_int_equal(log[1].nalt, 2);
+	assert_int_equal(log[2].point, SIM_CH_COND_RESCHED);
+}
+
+/*
+ * An alternative the call does not offer is not taken (nor one beyond
+ * choices.def); forced ones are, capped to what the call offers.
+ */
+static void test_choice_offers_cap_nth_and_forced_alternatives(void **state)
+{
+	sim_choice_nth_start(1, 2);
+	assert_int_equal(sim_choose(SIM_CH_COND_RESCHED, 2), 0);
+	sim_choice_nth_stop();
+	sim_choice_nth_start(1, 2);
+	assert_int_equal(sim_choose(SIM_CH_COND_RESCHED, 9), 0);
+	sim_choice_nth_stop();
+	sim_choice_force(SIM_CH_COND_RESCHED, 5);
+	assert_true(sim_choices_armed);
+	assert_int_equal(sim_choose(SIM_CH_COND_RESCHED, 2), 1);
+	assert_int_equal(sim_choose(SIM_CH_FATAL_SIGNAL, 2), 0);
+	sim_choice_force(SIM_CH_COND_RESCHED, 0);
+	assert_false(sim_choices_armed);
+}
+
+/*
+ * The sweep takes every alternative of every hit once (3 runs) and catches
+ * the leak of exactly one of them.
+ */
+static void test_choice_sweep_takes_every_alternative_and_catches_a_leak(void **state)
+{
+	static const int eintr[] = { -EINTR, 0 };
+	struct sweep_scenario s = {
+		.name = "driver_choice_selftest",
+		.ram_bytes = 64ULL << 20,
+		.setup = start_without_object,
+		.run = loop_with_three_choice_hits,
+		.teardown = free_choice_object,
+		.errnos = eintr,
+	};
+	struct sweep_result res;
+
+	sweep_run(&s, &res);
+	while (nr_lost)
+		sim_kfree(lost[--nr_lost]);
+	assert_int_equal(res.points, 0);
+	assert_int_equal(res.choice_hits, 3);
+	assert_int_equal(res.choice_runs, 3);
+	assert_int_equal(res.failed_runs, 1);
+	assert_int_equal(res.leaks, 1);
+	assert_int_equal(res.bad_errnos, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +386,9 @@ int main(void)
 		cmocka_unit_test(test_leak_beside_the_expected_one_is_caught),
 		cmocka_unit_test(test_fail_nth_numbers_calls_across_points),
 		cmocka_unit_test(test_libfiu_points_still_work_in_fail_nth_mode),
+		cmocka_unit_test(test_choose_nth_numbers_hits_and_logs_what_each_offered),
+		cmocka_unit_test(test_choice_offers_cap_nth_and_forced_alternatives),
+		cmocka_unit_test(test_choice_sweep_takes_every_alternative_and_catches_a_leak),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fail-nth sweeps over the DMA-BUF system heap as userspace and an
+ * Fail-nth and choose-nth sweeps over the DMA-BUF system heap as userspace and an
  * importing driver use it: open the heap, allocate a buffer whose size
  * takes blocks of every order the heap has, attach a device, map the
  * attachment (dma-iommu onto an IOMMU domain, or dma-direct), vmap it for
@@ -137,9 +137,10 @@ static void close_everything(const void *param)
 
 /*
  * open: -ENOMEM; ALLOC ioctl: -EFAULT (copy_{from,to}_user), -ENOMEM,
- * -EMFILE (no fd); map: -ENOMEM (dma_map_sgtable, IOVA, IOMMU map).
+ * -EMFILE (no fd), -EINTR (a SIGKILL seen by the allocation loop's check);
+ * map: -ENOMEM (dma_map_sgtable, IOVA, IOMMU map).
  */
-static const int heap_errnos[] = { -ENOMEM, -EFAULT, -EMFILE, 0 };
+static const int heap_errnos[] = { -ENOMEM, -EFAULT, -EMFILE, -EINTR, 0 };
 
 /* The default suite: one IOMMU format and dma-direct. */
 static const struct heap_case cases[] = {

@@ -295,10 +295,17 @@ static void exit_process(const void *param)
 /* ---- tests ------------------------------------------------------------ */
 
 static const int enomem[] = { -ENOMEM, 0 };
-/* GUP -ENOMEM, fixup_user_fault -EFAULT, the killable charge -EINTR. */
-static const int gup_errnos[] = { -ENOMEM, -EFAULT, -EINTR, 0 };
-/* follow_pfnmap_start -EINVAL, fixup_user_fault -EFAULT. */
-static const int pfnmap_errnos[] = { -EINVAL, -EFAULT, 0 };
+/*
+ * GUP -ENOMEM, fixup_user_fault -EFAULT, the killable charge or a SIGKILL
+ * in GUP -EINTR, a refused FOLL_LONGTERM pin -EBUSY or -EOPNOTSUPP.
+ */
+static const int gup_errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EBUSY,
+				  -EOPNOTSUPP, 0 };
+/*
+ * follow_pfnmap_start -EINVAL, fixup_user_fault -EFAULT, or -EINTR (a
+ * SIGKILL before its fault).
+ */
+static const int pfnmap_errnos[] = { -EINVAL, -EFAULT, -EINTR, 0 };
 
 static int sweep_one(const struct sweep_scenario *s)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Every fault point in include/dmasim/faults.def is made to fail by at
+ * Every fault point in include/dmasim/faults.def is made to fail, and every
+ * choice point in include/dmasim/choices.def takes an alternative, in at
  * least one sweep of the default suite.
  *
  * Each sweep executable writes the points it injected a failure at beside
@@ -83,8 +84,12 @@ static void run_sweep(const char *exe)
 			      exe);
 }
 
-/* Add the points listed in exe's file to reached[]. */
-static void read_reached(const char *exe, int *reached)
+/*
+ * Add the points listed in exe's file to reached[], and the alternatives
+ * ("name:k") to chosen[point][k].
+ */
+static void read_reached(const char *exe, int *reached,
+			 int (*chosen)[SIM_CHOICE_MAX_ALT])
 {
 	char path[4096], line[256];
 	FILE *f;
@@ -98,15 +103,28 @@ static void read_reached(const char *exe, int *reached)
 		fail();
 	}
 	while (fgets(line, sizeof(line), f)) {
-		int fp;
+		char *colon;
+		int fp, cp = -1;
+		unsigned int k = 0;
 
 		line[strcspn(line, "\n")] = 0;
-		fp = sim_fault_lookup(line);
-		if (fp < 0) {
+		colon = strrchr(line, ':');
+		if (colon) {
+			*colon = 0;
+			k = strtoul(colon + 1, NULL, 10);
+			cp = sim_choice_lookup(line);
+			if (cp >= 0 && (!k || k >= sim_choice_nalt(cp)))
+				cp = -1;
+		}
+		fp = colon ? -1 : sim_fault_lookup(line);
+		if (fp < 0 && cp < 0) {
 			print_message("%s: unknown point %s\n", path, line);
 			fail();
 		}
-		reached[fp] = 1;
+		if (fp >= 0)
+			reached[fp] = 1;
+		if (cp >= 0)
+			chosen[cp][k] = 1;
 	}
 	fclose(f);
 }
@@ -115,10 +133,11 @@ static void read_reached(const char *exe, int *reached)
 static void test_every_fault_point_is_reached_by_a_sweep(void **state)
 {
 	int reached[SIM_NR_FAULT_POINTS] = { 0 }, missing = 0, no_caller = 0;
+	int chosen[SIM_NR_CHOICE_POINTS][SIM_CHOICE_MAX_ALT] = { { 0 } };
 
 	assert_true(nr_exes > 0);
 	for (int i = 0; i < nr_exes; i++)
-		read_reached(exes[i], reached);
+		read_reached(exes[i], reached, chosen);
 	for (int fp = 0; fp < SIM_NR_FAULT_POINTS; fp++) {
 		if (has_no_caller_in_impl(sim_fault_name(fp))) {
 			if (reached[fp]) {
@@ -141,10 +160,36 @@ static void test_every_fault_point_is_reached_by_a_sweep(void **state)
 	assert_int_equal(missing, 0);
 }
 
+/* Every alternative of every choice point is taken in some sweep. */
+static void test_every_choice_alternative_is_taken_by_a_sweep(void **state)
+{
+	int chosen[SIM_NR_CHOICE_POINTS][SIM_CHOICE_MAX_ALT] = { { 0 } };
+	int reached[SIM_NR_FAULT_POINTS] = { 0 };
+	int missing = 0, alternatives = 0;
+
+	assert_true(nr_exes > 0);
+	for (int i = 0; i < nr_exes; i++)
+		read_reached(exes[i], reached, chosen);
+	for (int cp = 0; cp < SIM_NR_CHOICE_POINTS; cp++) {
+		for (unsigned int k = 1; k < sim_choice_nalt(cp); k++) {
+			alternatives++;
+			if (chosen[cp][k])
+				continue;
+			print_message("choice point %s: alternative %u is taken by no sweep\n",
+				      sim_choice_name(cp), k);
+			missing++;
+		}
+	}
+	print_message("%d choice points, %d alternatives, %d taken by sweeps\n",
+		      SIM_NR_CHOICE_POINTS, alternatives, alternatives - missing);
+	assert_int_equal(missing, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_fault_point_is_reached_by_a_sweep),
+		cmocka_unit_test(test_every_choice_alternative_is_taken_by_a_sweep),
 	};
 
 	nr_exes = argc - 1;

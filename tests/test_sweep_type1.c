@@ -241,12 +241,13 @@ static void close_container_and_exit(const void *param)
 		sweep_leak("VFIO containers", kapi_vfio_nr_open());
 	/*
 	 * The kernel's mmap_write_lock_killable() fails only for a process
-	 * with a fatal signal pending, and type1 ignores a failed uncharge
+	 * with a fatal signal pending (or one arrived: a choice), and type1
+	 * ignores a failed uncharge
 	 * (vfio_lock_acct() on unpin): that process is exiting, its mm and
 	 * locked_vm go with it.  Any other run must uncharge every page.
 	 */
 	if (kapi_mm_locked_vm() &&
-	    !sweep_run_failures_at(SIM_FP_ACCOUNT_LOCKED_VM))
+	    !sweep_run_killed())
 		sweep_leak("pages of locked_vm", kapi_mm_locked_vm());
 	kapi_proc_destroy(vm.proc);
 	sim_bars_reset();
@@ -256,9 +257,15 @@ static void close_container_and_exit(const void *param)
  * What type1 returns on these paths: -ENOMEM (allocations, GUP, IOMMU
  * map), -EFAULT (a pfn lookup or copy_{from,to}_user that fails, GUP
  * pinning nothing), -EINTR (the killable mmap lock of the locked_vm
- * charge), -EINVAL (follow_pfnmap_start() failing after fixup).
+ * charge, a SIGKILL in GUP or fixup_user_fault), -EINVAL
+ * (follow_pfnmap_start() failing after fixup), -EBUSY and -EOPNOTSUPP (a
+ * FOLL_LONGTERM pin GUP refuses); in trees with the known bug, -EAGAIN
+ * (DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP).
  */
-static const int type1_errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EINVAL, 0 };
+static const int type1_errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EINVAL,
+				    -EBUSY, -EOPNOTSUPP,
+				    DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP ?
+				    -EAGAIN : 0, 0 };
 
 struct type1_case {
 	const char *name;

@@ -319,6 +319,15 @@ static void test_gup_error_midway_unwinds(void **state)
 	}
 }
 
+/* A writable 2 MiB BAR of PMD leaves, mapped but not yet faulted in. */
+static unsigned long map_a_2m_bar_not_faulted_in(void)
+{
+	return map_bar(&(struct kapi_mm_map){
+		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
+		.writable = 1,
+	}, NULL, NULL);
+}
+
 /*
  * A BAR not yet faulted in, whose fault drops the mmap lock: type1 looks
  * the vma up again (-EAGAIN inside vaddr_get_pfns) and maps it right.
@@ -327,10 +336,7 @@ static void test_fault_that_drops_mmap_lock_is_retried(void **state)
 {
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = map_bar(&(struct kapi_mm_map){
-		.len = 2 * MiB, .align = PMD, .max_leaf = KAPI_MM_LEAF_PMD,
-		.writable = 1,
-	}, NULL, NULL);
+	unsigned long va = map_a_2m_bar_not_faulted_in();
 	struct sim_counters before;
 
 	sim_counters_snapshot(&before);
@@ -340,6 +346,123 @@ static void test_fault_that_drops_mmap_lock_is_retried(void **state)
 	assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
 	unmap_dma_exactly(c, 0, 2 * MiB);
 	kapi_vfio_close(c);
+}
+
+/*
+ * The fuzz mode of the choice points, as a test drives it: the first
+ * fixup_user_fault() that may drop the mmap lock drops it and another task
+ * does race_action meanwhile (every later one, too, with race_forever);
+ * after signal_after such drops a SIGKILL arrives (0: none).
+ */
+static struct {
+	unsigned int race_action;
+	int race_forever;
+	unsigned int drops;
+	unsigned int signal_after;
+} another_task;
+
+static unsigned int another_task_picks(void *ctx, enum sim_choice_point cp,
+				       unsigned int nalt)
+{
+	if (cp == SIM_CH_FIXUP_UNLOCKED &&
+	    (another_task.race_forever || !another_task.drops)) {
+		another_task.drops++;
+		return another_task.race_action;
+	}
+	if (cp == SIM_CH_FATAL_SIGNAL && another_task.signal_after)
+		return another_task.drops >= another_task.signal_after;
+	return 0;
+}
+
+static void another_task_will(unsigned int action, int forever,
+			      unsigned int signal_after)
+{
+	another_task.race_action = action;
+	another_task.race_forever = forever;
+	another_task.drops = 0;
+	another_task.signal_after = signal_after;
+	sim_choice_fuzz(another_task_picks, NULL);
+}
+
+/*
+ * A BAR not yet faulted in, and while its fault has the mmap lock dropped
+ * another task changes the mapping: type1 looks the range up again and
+ * maps what is there then, or fails with nothing left behind.  A range
+ * that is no longer a pfnmap is where 6.12 (and mainline) return -EAGAIN
+ * from MAP_DMA (DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP); the project's
+ * core starts over from GUP: -EFAULT for a hole, the new memory mapped.
+ */
+static void test_mapping_changed_while_fault_drops_lock_is_looked_up_again(void **state)
+{
+	static const struct {
+		unsigned int action;
+		int core_errno;		/* 0: maps what the CPU sees then */
+	} cases[] = {
+		{ SIM_MM_RACE_NOTHING, 0 },
+		{ SIM_MM_RACE_MUNMAP, -EFAULT },
+		{ SIM_MM_RACE_REPLACE, 0 },
+		{ SIM_MM_RACE_SPLIT, 0 },
+		{ SIM_MM_RACE_MOVE_PFNS, 0 },
+		{ SIM_MM_RACE_ZAP, 0 },
+		{ SIM_MM_RACE_FAULT_IN, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *dev =
+			attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		unsigned long va = map_a_2m_bar_not_faulted_in();
+		int replaced = cases[i].action == SIM_MM_RACE_MUNMAP ||
+			       cases[i].action == SIM_MM_RACE_REPLACE;
+		long ret;
+
+		kapi_mm_set_rlimit_memlock(4 * MiB);
+		another_task_will(cases[i].action, 0, 0);
+		ret = kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW);
+		sim_choice_fuzz(NULL, NULL);
+		assert_int_equal(another_task.drops, 1);
+		if (!replaced ||
+		    expect_known_bug(TYPE1_MAP_DMA_EAGAIN, ret != -EAGAIN))
+			assert_int_equal(ret, cases[i].core_errno);
+		else
+			assert_int_equal(ret, -EAGAIN);	/* the symptom */
+		if (!ret) {
+			assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+			unmap_dma_exactly(c, 0, 2 * MiB);
+		}
+		assert_iommu_maps_nothing(dev);
+		kapi_vfio_close(c);
+		assert_nothing_held();
+		if (cases[i].action != SIM_MM_RACE_MUNMAP)
+			assert_int_equal(kapi_mm_munmap(va), 0);
+		if (cases[i].action == SIM_MM_RACE_SPLIT)
+			assert_int_equal(kapi_mm_munmap(va + PAGE), 0);
+	}
+}
+
+/*
+ * Another task that keeps changing the BAR's mapping makes type1's
+ * look-up-again loop go round for as long as it does (it has no bound, as
+ * in the kernel); the SIGKILL fixup_user_fault() checks ends it: -EINTR,
+ * nothing pinned or mapped.
+ */
+static void test_endless_lock_drops_end_with_the_fatal_signal(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_a_2m_bar_not_faulted_in();
+	long ret;
+
+	another_task_will(SIM_MM_RACE_ZAP, 1, 100);
+	ret = kapi_vfio_map_dma(c, va, 0, 2 * MiB, RW);
+	sim_choice_fuzz(NULL, NULL);
+	kapi_task_set_fatal_signal(0);
+	assert_int_equal(ret, -EINTR);
+	assert_int_equal(another_task.drops, 100);
+	assert_iommu_maps_nothing(dev);
+	kapi_vfio_close(c);
+	assert_nothing_held();
+	assert_int_equal(kapi_mm_munmap(va), 0);
 }
 
 /* ---- a second domain ---- */
@@ -788,6 +911,8 @@ int main(void)
 		T(test_gup_short_counts_still_map_everything),
 		T(test_gup_error_midway_unwinds),
 		T(test_fault_that_drops_mmap_lock_is_retried),
+		T(test_mapping_changed_while_fault_drops_lock_is_looked_up_again),
+		T(test_endless_lock_drops_end_with_the_fatal_signal),
 		T(test_second_domain_gets_the_existing_mappings),
 		T(test_mapping_at_the_top_of_the_iova_space),
 		T(test_emulated_device_pins_ram_not_mmio),

@@ -1259,7 +1259,7 @@ static void close_container_and_exit(const void *param)
 		kapi_vfio_close(vm.c);
 	}
 	if (kapi_mm_locked_vm() &&
-	    !sweep_run_failures_at(SIM_FP_ACCOUNT_LOCKED_VM))
+	    !sweep_run_killed())
 		sweep_leak("pages of locked_vm", kapi_mm_locked_vm());
 	kapi_proc_destroy(vm.proc);
 }
@@ -1272,7 +1272,8 @@ static void close_container_and_exit(const void *param)
  */
 static void test_every_failure_of_groups_unwinds(void **state)
 {
-	static const int errnos[] = { -ENOMEM, -EFAULT, -EINTR, 0 };
+	static const int errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EBUSY,
+				      -EOPNOTSUPP, 0 };
 	const struct sweep_scenario s = {
 		.name = "type1_groups",
 		.ram_bytes = 256ULL << 20,

@@ -12,11 +12,13 @@
 #   style check         linux-source-6.12 (checkpatch.pl), perl
 #   upstream mode       linux-source-6.12 (the 6.12 files), python3-clang-14
 #                       (tools/shim-drift.py)
+#   report plots        gnuplot-nox (dmasim report --plots renders SVG from
+#                       its CSV with gnuplot's svg terminal)
 set -euo pipefail
 pkgs=(meson ninja-build gcc clang pkg-config libcmocka-dev libfiu-dev fiu-utils
       valgrind gcovr lcov python3 xz-utils ca-certificates
       make gcc-12 libelf1 zlib1g linux-source-6.12 perl python3-clang-14
-      libclang-rt-14-dev afl++)
+      libclang-rt-14-dev afl++ gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -243,6 +243,23 @@ def probe_follow_pfnmap_write(t):
     return 0, 'follow_fault_pfn() checks .writable itself (no .write input)'
 
 
+def probe_map_dma_eagain(t):
+    body = t.function(TYPE1, 'vaddr_get_pfns')
+    if body is None:
+        return undecided('vaddr_get_pfns() not found in ' + TYPE1)
+    m = re.search(r'-EAGAIN\s*\)\s*\{?\s*goto\s+(\w+)', body)
+    gup = body.find('pin_user_pages_remote(')
+    if not m or gup < 0:
+        return undecided('vaddr_get_pfns(): no -EAGAIN retry or no GUP call')
+    label = re.search(r'\b%s\s*:' % m.group(1), body)
+    if not label:
+        return undecided('vaddr_get_pfns(): retry label not found')
+    if label.start() < gup:
+        return 0, 'vaddr_get_pfns() retries a lock drop from GUP on'
+    return 1, ('vaddr_get_pfns() retries a lock drop at vma_lookup(): a range '
+               'that is no longer a pfnmap returns -EAGAIN')
+
+
 PROBES = [
     ('PFNMAP_STRIDE', probe_pfnmap_stride),
     ('GUP_ZERO_IS_EFAULT', probe_gup_zero_is_efault),
@@ -256,6 +273,7 @@ PROBES = [
     ('HEAP_ORDERS_PARAM', probe_heap_orders_param),
     ('TYPE1_FGSP_PROBE', probe_fgsp),
     ('FOLLOW_PFNMAP_ARGS_WRITE', probe_follow_pfnmap_write),
+    ('MAP_DMA_EAGAIN_AFTER_LOCK_DROP', probe_map_dma_eagain),
 ]
 
 

@@ -3,12 +3,14 @@
 """Totals of the fail-nth sweeps and bad-input tables of one test run.
 
 Reads a meson testlog.json and adds up what the tests printed:
-  "<scenario>: P points, R runs, L leaks[, E expected upstream leaks]"
-      (tests/sweep.c, one line per swept scenario)
+  "<scenario>: P points, R runs, L leaks[, H choice hits, C choice runs]
+   [, E expected upstream leaks]"
+      (tests/sweep.c, one line per swept scenario; R fail-nth runs, C
+      choose-nth runs; older logs have no choice fields)
   "bad inputs tried: N"
       (tests/bad_input.c, one line per executable that ran the tables)
 Prints one line per implementation, e.g.
-  sweeps [core]: 31 scenarios, 5113 points, 10226 runs, 0 leaks, 0 expected upstream leaks; bad inputs tried: 212
+  sweeps [core]: 31 scenarios, 5113 points, 10226 runs, 0 leaks, 0 expected upstream leaks, 812 choice hits, 812 choice runs, 11038 injected runs; bad inputs tried: 212
 Exit status 1 when a sweep leaked (expected upstream leaks excepted) or no
 sweep ran at all.
 
@@ -21,6 +23,7 @@ import re
 import sys
 
 SWEEP = re.compile(r"^(\S+): (\d+) points, (\d+) runs, (\d+) leaks"
+                   r"(?:, (\d+) choice hits, (\d+) choice runs)?"
                    r"(?:, (\d+) expected upstream leaks)?$", re.M)
 BAD_INPUTS = re.compile(r"^bad inputs tried: (\d+)$", re.M)
 
@@ -43,22 +46,26 @@ def main():
             if args.impl and impl != args.impl:
                 continue
             out = t.get("stdout") or ""
-            tot = totals.setdefault(impl, [0] * 6)
+            tot = totals.setdefault(impl, [0] * 8)
             for m in SWEEP.finditer(out):
+                # scenarios, points, runs, leaks, choice hits, choice runs,
+                # expected upstream leaks
                 tot[0] += 1
-                for i in range(1, 5):
+                for i in range(1, 7):
                     tot[i] += int(m.group(i + 1) or 0)
             for m in BAD_INPUTS.finditer(out):
-                tot[5] += int(m.group(1))
+                tot[7] += int(m.group(1))
     status = 0
     shown = 0
-    for impl, (sc, pts, runs, leaks, expected, bad) in sorted(totals.items()):
+    for impl, tot in sorted(totals.items()):
+        sc, pts, runs, leaks, hits, choice_runs, expected, bad = tot
         if not sc and not bad:
             continue
         shown += 1
         print(f"sweeps [{impl}]: {sc} scenarios, {pts} points, {runs} runs, "
-              f"{leaks} leaks, {expected} expected upstream leaks; "
-              f"bad inputs tried: {bad}")
+              f"{leaks} leaks, {expected} expected upstream leaks, "
+              f"{hits} choice hits, {choice_runs} choice runs, "
+              f"{runs + choice_runs} injected runs; bad inputs tried: {bad}")
         if leaks:
             status = 1
     if not shown:

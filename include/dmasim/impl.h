@@ -90,6 +90,20 @@
 #endif
 
 /*
+ * VFIO type1's vaddr_get_pfns() returns -EAGAIN from MAP_DMA when
+ * fixup_user_fault() dropped the mmap lock and, looked up again, the
+ * range is no longer a VM_PFNMAP VMA (munmapped, or replaced by ordinary
+ * memory): follow_fault_pfn()'s -EAGAIN stays in ret (6.12 and mainline,
+ * docs/kernel-bugs.md).  The project's core starts over from GUP instead
+ * (-EFAULT for a hole, the new pages pinned for ordinary memory).
+ */
+#ifdef DMASIM_PROBED_MAP_DMA_EAGAIN_AFTER_LOCK_DROP
+#define DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP DMASIM_PROBED_MAP_DMA_EAGAIN_AFTER_LOCK_DROP
+#else
+#define DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP DMASIM_IMPL_IS_UPSTREAM
+#endif
+
+/*
  * VFIO type1 maps and unmaps ranges that end at the top of the IOVA space
  * and reports overflowing ranges with -EOVERFLOW (Alex Mastro's "vfio:
  * handle DMA map/unmap up to the addressable limit": 6012379ede6a,

@@ -121,6 +121,89 @@ int sim_fault_nth_first_point(void);
 extern unsigned long long sim_fault_injected[SIM_NR_FAULT_POINTS];
 
 /* ------------------------------------------------------------------------
+ * Choice points (sim/choice.c, include/dmasim/choices.def)
+ *
+ * A shim call whose kernel contract allows more than one outcome asks
+ * sim_choose(point, nalt) which to take: 0, the common path, or one of the
+ * alternatives 1..nalt-1 (nalt at most the point's count in choices.def; a
+ * call site may offer fewer where the contract allows fewer here).  While
+ * nothing is armed this is one predictable branch and returns 0.  Armed
+ * modes: choose-nth (every hit at any point numbered 1, 2, ...; hit nth
+ * takes alternative alt), fuzz (a callback picks), and forced alternatives
+ * per point (unit tests).  One thread at a time, like fail-nth.
+ */
+enum sim_choice_point {
+#define SIM_CHOICE(id, name, nalt, what) SIM_CH_##id,
+#include <dmasim/choices.def>
+#undef SIM_CHOICE
+	SIM_NR_CHOICE_POINTS
+};
+
+extern int sim_choices_armed;
+
+unsigned int sim_choose_armed(enum sim_choice_point cp, unsigned int nalt);
+
+static inline unsigned int sim_choose(enum sim_choice_point cp,
+				      unsigned int nalt)
+{
+	if (sim_likely(!sim_choices_armed))
+		return 0;
+	return sim_choose_armed(cp, nalt);
+}
+
+const char *sim_choice_name(enum sim_choice_point cp);
+const char *sim_choice_what(enum sim_choice_point cp);
+/* The point's alternatives in choices.def, the default included. */
+unsigned int sim_choice_nalt(enum sim_choice_point cp);
+/* -1 if no point has that name. */
+int sim_choice_lookup(const char *name);
+
+/*
+ * Choose-nth mode: from sim_choice_nth_start() on, every hit is numbered
+ * and hit nth takes alternative alt (if the call offers it; nth 0 takes
+ * none).  Each hit's point and offered alternatives are logged, so a sweep
+ * can take every alternative of every hit of a clean run.
+ * sim_choice_nth_stop() returns the hits seen.
+ */
+struct sim_choice_hit {
+	unsigned short point;		/* enum sim_choice_point */
+	unsigned short nalt;		/* alternatives the call offered */
+};
+void sim_choice_nth_start(unsigned long long nth, unsigned int alt);
+unsigned long long sim_choice_nth_stop(void);
+/* The hits logged since the last start (valid until the next start). */
+const struct sim_choice_hit *sim_choice_nth_log(unsigned long long *nr);
+/* Alternatives taken since the last start, and the point of the first. */
+unsigned long long sim_choice_nth_taken(void);
+int sim_choice_nth_first_point(void);
+
+/*
+ * Fuzz mode: every hit asks pick(ctx, point, nalt); its answer modulo nalt
+ * is taken.  NULL pick ends the mode.
+ */
+typedef unsigned int (*sim_choice_pick_fn)(void *ctx,
+					   enum sim_choice_point cp,
+					   unsigned int nalt);
+void sim_choice_fuzz(sim_choice_pick_fn pick, void *ctx);
+
+/*
+ * Forced: every hit of cp takes alternative alt (capped to what the call
+ * offers) until forced back to 0.  A unit test's way to take one point's
+ * alternative.  Other modes win over it.
+ */
+void sim_choice_force(enum sim_choice_point cp, unsigned int alt);
+
+/* No point has more alternatives than this (the default included). */
+#define SIM_CHOICE_MAX_ALT	8
+/*
+ * Since the process started: hits per point while armed, alternatives taken
+ * per point, and how often each alternative was taken.
+ */
+extern unsigned long long sim_choice_hits[SIM_NR_CHOICE_POINTS];
+extern unsigned long long sim_choice_taken[SIM_NR_CHOICE_POINTS];
+extern unsigned long long sim_choice_taken_alt[SIM_NR_CHOICE_POINTS][SIM_CHOICE_MAX_ALT];
+
+/* ------------------------------------------------------------------------
  * Kernel heap objects (sim/slab.c): the backing of kmalloc/vmalloc, with an
  * outstanding-object count so every scenario can prove it freed everything.
  */
@@ -173,6 +256,41 @@ void sim_mutex_unlock(unsigned long *raw);
 void sim_cpu_relax_yield(unsigned int *spins);
 /* A small number naming the calling thread (1, 2, ...), for lock owners. */
 unsigned long sim_thread_id(void);
+/* Mutexes the calling thread holds now (sim/cpus.c yields only at none). */
+int sim_mutexes_held(void);
+
+/* ------------------------------------------------------------------------
+ * Simulated CPUs running concurrently (sim/cpus.c).
+ *
+ * sim_cpus_run() runs fn(cpu, arg) for cpu 0..n-1, each on a host thread
+ * bound to that simulated CPU (sim_set_cpu: its per-cpu lists), and
+ * interleaves them deterministically in modelled time: every CPU has a
+ * clock that advances by the modelled cost (sim_cost_ns) of what it did;
+ * only one thread runs at a time, and at each call into the page
+ * allocator the CPU whose clock is lowest goes next (ties: the lower CPU
+ * number).  So allocator calls happen in the order of their modelled start
+ * times, the same order on every run, and the zone lock can be modelled
+ * as a contended resource: a call that takes it holds it for the modelled
+ * cost of its locked part (everything but zeroing and the per-cpu list
+ * operations, which the kernel does outside the zone lock); a call that
+ * starts while another CPU holds it waits until it is free.  Waiting is
+ * counted (SIM_CNT_ZONE_LOCK_WAIT, in ns) and costed like any count.
+ * Work between allocator calls is the thread's own and is not ordered.
+ * A thread holding a shim mutex is not switched away at an allocator call
+ * (another CPU could block on the mutex), so its call runs at once.
+ *
+ * exclude: counters (bit SIM_CNT_x) left out of the clocks, e.g.
+ * 1ULL << SIM_CNT_PAGE_ZEROED for pages that came zeroed.  The machine
+ * needs nr_cpus >= n.  Returns 0, -EINVAL (n is 0 or above the machine's
+ * CPUs, or a run is under way), -EAGAIN (a thread could not be started).
+ */
+struct sim_cpu_stats {
+	double clock_ns;		/* modelled time when fn returned */
+	double wait_ns;			/* of it, spent waiting for the zone lock */
+	unsigned long long lock_sections;	/* allocator calls that took the zone lock */
+};
+int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *arg,
+		 unsigned long long exclude, struct sim_cpu_stats *stats);
 
 /*
  * Lock checking (sim/locking.c): lockdep's checks, for the shim's mutex,

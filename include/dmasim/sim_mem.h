@@ -109,6 +109,19 @@ enum {
 	SIM_GFP_RECLAIMABLE	= 1u << 7,
 	SIM_GFP_DMA32		= 1u << 8,
 	SIM_GFP_ACCOUNT		= 1u << 9,
+	/*
+	 * Direct compaction allowed: the kernel's gfp_compaction_allowed(),
+	 * __GFP_IO with CONFIG_COMPACTION (Debian's kernels have it); it
+	 * acts only with SIM_GFP_DIRECT_RECLAIM, as in the kernel.
+	 */
+	SIM_GFP_COMPACT		= 1u << 10,
+	/*
+	 * __GFP_THISNODE: with NORETRY, a costly request stops after its
+	 * first compaction (THP faults: compact, never reclaim).
+	 */
+	SIM_GFP_THISNODE	= 1u << 11,
+	/* __GFP_RETRY_MAYFAIL: reclaim and sync compaction retried. */
+	SIM_GFP_RETRY_MAYFAIL	= 1u << 12,
 };
 
 /*
@@ -231,9 +244,12 @@ unsigned long long sim_buddy_host_bytes(void);
  * free.  Per-cpu lists for orders 0..SIM_PCP_MAX_LOW_ORDER and
  * SIM_PMD_ORDER (when <= SIM_MAX_ORDER), taken without the zone lock;
  * everything else takes the zone lock (counted).  Attempts without
- * SIM_GFP_DIRECT_RECLAIM fail at once when no block is free (no
- * compaction); with it, aged page cache is reclaimed (sim/buddy.c's header
- * says how much).  sim/buddy.c's header lists what is modelled and what not.
+ * SIM_GFP_DIRECT_RECLAIM fail at once when no block is free; with it, the
+ * kernel's slow path runs: direct compaction (SIM_GFP_COMPACT; sim/compact.c
+ * migrates movable pages the ageing workload holds) and direct reclaim of
+ * aged page cache, in the kernel's order and with its retry rules
+ * (sim/buddy.c's header says how).  sim/buddy.c's header lists what is
+ * modelled and what not.
  *
  * sim_buddy_alloc returns the first page of a 2^order block: refcount 1,
  * flags 0 but SIM_PG_TOUCHED, other fields 0 but zone and migratetype (tail
@@ -323,5 +339,44 @@ int sim_age(double level, unsigned long long seed);
 double sim_age_preset(const char *name);
 /* Free everything the ageing workload still holds. */
 void sim_age_release(void);
+/* Pages it holds (allocated by the workload and not yet given back). */
+unsigned long sim_age_held_pages(void);
+
+/* What a held piece stands for (sim/age.c's model). */
+enum sim_age_kind {
+	SIM_AGE_SLAB,		/* unmovable: compaction cannot move it */
+	SIM_AGE_ANON,		/* movable (compaction migrates it), not reclaimable */
+	SIM_AGE_PAGECACHE,	/* movable and reclaimable (clean page cache) */
+};
+/*
+ * Hand an allocated block (all of it, or a naturally aligned part of an
+ * allocation) to the ageing workload as one held piece of this kind, as if
+ * ageing had kept it: tests build exact layouts for reclaim and compaction
+ * this way.  sim_age_release() frees it.  0, -EINVAL (free, reserved or
+ * held already), -ENOMEM.
+ */
+int sim_age_hold(struct sim_page *page, unsigned int order, enum sim_age_kind kind);
+
+/*
+ * Direct compaction (sim/compact.c), as the kernel's mm/compaction.c runs
+ * it for an allocation: the migrate scanner walks pageblocks up from the
+ * zone's start, the free scanner down from its end; movable pieces the
+ * ageing workload holds are migrated into free pages the free scanner
+ * isolates, until a free block of the order exists or the scanners meet.
+ * The slow path of sim_buddy_alloc() calls it; a caller may run one pass
+ * directly.  ASYNC is the kernel's MIGRATE_ASYNC (first attempt; sources
+ * only pageblocks of the request's migratetype, an order-aligned chunk with
+ * a page it cannot move is skipped whole), SYNC its MIGRATE_SYNC_LIGHT
+ * (every pageblock a source, every movable page moved).
+ */
+enum sim_compact_mode { SIM_COMPACT_ASYNC, SIM_COMPACT_SYNC };
+enum sim_compact_result {
+	SIM_COMPACT_SKIPPED,	/* no zone suitable (too little free memory,
+				 * or failure would not be due to fragmentation) */
+	SIM_COMPACT_COMPLETE,	/* scanners met, no block of the order */
+	SIM_COMPACT_SUCCESS,	/* a free block of the order exists */
+};
+enum sim_compact_result sim_compact(unsigned int order, unsigned int sim_gfp,
+				    enum sim_compact_mode mode);
 
 #endif /* DMASIM_SIM_MEM_H */

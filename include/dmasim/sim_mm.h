@@ -253,6 +253,24 @@ extern unsigned long sim_zero_pfn;
 extern int sim_mm_legacy_addr_mask;
 void sim_mm_set_legacy_addr_mask(int on);
 
+/*
+ * What another task does while the mmap lock is dropped under a fault
+ * (fixup_user_fault() with *unlocked: choice point SIM_CH_FIXUP_UNLOCKED,
+ * whose alternative is the action).  Actions that do not apply to the VMA
+ * there (a split of an anonymous VMA, say) change nothing.
+ */
+enum sim_mm_race {
+	SIM_MM_RACE_NONE,	/* the lock is not dropped */
+	SIM_MM_RACE_NOTHING,	/* dropped; nothing changes */
+	SIM_MM_RACE_MUNMAP,	/* the VMA is unmapped */
+	SIM_MM_RACE_REPLACE,	/* ... and an anonymous VMA mapped in its place */
+	SIM_MM_RACE_SPLIT,	/* a pfnmap VMA is split at the address */
+	SIM_MM_RACE_MOVE_PFNS,	/* a pfnmap VMA now maps another BAR */
+	SIM_MM_RACE_ZAP,	/* a pfnmap VMA's leaves are zapped (split) */
+	SIM_MM_RACE_FAULT_IN,	/* the leaf at the address is installed */
+	SIM_MM_RACE_NR
+};
+
 /* ---- MMIO BARs in the physical map -------------------------------------- */
 /*
  * Place a BAR of size bytes: below 4 GiB (from 3 GiB up, when below4g and

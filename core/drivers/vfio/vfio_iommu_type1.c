@@ -558,6 +558,7 @@ static long vaddr_get_pfns(struct mm_struct *mm, unsigned long vaddr,
 		gup_flags |= FOLL_WRITE;
 
 	mmap_read_lock(mm);
+again:
 	ret = pin_user_pages_remote(mm, vaddr, nr, gup_flags, batch->pages,
 				    NULL);
 	if (ret > 0) {
@@ -570,13 +571,17 @@ static long vaddr_get_pfns(struct mm_struct *mm, unsigned long vaddr,
 		ret = -EFAULT;
 
 	vaddr = untagged_addr_remote(mm, vaddr);
-again:
 	vma = vma_lookup(mm, vaddr);
 	if (vma && (vma->vm_flags & VM_PFNMAP)) {
 		unsigned long addr_mask, leaf_end_pfn;
 
 		ret = follow_fault_pfn(vma, mm, vaddr, pfn, &addr_mask,
 				       prot & IOMMU_WRITE);
+		/*
+		 * The mmap lock was dropped: the range may now be unmapped
+		 * or ordinary memory.  Start over, GUP included, rather than
+		 * hand -EAGAIN to userspace.
+		 */
 		if (ret == -EAGAIN)
 			goto again;
 		if (!ret) {

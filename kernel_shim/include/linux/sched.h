@@ -2,7 +2,7 @@
 /*
  * Tasks.  Test double: `current` is the simulated task the calling thread
  * runs as (kapi_task_*), with a pending-fatal-signal flag a test can raise.
- * cond_resched() yields nothing and is counted.  The VFIO work extends
+ * cond_resched() is counted and is a choice point (it reschedules or not).  The VFIO work extends
  * struct task_struct (mm, group_leader, rlimits, credentials).
  */
 #ifndef _DMASIM_LINUX_SCHED_H
@@ -29,10 +29,11 @@ struct task_struct {
 struct task_struct *get_current(void);
 #define current get_current()
 
+/* A choice point (SIM_CH_COND_RESCHED): it may schedule away or not. */
 static inline int cond_resched(void)
 {
 	sim_count(SIM_CNT_COND_RESCHED, 1);
-	return 0;
+	return sim_choose(SIM_CH_COND_RESCHED, 2);
 }
 
 #define TASK_COMM_LEN 16

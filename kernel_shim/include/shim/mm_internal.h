@@ -27,6 +27,13 @@ struct gup_hook {
 extern struct gup_hook gup_hook;
 /* fixup_user_fault() reports *unlocked = true once (kapi_mm hook). */
 extern bool fixup_unlock_once;
+/*
+ * What another task does while fixup_user_fault() has the mmap lock
+ * dropped (enum sim_mm_race, choice point SIM_CH_FIXUP_UNLOCKED).
+ * shim_mm_race, set by kapi_mm, runs it with the lock not held.
+ */
+extern void (*shim_mm_race)(struct mm_struct *mm, unsigned long addr,
+			    enum sim_mm_race what);
 /* Clear both hooks and the call count. */
 void shim_gup_reset(void);
 /* The call count the hook's nth is relative to. */

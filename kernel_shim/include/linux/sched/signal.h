@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Signals and per-process limits (<linux/sched/signal.h>): the fatal-signal
- * test the code under test makes, and the rlimits of struct signal_struct
+ * test the code under test makes (a choice point: a SIGKILL can arrive at
+ * any check), and the rlimits of struct signal_struct
  * (task_rlimit(), rlimit()).  A task with no signal_struct (the boot task)
  * has no limits: every rlimit reads RLIM_INFINITY.
  */
@@ -17,8 +18,14 @@ struct signal_struct {
 	struct rlimit rlim[RLIM_NLIMITS];
 };
 
+/*
+ * A choice point (SIM_CH_FATAL_SIGNAL): a SIGKILL may arrive at any check,
+ * and then stays pending, as a real one does until the task exits.
+ */
 static inline bool fatal_signal_pending(struct task_struct *p)
 {
+	if (!p->fatal_signal && sim_choose(SIM_CH_FATAL_SIGNAL, 2))
+		p->fatal_signal = true;
 	return p->fatal_signal;
 }
 

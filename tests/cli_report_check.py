@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""`dmasim report` as a kernel developer reads it, and its --plots: every
+line at most 100 columns, the run's parameters stated at the top, units in
+the headers, summarised cells marked and the full data named, the BAR
+section with its unmap side; the CSV files exactly as docs/plots.md lists
+them and each SVG well-formed; without gnuplot, CSV and the way to the
+pictures.  Small machines, one seed: still the slowest CLI test (suite
+slow).  Usage: cli_report_check.py PATH/TO/dmasim DOCS/plots.md"""
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+from cli_run import DMASIM, check, finish
+
+PLOTS_MD = sys.argv[2]
+
+
+def documented_files():
+    """file name -> (rows, [columns]) from the table in docs/plots.md."""
+    files = {}
+    for line in open(PLOTS_MD):
+        m = re.match(r"\| `([a-z0-9_]+\.csv)` \| (\d+) \| `([^`]+)` \|", line)
+        if m:
+            files[m.group(1)] = (int(m.group(2)), m.group(3).split(","))
+    return files
+
+
+def report(plots, env=None):
+    return subprocess.run([DMASIM, "report", "--seeds", "1", "--ram", "4G", "--plots", plots],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+def check_csv(plots, docs):
+    for name, (rows, columns) in docs.items():
+        path = os.path.join(plots, name)
+        check(os.path.exists(path), f"plots: {name} written")
+        if not os.path.exists(path):
+            continue
+        with open(path, newline="") as f:
+            table = list(csv.reader(f))
+        check(table and table[0] == columns, f"{name}: header is {columns} (got {table[:1]})")
+        check(len(table) - 1 == rows, f"{name}: {rows} rows (got {len(table) - 1})")
+        for row in table[1:]:
+            ok = len(row) == len(columns)
+            for cell in row[1:] if name == "map_cost.csv" else row:
+                try:
+                    float(cell)
+                except ValueError:
+                    ok = False
+            check(ok, f"{name}: row {row[:2]}... has {len(columns)} numeric cells")
+            if not ok:
+                break
+
+
+docs = documented_files()
+check(len(docs) == 4, f"docs/plots.md lists four CSV files (got {sorted(docs)})")
+tmp = tempfile.mkdtemp(prefix="dmasim-plots-")
+try:
+    plots = os.path.join(tmp, "with")
+    p = report(plots)
+    check(p.returncode == 0, f"report --plots exits 0 ({p.stderr.strip()[:200]})")
+    lines = p.stdout.splitlines()
+    wide = [l for l in lines if len(l) > 100]
+    check(lines and not wide, f"every line of the report is at most 100 columns ({wide[:2]})")
+    head = "\n".join(lines[:8])
+    check(re.search(r"4 GiB RAM", head) and re.search(r"PAGE_SHIFT \d+", head) and
+          re.search(r"seeds 1\.\.1 per level", head),
+          "the top states RAM, page size and seeds")
+    for n in range(1, 7):
+        check(re.search(rf"^== {n}\. ", p.stdout, re.M), f"section {n} present")
+    check(re.search(r"alloc us +free us", p.stdout) and re.search(r"map us +unmap us", p.stdout),
+          "section 1 headers carry units (us)")
+    check(re.search(r"chunks \(count x size\)", p.stdout) and
+          re.search(r"IOMMU leaves \(count x size\)", p.stdout),
+          "chunks and leaves are both count x size")
+    check(not re.search(r"\d+x\d+\b(?![KMG])", p.stdout.split("== 2.")[0]),
+          "no count x order cells left in section 1")
+    starred = [l for l in lines if re.search(r"\S\*\s", l + " ") and "summarised" not in l]
+    check(not starred or "full counts in `dmasim report --json`" in p.stdout,
+          "a summarised cell is marked and the full data named")
+    check(re.search(r"unmap model +unmap wall", p.stdout), "the BAR section has its unmap side")
+    check(re.search(r"o9 first\s", p.stdout) and "first order-9 attempt failed" in p.stdout,
+          "the order-9 column and its legend say the same")
+    check(f"{plots}" in p.stdout, "the report names the plots directory")
+    check_csv(plots, docs)
+    have_gnuplot = shutil.which("gnuplot") is not None
+    for name in docs:
+        svg = os.path.join(plots, name.replace(".csv", ".svg"))
+        if not have_gnuplot:
+            check(not os.path.exists(svg), f"no gnuplot here: no {os.path.basename(svg)}")
+            continue
+        try:
+            root = ET.parse(svg).getroot()
+            ok = root.tag.endswith("svg") and len(list(root.iter())) > 20
+        except (ET.ParseError, OSError) as e:
+            ok, root = False, e
+        check(ok, f"{os.path.basename(svg)}: well-formed SVG with content ({root})")
+
+    # Without gnuplot on PATH: the CSV and scripts, and how to get the SVG.
+    plots = os.path.join(tmp, "without")
+    env = dict(os.environ, PATH=os.path.join(tmp, "empty"))
+    p = report(plots, env)
+    check(p.returncode == 0 and "gnuplot is not installed" in p.stdout and
+          "apt-get install gnuplot-nox" in p.stdout,
+          "without gnuplot: exit 0, the report says how to get the plots")
+    check_csv(plots, docs)
+    check(not any(f.endswith(".svg") for f in os.listdir(plots)), "without gnuplot: no SVG")
+    check(all(os.path.exists(os.path.join(plots, n.replace(".csv", ".gp"))) for n in docs),
+          "without gnuplot: a gnuplot script beside each CSV")
+finally:
+    shutil.rmtree(tmp)
+finish()
