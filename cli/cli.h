@@ -124,10 +124,12 @@ struct cli_command {
 	int (*run)(void *opts);		/* 0, or 1 when the run failed */
 	const char *const *sets_params;	/* parameters the run sets itself */
 	unsigned int kernel;		/* runs kernel code: takes --param */
+	const char *arg_name;		/* one positional argument ("FILE"), required */
+	size_t arg_off;			/* its const char * in the options struct */
 };
 
 extern const struct cli_command cli_cmd_bar, cli_cmd_bench, cli_cmd_heap,
-	cli_cmd_report, cli_cmd_params, cli_cmd_threads;
+	cli_cmd_report, cli_cmd_params, cli_cmd_threads, cli_cmd_replay;
 
 /*
  * Fill opts (cmd->opts_size bytes) with the defaults, then with argv[1..]

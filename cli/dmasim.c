@@ -17,6 +17,7 @@ static const struct cli_command *const commands[] = {
 	&cli_cmd_report,
 	&cli_cmd_threads,
 	&cli_cmd_params,
+	&cli_cmd_replay,
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -323,6 +323,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 	unsigned long long seen = 0;
 
 	memset(opts, 0, cmd->opts_size);
+	/* DMASIM_PARAMS first, so that --param overrides it. */
+	if (cmd->kernel && kapi_boot_params())
+		return cli_usage_error(cmd, "DMASIM_PARAMS='%s' does not apply",
+				       sim_boot_params());
 	for (const struct cli_opt *o = cmd->opts; o->name; o++)
 		if (o->def && set_value(cmd, o, o->def, opts))
 			return cli_usage_error(cmd, "bad default of --%s (internal)", o->name);
@@ -341,7 +345,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 			if (arg[0] == '-' && arg[1])
 				return cli_usage_error(cmd, "unknown option '%s' (dmasim %s --help "
 						       "lists them)", arg, cmd->name);
-			return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+			if (!cmd->arg_name || *(const char **)((char *)opts + cmd->arg_off))
+				return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+			*(const char **)((char *)opts + cmd->arg_off) = arg;
+			continue;
 		}
 		name = arg + 2;
 		eq = strchr(name, '=');
@@ -370,6 +377,9 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts)
 		if (set_value(cmd, o, val, opts))
 			return 2;
 	}
+	if (cmd->arg_name && !*(const char **)((char *)opts + cmd->arg_off))
+		return cli_usage_error(cmd, "%s missing (dmasim %s --help)", cmd->arg_name,
+				       cmd->name);
 	return nr_params_given ? boot_with_params(cmd) : 0;
 }
 
@@ -467,7 +477,8 @@ static void help_row(FILE *out, const struct cli_opt *o)
 
 void cli_help(const struct cli_command *cmd, FILE *out)
 {
-	fprintf(out, "usage: dmasim %s [options]\n%s\n\noptions:\n", cmd->name, cmd->about);
+	fprintf(out, "usage: dmasim %s [options]%s%s\n%s\n\noptions:\n", cmd->name,
+		cmd->arg_name ? " " : "", cmd->arg_name ? cmd->arg_name : "", cmd->about);
 	for (const struct cli_opt *o = cmd->opts; o->name; o++)
 		help_row(out, o);
 	if (cmd->kernel)

@@ -108,7 +108,7 @@ static void bar_json(struct json *j, const struct bar_result *r, const char *lea
 	json_string(j, "leaf", leaf);
 	json_bool(j, "addr_mask", after);
 	json_u64(j, "pfn_lookups", r->map.c[SIM_CNT_PFN_LOOKUP]);
-	json_u64(j, "vaddr_get_pfns_calls", r->map.c[SIM_CNT_VADDR_GET_PFNS]);
+	json_u64(j, "gup_calls", r->map.c[SIM_CNT_GUP_CALL]);
 	json_u64(j, "iommu_map_calls", r->map.c[SIM_CNT_IOMMU_MAP_CALL]);
 	json_begin_object(j, "iommu_leaves");
 	for (int s = 0; s < 64; s++)

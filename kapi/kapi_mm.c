@@ -367,6 +367,17 @@ int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out)
 	return kapi_return(mm_mmap(current->mm, m, addr_out));
 }
 
+int kapi_mm_zap(unsigned long addr, unsigned long len)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || (addr | len) & ~PAGE_MASK || addr + len < addr)
+		return -EINVAL;
+	/* As unmap_mapping_range(): under the mapping's lock, not mmap_lock. */
+	sim_mm_zap_range(mm->dmasim_mm, addr, addr + len);
+	return 0;
+}
+
 int kapi_mm_touch(unsigned long addr, unsigned long len, int write)
 {
 	struct mm_struct *mm = current->mm;

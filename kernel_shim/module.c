@@ -59,6 +59,61 @@ unsigned long long kapi_boot_failed_init_objects(void)
 	return boot_failed_init_objects;
 }
 
+/*
+ * The command line's parameters (sim_boot_params()), each "module.name=value"
+ * applied with kapi_param_set(); a setting that does not apply fails the
+ * boot with its error, as a test run under a mistyped parameter must not
+ * pass silently.
+ */
+static int apply_boot_params(void)
+{
+	const char *s = sim_boot_params();
+	char name[128], value[128];
+
+	while (*s) {
+		const char *eq;
+		size_t len = 0;
+		int ret;
+
+		while (s[len] && s[len] != ' ' && s[len] != '\t' && s[len] != '\n')
+			len++;
+		eq = memchr(s, '=', len);
+		if (!len) {	/* a blank */
+			s++;
+			continue;
+		}
+		if (!eq || eq == s || (size_t)(eq - s) >= sizeof(name) ||
+		    len - (eq - s) - 1 >= sizeof(value)) {
+			pr_err("boot parameter '%.*s' is not module.name=value\n",
+			       (int)len, s);
+			return -EINVAL;
+		}
+		memcpy(name, s, eq - s);
+		name[eq - s] = '\0';
+		memcpy(value, eq + 1, len - (eq - s) - 1);
+		value[len - (eq - s) - 1] = '\0';
+		ret = kapi_param_set(name, value);
+		if (ret) {
+			pr_err("boot parameter %s=%s: %d\n", name, value, ret);
+			return ret;
+		}
+		s += len;
+	}
+	return 0;
+}
+
+int kapi_boot_params(void)
+{
+	static bool applied;
+	static int result;
+
+	if (!applied) {
+		applied = true;
+		result = apply_boot_params();
+	}
+	return result;
+}
+
 int kapi_boot(void)
 {
 	const struct dmasim_initcall *call;
@@ -67,6 +122,9 @@ int kapi_boot(void)
 	if (booted)
 		return boot_result;
 	booted = true;
+	boot_result = kapi_boot_params();
+	if (boot_result)
+		return boot_result;
 	for (level = 0; level <= 7; level++) {
 		for (call = __start_dmasim_initcall; call < __stop_dmasim_initcall; call++) {
 			unsigned long long objects;

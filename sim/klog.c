@@ -67,3 +67,10 @@ void sim_klog_reset(void)
 	warnings = 0;
 	klog_last[0] = '\0';
 }
+
+const char *sim_boot_params(void)
+{
+	const char *s = getenv("DMASIM_PARAMS");
+
+	return s ? s : "";
+}

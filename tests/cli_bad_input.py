@@ -27,6 +27,7 @@ OPTIONS = {
     "report": ["seeds", "ram", "plots", "json", "param"],
     "threads": ["cpus", "size", "rounds", "ram", "json", "param"],
     "params": ["param"],
+    "replay": ["mode", "qemu-trace", "json", "param"],
 }
 
 # (argv, exit status, regex stderr must match).  Exit 2: stdout must be
@@ -150,7 +151,11 @@ BAD = [
     (["threads", "--bogus"], 2, r"dmasim threads: unknown option '--bogus'"),
     (["report", "--plots", ""], 2, r"--plots '' is not a DIR name"),
     (["report", "--plots"], 2, r"--plots needs a value \(DIR\)"),
+    (["replay"], 2, r"dmasim replay: FILE missing"),
+    (["replay", "a", "b"], 2, r"dmasim replay: unexpected argument 'b'"),
+    (["replay", "--mode", "during", "x"], 2, r"--mode 'during' is not one of both, before, after"),
     # runs that fail: exit 1, where on stderr, no result on stdout
+    (["replay", "/nonexistent.replay"], 1, r"dmasim replay: /nonexistent\.replay: No such file"),
     (["heap", "--ram", "64M", "--size", "128M"], 1, r"dmasim heap: failed at alloc: Cannot allocate memory \(-12\)"),
 ]
 

@@ -20,6 +20,13 @@
  */
 int kapi_boot(void);
 /*
+ * Apply the command line's module parameters (sim_boot_params(), from
+ * DMASIM_PARAMS), once per process; kapi_boot() does it first.  A program
+ * that sets parameters itself before booting (the CLI's --param) calls it
+ * before, so that its own settings win.  0 or the first setting's error.
+ */
+int kapi_boot_params(void);
+/*
  * Kernel objects (sim_kmalloc_outstanding()) that initcalls which failed
  * kept: a failing init must give back what it allocated, so 0.
  */

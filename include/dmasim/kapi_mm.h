@@ -73,6 +73,13 @@ struct kapi_mm_map {
 int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out);
 /* Unmap the VMA starting at addr (-EINVAL if none starts there). */
 int kapi_mm_munmap(unsigned long addr);
+/*
+ * Zap the page-table entries of [addr, addr+len) (the VMAs stay): what
+ * vfio-pci's unmap_mapping_range() does to a BAR mmap when the guest
+ * turns memory decode off; the next access faults the leaves back.
+ * 0 or -EINVAL (not page aligned, no process).
+ */
+int kapi_mm_zap(unsigned long addr, unsigned long len);
 /* CPU accesses to every page of [addr, addr+len): fault in as needed. */
 int kapi_mm_touch(unsigned long addr, unsigned long len, int write);
 /*

@@ -241,6 +241,14 @@ void sim_kernel_warn(const char *file, int line, const char *what);
 void sim_kernel_bug(const char *file, int line, const char *what)
 	__attribute__((__noreturn__));
 void sim_klog_reset(void);
+/*
+ * The kernel command line's module parameters: DMASIM_PARAMS from the
+ * environment ("module.name=value" settings separated by blanks, e.g.
+ * "vfio_iommu_type1.unmap_stride=1"), or "" when unset.  kapi_boot()
+ * applies them before the initcalls, as the kernel does its command line,
+ * so a whole test suite can run with a parameter set.
+ */
+const char *sim_boot_params(void);
 
 /* ------------------------------------------------------------------------
  * Locks (sim/locking.c).  struct mutex is a real pthread mutex in

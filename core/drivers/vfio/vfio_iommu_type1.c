@@ -50,6 +50,17 @@ module_param_named(dma_entry_limit, dma_entry_limit, uint, 0644);
 MODULE_PARM_DESC(dma_entry_limit,
 		 "Most MAP_DMA entries one container holds (65535).");
 
+/*
+ * Not in mainline (docs/next-bottleneck.md): note each long run MAP_DMA
+ * maps with one iommu_map(), so that unmapping it needs no page-by-page
+ * iommu_iova_to_phys() probe, and a reserved run (a BAR) no put_pfn() per
+ * pfn.  Off: mainline's unmap.
+ */
+static bool unmap_stride;
+module_param_named(unmap_stride, unmap_stride, bool, 0644);
+MODULE_PARM_DESC(unmap_stride,
+		 "Unmap the runs MAP_DMA mapped without probing the IOMMU page by page.");
+
 /* One container. */
 struct vfio_iommu {
 	struct mutex		lock;		/* everything below */
@@ -93,7 +104,36 @@ struct vfio_dma {
 	size_t			locked_vm;	/* pages charged to mm */
 	struct rb_root		pfn_list;	/* externally pinned pages */
 	unsigned long		*bitmap;	/* dirty, while tracking */
+	struct vfio_run		*runs;		/* unmap_stride: by iova */
+	unsigned int		nr_runs;
+	unsigned int		max_runs;
 };
+
+/*
+ * What the unmap side knows of a run's pfns: found by probing the IOMMU
+ * (any pfn may be reserved: put_pfn() each when the DMA has reserved
+ * ones), or noted when it was mapped (all pinned, or none).
+ */
+enum vfio_run_kind {
+	VFIO_RUN_PROBED,
+	VFIO_RUN_PINNED,
+	VFIO_RUN_RESERVED,
+};
+
+/*
+ * unmap_stride: npage pfns from pfn mapped at iova by one iommu_map() in
+ * every domain, all pinned or all reserved as vfio_pin_pages_remote()
+ * decided from the first.
+ */
+struct vfio_run {
+	dma_addr_t		iova;
+	unsigned long		pfn;
+	unsigned long		npage;
+	enum vfio_run_kind	kind;
+};
+
+/* Shorter runs are probed at unmap time, as mainline does every run. */
+#define VFIO_RUN_MIN_PAGES	64
 
 /* Pages returned by one GUP call, consumed from offset on. */
 struct vfio_batch {
@@ -131,6 +171,7 @@ struct vfio_regions {
 	size_t			len;
 	dma_addr_t		iova;
 	phys_addr_t		phys;	/* of iova; the run is contiguous */
+	enum vfio_run_kind	kind;
 };
 
 /* Dirty bitmaps are copied out in whole u64 words. */
@@ -747,6 +788,87 @@ static long vfio_unpin_pages_remote(struct vfio_dma *dma, dma_addr_t iova,
 	return unlocked;
 }
 
+/*
+ * Unpin an unmapped run of a kind the unmap side knows.  A reserved run
+ * was neither pinned nor charged by vfio_pin_pages_remote(): nothing to
+ * put back (mainline asks put_pfn() of every pfn, each a no-op).
+ */
+static long vfio_unpin_run(struct vfio_dma *dma, dma_addr_t iova,
+			   unsigned long pfn, unsigned long npage,
+			   enum vfio_run_kind kind)
+{
+	if (kind == VFIO_RUN_RESERVED)
+		return 0;
+	if (kind == VFIO_RUN_PINNED) {
+		unpin_user_page_range_dirty_lock(pfn_to_page(pfn), npage,
+						 dma->prot & IOMMU_WRITE);
+		return npage;
+	}
+	return vfio_unpin_pages_remote(dma, iova, pfn, npage, false);
+}
+
+/*
+ * unmap_stride: note a run just mapped, so that its unmap needs no
+ * probe.  Best effort: a run not noted (short, at physical page 0, whose
+ * translation reads as "unmapped", or no memory for the note) is probed
+ * at unmap time as before.
+ */
+static void vfio_dma_note_run(struct vfio_dma *dma, dma_addr_t iova,
+			      unsigned long pfn, unsigned long npage)
+{
+	if (!unmap_stride || npage < VFIO_RUN_MIN_PAGES || !pfn)
+		return;
+	if (dma->nr_runs == dma->max_runs) {
+		unsigned int max = dma->max_runs ? dma->max_runs * 2 : 4;
+		struct vfio_run *runs;
+
+		if (max < dma->max_runs)
+			return;
+		runs = kvmalloc_array(max, sizeof(*runs), GFP_KERNEL_ACCOUNT);
+		if (!runs)
+			return;
+		if (dma->nr_runs)
+			memcpy(runs, dma->runs, dma->nr_runs * sizeof(*runs));
+		kvfree(dma->runs);
+		dma->runs = runs;
+		dma->max_runs = max;
+	}
+	dma->runs[dma->nr_runs++] = (struct vfio_run) {
+		.iova = iova, .pfn = pfn, .npage = npage,
+		.kind = is_invalid_reserved_pfn(pfn) ? VFIO_RUN_RESERVED :
+						       VFIO_RUN_PINNED,
+	};
+}
+
+/* The runs are unmapped (or their pins undone): the notes go. */
+static void vfio_dma_forget_runs(struct vfio_dma *dma)
+{
+	kvfree(dma->runs);
+	dma->runs = NULL;
+	dma->nr_runs = 0;
+	dma->max_runs = 0;
+}
+
+/*
+ * The noted run that starts at iova, or NULL; *next is the walk's cursor
+ * into dma->runs (iova only grows).  *limit: bytes from iova to the next
+ * noted run, which a probe need not look past.
+ */
+static const struct vfio_run *vfio_run_at(const struct vfio_dma *dma,
+					  dma_addr_t iova, unsigned int *next,
+					  size_t *limit)
+{
+	while (*next < dma->nr_runs && dma->runs[*next].iova < iova)
+		(*next)++;
+	*limit = SIZE_MAX;
+	if (*next == dma->nr_runs)
+		return NULL;
+	if (dma->runs[*next].iova == iova)
+		return &dma->runs[(*next)++];
+	*limit = dma->runs[*next].iova - iova;
+	return NULL;
+}
+
 static int vfio_pin_page_external(struct vfio_dma *dma, unsigned long vaddr,
 				  unsigned long *pfn, bool do_accounting)
 {
@@ -956,10 +1078,8 @@ static long vfio_sync_unpin(struct vfio_dma *dma, struct vfio_domain *domain,
 	iommu_iotlb_sync(domain->domain, gather);
 
 	list_for_each_entry_safe(r, tmp, regions, list) {
-		unlocked += vfio_unpin_pages_remote(dma, r->iova,
-						    r->phys >> PAGE_SHIFT,
-						    r->len >> PAGE_SHIFT,
-						    false);
+		unlocked += vfio_unpin_run(dma, r->iova, r->phys >> PAGE_SHIFT,
+					   r->len >> PAGE_SHIFT, r->kind);
 		list_del(&r->list);
 		kfree(r);
 	}
@@ -973,7 +1093,8 @@ static long vfio_sync_unpin(struct vfio_dma *dma, struct vfio_domain *domain,
  */
 static size_t unmap_unpin_fast(struct vfio_domain *domain,
 			       struct vfio_dma *dma, dma_addr_t iova,
-			       size_t len, phys_addr_t phys, long *unlocked,
+			       size_t len, phys_addr_t phys,
+			       enum vfio_run_kind kind, long *unlocked,
 			       struct list_head *queue, int *queued,
 			       struct iommu_iotlb_gather *gather)
 {
@@ -991,6 +1112,7 @@ static size_t unmap_unpin_fast(struct vfio_domain *domain,
 			r->iova = iova;
 			r->phys = phys;
 			r->len = unmapped;
+			r->kind = kind;
 			list_add_tail(&r->list, queue);
 			(*queued)++;
 		} else {
@@ -1008,7 +1130,8 @@ static size_t unmap_unpin_fast(struct vfio_domain *domain,
 /* iommu_unmap() syncs by itself, so unpin at once. */
 static size_t unmap_unpin_slow(struct vfio_domain *domain,
 			       struct vfio_dma *dma, dma_addr_t iova,
-			       size_t len, phys_addr_t phys, long *unlocked)
+			       size_t len, phys_addr_t phys,
+			       enum vfio_run_kind kind, long *unlocked)
 {
 	size_t unmapped = iommu_unmap(domain->domain, iova, len);
 	unsigned long npage = unmapped >> PAGE_SHIFT;
@@ -1016,8 +1139,7 @@ static size_t unmap_unpin_slow(struct vfio_domain *domain,
 	/* As in unmap_unpin_fast(), the run cannot fail to unmap. */
 	if (!unmapped)	/* GCOVR_EXCL_BR_LINE: see above */
 		return 0;
-	*unlocked += vfio_unpin_pages_remote(dma, iova, PHYS_PFN(phys), npage,
-					     false);
+	*unlocked += vfio_unpin_run(dma, iova, PHYS_PFN(phys), npage, kind);
 	cond_resched();
 	return unmapped;
 }
@@ -1033,6 +1155,7 @@ static long vfio_unmap_unpin(struct vfio_iommu *iommu, struct vfio_dma *dma,
 {
 	struct vfio_domain *domain, *d;
 	struct iommu_iotlb_gather gather;
+	unsigned int next_run = 0;
 	LIST_HEAD(queue);
 	long unlocked = 0;
 	int queued = 0;
@@ -1052,8 +1175,19 @@ static long vfio_unmap_unpin(struct vfio_iommu *iommu, struct vfio_dma *dma,
 	iommu_iotlb_gather_init(&gather);
 	while (pos < dma->size) {
 		dma_addr_t iova = dma->iova + pos;
+		enum vfio_run_kind kind = VFIO_RUN_PROBED;
+		const struct vfio_run *run;
+		size_t len, unmapped, limit;
 		phys_addr_t phys;
-		size_t len, unmapped;
+
+		/* unmap_stride: a run noted at map time needs no probe. */
+		run = vfio_run_at(dma, iova, &next_run, &limit);
+		if (run) {
+			phys = PFN_PHYS(run->pfn);
+			len = run->npage << PAGE_SHIFT;
+			kind = run->kind;
+			goto unmap;
+		}
 
 		phys = iommu_iova_to_phys(domain->domain, iova);
 		/* Physical page 0 reads as unmapped: it stays mapped. */
@@ -1065,18 +1199,18 @@ static long vfio_unmap_unpin(struct vfio_iommu *iommu, struct vfio_dma *dma,
 		/* Fewer unmap calls: take the physically contiguous run. */
 		len = PAGE_SIZE;
 		if (!domain->fgsp) {
-			while (pos + len < dma->size &&
+			while (pos + len < dma->size && len < limit &&
 			       iommu_iova_to_phys(domain->domain, iova + len) ==
 			       phys + len)
 				len += PAGE_SIZE;
 		}
-
-		unmapped = unmap_unpin_fast(domain, dma, iova, len, phys,
+unmap:
+		unmapped = unmap_unpin_fast(domain, dma, iova, len, phys, kind,
 					    &unlocked, &queue, &queued,
 					    &gather);
 		if (!unmapped) {
 			unmapped = unmap_unpin_slow(domain, dma, iova, len,
-						    phys, &unlocked);
+						    phys, kind, &unlocked);
 			/* GCOVR_EXCL_START: a mapped run always unmaps */
 			if (WARN_ON(!unmapped))
 				break;
@@ -1086,6 +1220,7 @@ static long vfio_unmap_unpin(struct vfio_iommu *iommu, struct vfio_dma *dma,
 	}
 
 	dma->iommu_mapped = false;
+	vfio_dma_forget_runs(dma);
 	if (queued)
 		unlocked += vfio_sync_unpin(dma, domain, &queue, &gather);
 
@@ -1100,6 +1235,7 @@ static void vfio_remove_dma(struct vfio_iommu *iommu, struct vfio_dma *dma)
 	/* Emulated devices were told to unpin before we got here. */
 	WARN_ON(!RB_EMPTY_ROOT(&dma->pfn_list));	/* GCOVR_EXCL_BR_LINE */
 	vfio_unmap_unpin(iommu, dma, true);
+	vfio_dma_forget_runs(dma);
 	rb_erase(&dma->node, &iommu->dma_list);
 	iommu->dma_avail++;
 	if (dma->vaddr_invalid)
@@ -1442,6 +1578,7 @@ static int vfio_pin_map_dma(struct vfio_iommu *iommu, struct vfio_dma *dma,
 			vfio_batch_unpin(&batch, dma);
 			break;
 		}
+		vfio_dma_note_run(dma, iova, pfn, npage);
 		dma->size += (size_t)npage << PAGE_SHIFT;
 	}
 
@@ -1646,6 +1783,7 @@ static void vfio_replay_unwind_dma(struct vfio_domain *domain,
 		return;
 	}
 	/* Pinned for this domain alone: unmap and unpin each run. */
+	vfio_dma_forget_runs(dma);
 	for (pos = 0; pos < dma->size; pos += len) {
 		dma_addr_t iova = dma->iova + pos;
 		phys_addr_t phys = iommu_iova_to_phys(domain->domain, iova);
@@ -1730,6 +1868,9 @@ static int vfio_replay_chunk(struct vfio_domain *domain,
 		}
 		return ret;
 	}
+	/* Pinned now for the first IOMMU domain: a run of this DMA. */
+	if (!dma->iommu_mapped)
+		vfio_dma_note_run(dma, iova, PHYS_PFN(phys), len >> PAGE_SHIFT);
 	*step = len;
 	return 0;
 }

@@ -37,6 +37,7 @@
 #ifndef _DMASIM_LINUX_IOMMU_H
 #define _DMASIM_LINUX_IOMMU_H
 
+#include <dmasim/sim.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/errno.h>
@@ -344,7 +345,8 @@ iommu_iotlb_gather_add_range(struct iommu_iotlb_gather *gather,
 }
 
 /*
- * Add one page to the gather; a gather holding another page size, or a
+ * Add one page to the gather (counted: SIM_CNT_IOTLB_GATHER, one per
+ * unmapped piece a driver gathers); a gather holding another page size, or a
  * range this page does not touch, is synced first.
  */
 static inline void iommu_iotlb_gather_add_page(struct iommu_domain *domain,
@@ -352,6 +354,8 @@ static inline void iommu_iotlb_gather_add_page(struct iommu_domain *domain,
 					       unsigned long iova, size_t size)
 {
 	bool other_size = gather->pgsize && gather->pgsize != size;
+
+	sim_count(SIM_CNT_IOTLB_GATHER, 1);
 
 	if (other_size || iommu_iotlb_gather_is_disjoint(gather, iova, size))
 		iommu_iotlb_sync(domain, gather);

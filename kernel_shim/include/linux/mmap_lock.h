@@ -11,6 +11,10 @@
  *     mmap_assert_locked()/mmap_assert_write_locked() report (a kernel
  *     warning, through the lock checker) when the calling thread does not
  *     hold the lock as asked.
+ * (c) Counting (the cost model): every mmap lock taken (read or write,
+ *     killable or not, a successful trylock) counts SIM_CNT_MMAP_LOCK, so
+ *     the code that takes it (type1's vaddr_get_pfns(), once per call) is
+ *     what counts its cost.
  * Simplified: no per-VMA locks, no lock events/tracepoints.
  */
 #ifndef _DMASIM_LINUX_MMAP_LOCK_H
@@ -28,10 +32,22 @@ static inline void mmap_init_lock(struct mm_struct *mm)
 }
 
 /* Macros, so that the lock checker names the caller's file and line. */
-#define mmap_read_lock(mm)	down_read(&(mm)->mmap_lock)
-#define mmap_read_trylock(mm)	down_read_trylock(&(mm)->mmap_lock)
+#define mmap_read_lock(mm) do {						\
+	sim_count(SIM_CNT_MMAP_LOCK, 1);				\
+	down_read(&(mm)->mmap_lock);					\
+} while (0)
+#define mmap_read_trylock(mm) ({					\
+	bool __locked = down_read_trylock(&(mm)->mmap_lock);		\
+									\
+	if (__locked)							\
+		sim_count(SIM_CNT_MMAP_LOCK, 1);			\
+	__locked;							\
+})
 #define mmap_read_unlock(mm)	up_read(&(mm)->mmap_lock)
-#define mmap_write_lock(mm)	down_write(&(mm)->mmap_lock)
+#define mmap_write_lock(mm) do {					\
+	sim_count(SIM_CNT_MMAP_LOCK, 1);				\
+	down_write(&(mm)->mmap_lock);					\
+} while (0)
 #define mmap_write_unlock(mm)	up_write(&(mm)->mmap_lock)
 #define mmap_write_downgrade(mm) downgrade_write(&(mm)->mmap_lock)
 
@@ -40,6 +56,7 @@ static inline void mmap_init_lock(struct mm_struct *mm)
 	int __ret = -EINTR;						\
 									\
 	if (!current->fatal_signal) {					\
+		sim_count(SIM_CNT_MMAP_LOCK, 1);			\
 		down_read(&__mm->mmap_lock);				\
 		__ret = 0;						\
 	}								\
@@ -52,6 +69,7 @@ static inline void mmap_init_lock(struct mm_struct *mm)
 									\
 	if (!sim_should_fail(SIM_FP_ACCOUNT_LOCKED_VM) &&		\
 	    !current->fatal_signal) {					\
+		sim_count(SIM_CNT_MMAP_LOCK, 1);			\
 		down_write(&__mm->mmap_lock);				\
 		__ret = 0;						\
 	}								\

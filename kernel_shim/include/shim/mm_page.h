@@ -9,6 +9,8 @@
  *     page + n is the page of pfn + n only within a RAM range, and
  *     nth_page() goes through the pfn, as the kernel's does there;
  *     pfn_valid() is true for RAM only (BARs have no struct page);
+ *     pfn_valid() counts SIM_CNT_PFN_VALID (the cost model: the kernel
+ *     code's per-pfn checks, type1's put_pfn() of a reserved run);
  *     compound pages (head/tail, compound_head(), compound_order()); folios
  *     as views of head pages; reference counts: alloc_pages() returns a
  *     page with refcount 1, put_page() on the last reference frees the
@@ -54,6 +56,7 @@ static inline int page_to_nid(const struct page *page)
 
 static inline int pfn_valid(unsigned long pfn)
 {
+	sim_count(SIM_CNT_PFN_VALID, 1);
 	return sim_pfn_valid(pfn);
 }
 

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""dmasim replay: the shipped 4-GPU scenario and the QEMU trace importer,
+their counts checked against a hand calculation.
+Usage: replay_check.py PATH/TO/dmasim SCENARIOS_DIR [--slow]
+
+Default: the 4-GPU, 128 GiB, 8-pass scenario after the huge-pfnmap series
+with unmap_stride on (seconds), the same with it off on the 1-GPU 64 GiB
+3-pass one (per-page unmap probes), and the sample QEMU trace.  --slow:
+the 4-GPU scenario before the series (about 1.2 billion pfn lookups) and
+after, unmap_stride off."""
+import json
+import os
+import sys
+
+from cli_run import check, finish, run
+
+SCEN = sys.argv[2]
+SLOW = "--slow" in sys.argv[3:]
+PAGE = 4096
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+
+def replay(path, *args):
+    p = run("replay", "--json", *args, os.path.join(SCEN, path))
+    check(p.returncode == 0, f"replay {path} {' '.join(args)}: exit 0 ({p.stderr.strip()})")
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def phase(result, mode, name):
+    for r in result["runs"]:
+        if r["mode"] == mode:
+            for ph in r["phases"]:
+                if ph["name"] == name:
+                    return ph
+    raise KeyError((mode, name))
+
+
+def expect(result, mode, name, side, **want):
+    ph = phase(result, mode, name)[side]
+    got = {k: ph["ops"] if k == "ops" else ph["counts"][k] for k in want}
+    check(got == want, f"{mode} {name} {side}: {want} (got {got})")
+
+
+def bar_on(bar, leaf, before):
+    """One MAP_DMA of a zapped (or never faulted) BAR mmap of `leaf` leaves:
+    per leaf one GUP attempt that fails, a lookup that fails, the fault,
+    and then a lookup per page (before: 6.12 loop) or per leaf (after)."""
+    leaves = bar // leaf
+    if before:
+        return dict(pfn_lookups=bar // PAGE + leaves, gup_calls=bar // PAGE, faults=leaves)
+    return dict(pfn_lookups=2 * leaves, gup_calls=leaves, faults=leaves)
+
+
+def bar_off(bar, stride):
+    """One UNMAP_DMA of a BAR: mainline probes the IOMMU and asks
+    pfn_valid() (put_pfn) once per page; unmap_stride neither."""
+    n = 0 if stride else bar // PAGE
+    return dict(iommu_walks=n, pfn_valid_checks=n, unpin_pages=0)
+
+
+def times(d, k):
+    return {key: v * k for key, v in d.items()}
+
+
+def check_4gpu(mode, stride):
+    gpus, bar, passes, ram = 4, 128 * GiB, 8, 16 * GiB
+    args = ["--mode", mode, "--param", f"vfio_iommu_type1.unmap_stride={int(stride)}"]
+    r = replay("vm-4gpu-128g-8x.replay", *args)
+    if not r:
+        return
+    before = mode == "before"
+    # RAM: 2 MiB THP folios, one GUP call per 512-page batch; nothing in the
+    # IOMMU walked, no pfnmap.
+    expect(r, mode, "ram", "map", ops=2, gup_calls=ram // (2 * MiB), pfn_lookups=0)
+    expect(r, mode, "firmware", "map", ops=gpus, **times(bar_on(bar, GiB, before), gpus))
+    expect(r, mode, "sizing", "map", ops=gpus * passes,
+           **times(bar_on(bar, GiB, before), gpus * passes))
+    expect(r, mode, "sizing", "unmap", ops=gpus * passes,
+           **times(bar_off(bar, stride), gpus * passes))
+    # Shutdown: four BARs, then the RAM (every 4 KiB page unpinned).
+    off = times(bar_off(bar, stride), gpus)
+    off["unpin_pages"] = ram // PAGE
+    expect(r, mode, "shutdown", "unmap", ops=gpus + 2, **off)
+    total = r["runs"][0]["total"]["map"]["counts"]["pfn_lookups"]
+    if before:
+        check(total == 36 * (bar // PAGE + 128),
+              f"before: {total} pfn lookups = 36 BAR maps x (33,554,432 + 128)")
+
+
+def check_1gpu_probes():
+    bar = 64 * GiB
+    r = replay("vm-1gpu-64g-3x.replay", "--mode", "after",
+               "--param", "vfio_iommu_type1.unmap_stride=0")
+    if r:
+        expect(r, "after", "sizing", "unmap", ops=3, **times(bar_off(bar, False), 3))
+        expect(r, "after", "sizing", "map", ops=3, **times(bar_on(bar, GiB, False), 3))
+
+
+def check_qemu_trace():
+    """scenarios/qemu-sample.trace: RAM 0-2G and 4G-6G (adjacent in the
+    host: one 4 GiB THP object), a 256 KiB ROM (4 KiB pages), BAR0 16 MiB
+    (2 MiB leaves) and BAR1 8 GiB (1 GiB leaves) of one GPU, a sub-page
+    BAR QEMU does not map, three decode off/on passes, then RAM 4G-6G
+    removed."""
+    r = replay("qemu-sample.trace", "--qemu-trace", "--mode", "after",
+               "--param", "vfio_iommu_type1.unmap_stride=1")
+    if not r:
+        return
+    check(r["events"] == 24, f"trace: 24 events: container, 4 objects, phase, 11 adds, 7 dels "
+          f"(got {r['events']})")
+    bars = {16 * MiB: 2 * MiB, 8 * GiB: GiB}
+    want = {"pfn_lookups": 0, "gup_calls": 4 * GiB // (2 * MiB) + 1, "faults": 0}
+    for size, leaf in bars.items():
+        for k, v in bar_on(size, leaf, False).items():
+            want[k] += 4 * v          # mapped at boot and after each of 3 passes
+    expect(r, "after", "trace", "map", ops=11, **want)
+    expect(r, "after", "trace", "unmap", ops=7, iommu_walks=0, pfn_valid_checks=0,
+           unpin_pages=2 * GiB // PAGE)
+    p = run("replay", "--qemu-trace", os.path.join(SCEN, "vm-1gpu-64g-8x.replay"))
+    check(p.returncode == 1 and "no vfio_listener_region_add_ram" in p.stderr,
+          "a file that is not a QEMU trace: exit 1, said why")
+
+
+if SLOW:
+    check_4gpu("before", False)
+    check_4gpu("after", False)
+else:
+    check_4gpu("after", True)
+    check_1gpu_probes()
+    check_qemu_trace()
+finish()

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The unmap side of VFIO type1 and what it costs: every per-page loop is
+ * counted by the code doing the work (IOMMU probes: iommu_walks; put_pfn()
+ * of a reserved pfn: pfn_valid_checks; gathered ranges: iotlb_gathers),
+ * and the project's unmap_stride (core only, docs/next-bottleneck.md)
+ * removes the probes and the put_pfn() loop while leaving exactly the same
+ * IOMMU state, pins and locked_vm behind as mainline's unmap.
+ *
+ * Run with the parameter off (the default) and on; the on cases are
+ * skipped for a kernel tree that does not have it (upstream mode).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#include "shared.h"
+
+#define RW		KAPI_VFIO_DMA_MAP_RW
+#define STRIDE		"vfio_iommu_type1.unmap_stride"
+#define IOVA		(4 * GiB)
+
+/* A booted 4 GiB machine and a process, unmap_stride as the run asks. */
+static int setup(void **state)
+{
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 4 * GiB });
+	given_a_process();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	check_and_destroy();
+	return 0;
+}
+
+/* ---- helpers ---- */
+
+static int kernel_has_unmap_stride(void)
+{
+	char v[8];
+
+	return kapi_param_get(STRIDE, v, sizeof(v)) == 0;
+}
+
+/* Set unmap_stride; returns what it was ("Y"/"N"), to restore. */
+static char unmap_stride_set_to(int on)
+{
+	char v[8];
+
+	assert_int_equal(kapi_param_get(STRIDE, v, sizeof(v)), 0);
+	assert_int_equal(kapi_param_set(STRIDE, on ? "1" : "0"), 0);
+	return v[0];
+}
+
+static void unmap_stride_restore(char was)
+{
+	assert_int_equal(kapi_param_set(STRIDE, was == 'Y' ? "1" : "0"), 0);
+}
+
+/* What an unmap cost and left behind. */
+struct unmap_cost {
+	struct sim_counters d;		/* counters over UNMAP_DMA */
+	unsigned long long leaves_written; /* IOMMU PTE writes of the map */
+	unsigned long pinned;		/* pins the map took */
+	unsigned long pins_after;
+	unsigned long locked_vm_after;
+	unsigned long long leaves_after;
+};
+
+/* The memory one DMA is made of, laid out back to back in va. */
+enum piece { ANON_2M, THP_4M, BAR_PMD_64M, BAR_PTE_1M };
+
+struct layout {
+	const char *what;
+	enum piece pieces[3];
+	unsigned int nr;
+};
+
+static unsigned long piece_len(enum piece p)
+{
+	switch (p) {
+	case ANON_2M:
+		return 2 * MiB;
+	case THP_4M:
+		return 4 * MiB;
+	case BAR_PMD_64M:
+		return 64 * MiB;
+	default:
+		return 1 * MiB;
+	}
+}
+
+static int piece_is_bar(enum piece p)
+{
+	return p == BAR_PMD_64M || p == BAR_PTE_1M;
+}
+
+/* Map the layout's pieces at consecutive addresses from a PUD boundary. */
+static unsigned long map_layout(const struct layout *l, unsigned long *len)
+{
+	unsigned long start = 0, va = 0;
+
+	*len = 0;
+	for (unsigned int i = 0; i < l->nr; i++) {
+		enum piece p = l->pieces[i];
+		struct kapi_mm_map m = {
+			.addr = va, .len = piece_len(p), .writable = 1,
+			.populate = 1, .align = PUD,
+		};
+
+		if (piece_is_bar(p)) {
+			m.kind = KAPI_MM_PFNMAP;
+			m.max_leaf = p == BAR_PMD_64M ? KAPI_MM_LEAF_PMD :
+						      KAPI_MM_LEAF_PTE;
+			va = map_bar(&m, &(struct bar_placement){ .align = PMD },
+				     NULL);
+		} else {
+			m.kind = p == THP_4M ? KAPI_MM_THP : KAPI_MM_ANON;
+			va = map_memory(&m);
+		}
+		if (!i)
+			start = va;
+		va += m.len;
+		*len += m.len;
+	}
+	return start;
+}
+
+/*
+ * Map the layout in one MAP_DMA with unmap_stride as given, check the
+ * IOMMU against the CPU, unmap it and say what that cost.  The process's
+ * mappings go afterwards, so the next run starts from the same machine.
+ */
+static void map_and_unmap(const struct layout *l, int stride,
+			  struct unmap_cost *cost)
+{
+	char was = kernel_has_unmap_stride() ? unmap_stride_set_to(stride) : 0;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct sim_counters before;
+	unsigned long len, va = map_layout(l, &len);
+
+	sim_counters_snapshot(&before);
+	map_dma(c, va, IOVA, len, RW);
+	cost->leaves_written = sim_counters.c[SIM_CNT_IOMMU_PTE_WRITE] -
+			       before.c[SIM_CNT_IOMMU_PTE_WRITE];
+	cost->pinned = kapi_mm_pins_outstanding() - at_start.pins;
+	assert_iommu_matches_cpu(dev, IOVA, va, len);
+
+	sim_counters_snapshot(&before);
+	unmap_dma_exactly(c, IOVA, len);
+	sim_counters_delta(&before, &sim_counters, &cost->d);
+	cost->pins_after = kapi_mm_pins_outstanding();
+	cost->locked_vm_after = kapi_mm_locked_vm();
+	cost->leaves_after = kapi_vfio_dev_nr_leaves(dev);
+
+	kapi_vfio_close(c);
+	if (was)
+		unmap_stride_restore(was);
+	for (unsigned long a = va, i = 0; i < l->nr; a += piece_len(l->pieces[i]), i++)
+		assert_int_equal(kapi_mm_munmap(a), 0);
+	assert_nothing_held();
+}
+
+/* A 64 MiB BAR mmapped with 2 MiB leaves, populated; its address. */
+static unsigned long map_a_64m_bar_of_2m_leaves(void)
+{
+	struct kapi_mm_map m = {
+		.len = 64 * MiB, .kind = KAPI_MM_PFNMAP, .writable = 1,
+		.populate = 1, .max_leaf = KAPI_MM_LEAF_PMD, .align = PMD,
+	};
+
+	return map_bar(&m, NULL, NULL);
+}
+
+static unsigned long long unmap_count(const struct unmap_cost *c,
+				      enum sim_counter id)
+{
+	return c->d.c[id];
+}
+
+/* Every leaf the map wrote cleared, every page it pinned unpinned, nothing left. */
+static void assert_unmap_undid_the_map(const struct unmap_cost *c)
+{
+	assert_int_equal(unmap_count(c, SIM_CNT_IOMMU_PTE_CLEAR), c->leaves_written);
+	assert_int_equal(unmap_count(c, SIM_CNT_UNPIN_PAGE), c->pinned);
+	assert_int_equal(c->pins_after, at_start.pins);
+	assert_int_equal(c->locked_vm_after, 0);
+	assert_int_equal(c->leaves_after, 0);
+}
+
+/* ---- mainline's unmap, counted ---- */
+
+/*
+ * A 64 MiB BAR of 2 MiB leaves, one run: the unmap probes the IOMMU once
+ * per page (the run's first page, then each page's contiguity) and asks
+ * pfn_valid() of every pfn (put_pfn() of a reserved pfn unpins nothing).
+ */
+static void test_bar_unmap_probes_and_checks_every_page(void **state)
+{
+	const struct layout bar = { "BAR", { BAR_PMD_64M }, 1 };
+	unsigned long long pages = 64 * MiB / PAGE;
+	struct unmap_cost off;
+
+	map_and_unmap(&bar, 0, &off);
+	assert_unmap_undid_the_map(&off);
+	assert_int_equal(unmap_count(&off, SIM_CNT_IOMMU_WALK), pages);
+	assert_int_equal(unmap_count(&off, SIM_CNT_PFN_VALID), pages);
+	assert_int_equal(unmap_count(&off, SIM_CNT_UNPIN_PAGE), 0);
+	assert_int_equal(unmap_count(&off, SIM_CNT_IOMMU_PTE_CLEAR), 64 * MiB / SZ_2M);
+	/* One unmap_pages() call of the driver gathers one range. */
+	assert_int_equal(unmap_count(&off, SIM_CNT_IOTLB_GATHER),
+			 unmap_count(&off, SIM_CNT_IOMMU_UNMAP_PAGES));
+	assert_int_equal(off.leaves_after, 0);
+}
+
+/* ---- unmap_stride: the same end state, none of the per-page work ---- */
+
+static const struct layout layouts[] = {
+	{ "BAR of 2 MiB leaves", { BAR_PMD_64M }, 1 },
+	{ "BAR of 4 KiB leaves", { BAR_PTE_1M }, 1 },
+	{ "THP", { THP_4M }, 1 },
+	{ "anon, BAR, THP in one DMA", { ANON_2M, BAR_PMD_64M, THP_4M }, 3 },
+	{ "THP, BAR of 4 KiB leaves, anon", { THP_4M, BAR_PTE_1M, ANON_2M }, 3 },
+};
+
+/*
+ * Each layout unmapped with unmap_stride off and on (two runs, whose
+ * physical pages may differ): each time every leaf and pin goes and
+ * nothing is left (no leaf, no pin, no charge); on, a BAR costs no probe
+ * and no pfn_valid(), and THP no probe (its runs are 2 MiB or longer);
+ * short runs of 4 KiB pages are still probed, fewer in all.
+ */
+static void test_unmap_stride_leaves_the_same_state_without_probing(void **state)
+{
+	if (!kernel_has_unmap_stride())
+		skip();
+	for (unsigned int i = 0; i < ARRAY_SIZE(layouts); i++) {
+		const struct layout *l = &layouts[i];
+		struct unmap_cost off, on;
+		int all_long_runs = 1;
+
+		for (unsigned int k = 0; k < l->nr; k++)
+			all_long_runs &= l->pieces[k] != ANON_2M;
+		print_message("%s\n", l->what);
+		map_and_unmap(l, 0, &off);
+		map_and_unmap(l, 1, &on);
+
+		assert_unmap_undid_the_map(&off);
+		assert_unmap_undid_the_map(&on);
+		assert_int_equal(on.pinned, off.pinned);
+		assert_true(unmap_count(&off, SIM_CNT_IOMMU_WALK) > 0);
+		if (all_long_runs) {
+			assert_int_equal(unmap_count(&on, SIM_CNT_IOMMU_WALK), 0);
+			assert_int_equal(unmap_count(&on, SIM_CNT_PFN_VALID), 0);
+		} else {
+			assert_true(unmap_count(&on, SIM_CNT_IOMMU_WALK) <
+				    unmap_count(&off, SIM_CNT_IOMMU_WALK));
+		}
+	}
+}
+
+/*
+ * The notes belong to the pins of one IOMMU era: the last IOMMU device
+ * goes (the DMA stays for an emulated device, unpinned), a new one comes
+ * (the DMA is pinned again and noted again), and the unmap unpins exactly
+ * what the second pinning pinned.
+ */
+static void test_notes_follow_the_iommu_domain_going_and_coming(void **state)
+{
+	struct kapi_mm_map m = {
+		.len = 4 * MiB, .kind = KAPI_MM_THP, .writable = 1,
+		.populate = 1, .align = PMD,
+	};
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev;
+	unsigned long va;
+	char was;
+
+	if (!kernel_has_unmap_stride())
+		skip();
+	was = unmap_stride_set_to(1);
+	c = open_a_v2_container();
+	attach_an_emulated_device(c);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	va = map_memory(&m);
+	map_dma(c, va, IOVA, 4 * MiB, RW);
+	assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 4 * MiB / PAGE);
+
+	kapi_vfio_detach_dev(c, dev);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_iommu_matches_cpu(dev, IOVA, va, 4 * MiB);
+	assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 4 * MiB / PAGE);
+
+	unmap_dma_exactly(c, IOVA, 4 * MiB);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	kapi_vfio_close(c);
+	unmap_stride_restore(was);
+}
+
+/*
+ * The setting at unmap time does not matter: runs noted while it was on
+ * are unmapped by their notes after it is turned off, and a DMA mapped
+ * while it was off is probed after it is turned on.
+ */
+static void test_turning_unmap_stride_between_map_and_unmap(void **state)
+{
+	unsigned long long pages = 64 * MiB / PAGE;
+	unsigned long va = map_a_64m_bar_of_2m_leaves();
+	struct kapi_vfio *c;
+	struct sim_counters before;
+	char was;
+
+	if (!kernel_has_unmap_stride())
+		skip();
+	was = unmap_stride_set_to(1);
+	c = open_a_v2_container();
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, va, IOVA, 64 * MiB, RW);
+	unmap_stride_set_to(0);
+	sim_counters_snapshot(&before);
+	unmap_dma_exactly(c, IOVA, 64 * MiB);
+	assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
+			 before.c[SIM_CNT_IOMMU_WALK], 0);
+
+	map_dma(c, va, IOVA, 64 * MiB, RW);
+	unmap_stride_set_to(1);
+	sim_counters_snapshot(&before);
+	unmap_dma_exactly(c, IOVA, 64 * MiB);
+	assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
+			 before.c[SIM_CNT_IOMMU_WALK], pages);
+	kapi_vfio_close(c);
+	unmap_stride_restore(was);
+}
+
+/*
+ * MAP_DMA through kapi counts what `dmasim bar` reports for the same
+ * work: one mmap_lock and one GUP call per vaddr_get_pfns() (counted by
+ * the lock and GUP themselves, not filled in by a caller).
+ */
+static void test_each_pfn_lookup_takes_the_mmap_lock_once(void **state)
+{
+	unsigned long va = map_a_64m_bar_of_2m_leaves();
+	struct kapi_vfio *c = open_a_v2_container();
+	struct sim_counters before, d;
+
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	sim_counters_snapshot(&before);
+	map_dma(c, va, IOVA, 64 * MiB, RW);
+	sim_counters_delta(&before, &sim_counters, &d);
+	assert_int_equal(d.c[SIM_CNT_GUP_CALL], d.c[SIM_CNT_PFN_LOOKUP]);
+	/* The lookups, plus the one locked_vm charge (a write lock). */
+	assert_true(d.c[SIM_CNT_MMAP_LOCK] >= d.c[SIM_CNT_GUP_CALL]);
+	assert_true(d.c[SIM_CNT_MMAP_LOCK] <= d.c[SIM_CNT_GUP_CALL] + 1);
+	unmap_dma_exactly(c, IOVA, 64 * MiB);
+	kapi_vfio_close(c);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_bar_unmap_probes_and_checks_every_page),
+		T(test_unmap_stride_leaves_the_same_state_without_probing),
+		T(test_notes_follow_the_iommu_domain_going_and_coming),
+		T(test_turning_unmap_stride_between_map_and_unmap),
+		T(test_each_pfn_lookup_takes_the_mmap_lock_once),
+	};
+
+	return cmocka_run_group_tests_name("type1_unmap", tests, NULL, NULL);
+}
