@@ -29,7 +29,8 @@ PAGE = None     # the build's page size, from the first replay's JSON
 
 def replay(path, *args):
     global PAGE
-    p = run("replay", "--json", *args, os.path.join(SCEN, path))
+    p = run("replay", "--json", *args, os.path.join(SCEN, path),
+            timeout=1200 if SLOW else 120)
     check(p.returncode == 0, f"replay {path} {' '.join(args)}: exit 0 ({p.stderr.strip()})")
     if p.returncode:
         return None
