@@ -339,12 +339,13 @@ static inline void fuzz_choices_end(void)
 	} while (0)
 
 /*
- * The machine every harness fuzzes on, built once per process: 256 MiB of
- * RAM, the sim seeded with seed, the kernel booted (kapi_boot()).
+ * The machine every harness fuzzes on, built once per process: 65,536 pages
+ * of RAM (256 MiB of 4 KiB pages), the sim seeded with seed, the kernel booted (kapi_boot()).
  */
 static inline void fuzz_boot_machine(unsigned long long seed)
 {
-	struct sim_config cfg = { .ram_bytes = 256ULL << 20, .seed = seed };
+	/* 65,536 pages: 256 MiB of 4 KiB pages, as many at every page size */
+	struct sim_config cfg = { .ram_bytes = 65536ULL * PAGE, .seed = seed };
 
 	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
 	FUZZ_CHECK(kapi_boot() == 0, "boot");

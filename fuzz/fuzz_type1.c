@@ -43,10 +43,11 @@
  * first and last pages of user space; the top half and the last PUD of
  * the IOVA space); without the mark, today's placement.
  *
- * The machine (256 MiB) is built once per process and RAM layout; each
- * input runs in a new process (kapi_proc_create) that exits at the end, and the buddy
- * allocator is rewound to its state after boot (sim_buddy_rewind), so an
- * input does the same whatever ran before it (replay --order-check).
+ * The machine (256 MiB: 65,536 pages of 4 KiB) is built once per process
+ * and RAM layout; each input runs in a new process (kapi_proc_create)
+ * that exits at the end, and the buddy allocator is rewound to its state
+ * after boot (sim_buddy_rewind), so an input does the same whatever ran
+ * before it (replay --order-check).
  */
 #include <errno.h>
 #include <string.h>
@@ -72,6 +73,13 @@
  * MAP_DMA still reaches 2,048 pages (four GUP batches).
  */
 #define MAX_INPUT_PAGES	4096
+/*
+ * The unit of THP VMAs: a PMD folio where the buddy allocator has PMD
+ * order (4 KiB pages); 512 pages with 16 and 64 KiB pages, whose THP VMAs
+ * are small pages (sim_mem.h), so an input asks for as many pages at every
+ * page size (as many as the machine has, fuzz_boot_machine()).
+ */
+#define THP_UNIT	(SIM_PMD_ORDER <= SIM_MAX_ORDER ? PMD : 512 * PAGE)
 
 struct vma {
 	unsigned long va, len;
@@ -326,7 +334,10 @@ static void open_container(struct fuzz_input *in)
 	unsigned int how = fuzz_u8(in);
 
 	s.fmt = formats[how & 7];
+	/* type1's smallest page: the IOMMU's, or PAGE_SIZE if that is bigger */
 	s.min_page = 1ULL << sim_iommu_format(s.fmt)->granule_shift;
+	if (s.min_page < PAGE)
+		s.min_page = PAGE;
 	FUZZ_CHECK(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &s.c) == 0, "open");
 	FUZZ_CHECK(kapi_vfio_attach_iommu_dev(s.c, s.fmt, &s.dev) == 0,
 		   "attach");
@@ -398,10 +409,10 @@ static void op_mmap(struct fuzz_input *in, int kind)
 	m.align = PUD;
 	m.misalign = ((flags >> 2) & 3) * PMD + ((flags >> 4) & 1) * PAGE;
 	if (kind == KAPI_MM_THP) {
-		/* One PMD five times in eight, else two, three or four. */
-		static const unsigned int pmds[8] = { 1, 1, 1, 1, 1, 2, 3, 4 };
+		/* One unit five times in eight, else two, three or four. */
+		static const unsigned int units[8] = { 1, 1, 1, 1, 1, 2, 3, 4 };
 
-		m.len = pmds[flags >> 5] * PMD + (pages % 8) * PAGE;
+		m.len = units[flags >> 5] * THP_UNIT + (pages % 8) * PAGE;
 	} else if (kind == KAPI_MM_PFNMAP) {
 		unsigned long bar_mis = (fuzz_u8(in) % 4) * PMD;
 

@@ -18,6 +18,10 @@
  * each twice in a row, and fail if any input's outcome digest (what it did,
  * fuzz_common.h) depends on what ran before it in the process.
  *
+ * --digests: run the inputs in name order and print each one's outcome
+ * digest and name, one a line: diff two builds' lists to prove a harness
+ * change left every input's outcome as it was (e.g. at PAGE_SHIFT 12).
+ *
  * AFL++ (built by afl-clang-fast, which defines __AFL_FUZZ_TESTCASE_LEN):
  * with no argument, persistent mode: test cases arrive in shared memory and
  * up to 10,000 run in one process between forks (__AFL_LOOP).  With
@@ -224,7 +228,7 @@ static size_t order_check(const struct paths *p)
 int main(int argc, char **argv)
 {
 	struct paths p = { 0 };
-	int order = 0, status = 0;
+	int order = 0, digests = 0, status = 0;
 
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
@@ -243,9 +247,13 @@ int main(int argc, char **argv)
 		order = 1;
 		argc--;
 		argv++;
+	} else if (argc > 1 && !strcmp(argv[1], "--digests")) {
+		digests = 1;
+		argc--;
+		argv++;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s [--order-check] CORPUS_DIR|FILE...\n",
+		fprintf(stderr, "usage: %s [--order-check|--digests] CORPUS_DIR|FILE...\n",
 			argv[0]);
 		return 2;
 	}
@@ -275,9 +283,14 @@ int main(int argc, char **argv)
 		       p.n, bad);
 		status = bad ? 1 : 0;
 	} else {
-		for (size_t i = 0; i < p.n; i++)
+		fuzz_digesting = digests;
+		for (size_t i = 0; i < p.n; i++) {
 			if (run_file(p.v[i]))
 				return 1;
+			if (digests)
+				printf("%016llx %s\n", fuzz_digest, p.v[i]);
+		}
+		fuzz_digesting = 0;
 		printf("replayed %zu inputs\n", inputs_run);
 		/*
 		 * DMASIM_FUZZ_STATS=1: how many inputs carried a choice

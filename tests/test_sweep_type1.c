@@ -32,15 +32,28 @@
 #define RW	KAPI_VFIO_DMA_MAP_RW
 
 /*
- * The process every scenario runs in:
+ * The process every scenario runs in (IOVAs in PUDs: 1 GiB with 4 KiB
+ * pages, 4 TiB with 64 KiB; a BAR needs no RAM):
  *
  *  vaddr                                       IOVA
  *  anon   [ a, a + 64 pages )                  0
- *  THP    [ t, t + 2 PMD )  PMD aligned        1 GiB
- *  BAR0   [ p, p + 1 GiB )  PUD leaves         2 GiB
- *  BAR1   [ m, m + 4 PMD )  PMD leaves         4 GiB
- *  BAR2   [ s + 1 page, + 64 pages )  PTE      5 GiB + 1 page (unaligned)
+ *  THP    [ t, t + 2 THP_BLOCK )  PMD aligned  1 PUD
+ *  BAR0   [ p, p + 1 BIG_LEAF )  PUD leaves    2 PUD
+ *  BAR1   [ m, m + 4 PMD )  PMD leaves         4 PUD
+ *  BAR2   [ s + 1 page, + 64 pages )  PTE      5 PUD + 1 page (unaligned)
+ *
+ * THP_BLOCK (shared.h) is a PMD folio with 4 KiB pages, a max-order block
+ * with 16 and 64 KiB pages, so the range fits the sweep's machine.
  */
+/*
+ * BAR0's leaf: a PUD where it has at most 2^18 pages (1 GiB of 4 KiB
+ * pages), else a PMD.  Unmapping a DMA costs an iommu_iova_to_phys() per
+ * page (vfio_unmap_unpin), and a 64 GiB or 4 TiB PUD (16, 64 KiB pages)
+ * run hundreds of times is minutes; PUD leaves at those page sizes are
+ * tested in test_pfnmap.c.
+ */
+#define BIG_LEAF	(PUD / PAGE <= (1UL << 18) ? PUD : PMD)
+#define BIG_LEAF_LEVEL	(BIG_LEAF == PUD ? KAPI_MM_LEAF_PUD : KAPI_MM_LEAF_PMD)
 enum { ANON, THP, BAR_PUD, BAR_PMD, BAR_PTE, NR_REGIONS };
 
 struct region {
@@ -65,11 +78,11 @@ struct region {
 
 static const struct region regions[NR_REGIONS] = {
 	[ANON] = { KAPI_MM_ANON, 0, 64 * PAGE, 0, 0 },
-	[THP] = { KAPI_MM_THP, 0, 2 * PMD, 0, 1 * GiB },
-	[BAR_PUD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PUD, PUD, 0, 2 * GiB },
-	[BAR_PMD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PMD, 4 * PMD, 0, 4 * GiB },
+	[THP] = { KAPI_MM_THP, 0, 2 * THP_BLOCK, 0, 1 * PUD },
+	[BAR_PUD] = { KAPI_MM_PFNMAP, BIG_LEAF_LEVEL, BIG_LEAF, 0, 2 * PUD },
+	[BAR_PMD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PMD, 4 * PMD, 0, 4 * PUD },
 	[BAR_PTE] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PTE, 64 * PAGE, PAGE,
-		      5 * GiB + PAGE },
+		      5 * PUD + PAGE },
 };
 
 static struct {
@@ -170,7 +183,7 @@ static int map_every_kind_then_unmap(const void *param)
 static int track_dirty_pages_over_several_ranges(const void *param)
 {
 	static const int ram[] = { ANON, THP };
-	unsigned long long bits[2 * PMD / PAGE / 64], unmapped;
+	unsigned long long bits[2 * THP_BLOCK / PAGE / 64], unmapped;
 	long ret;
 
 	ret = open_container_with_device(0);
