@@ -90,6 +90,8 @@ static int csv_map(FILE *f, const struct report_figures *fig)
 		const struct heap_result *b = &fig->formats_busy[fmt][0];
 		const struct heap_result *a = &fig->formats_busy[fmt][1];
 
+		if (cli_format_not_for_dma_api(fmt))
+			continue;
 		fprintf(f, "%s", sim_iommu_format(fmt)->name);
 		if (b->err || a->err)
 			fprintf(f, ",NaN,NaN,NaN,NaN\n");

@@ -182,7 +182,7 @@ static void test_1g_with_pmd_order_is_512_superpages_on_intel_sl(void **state)
 	assert_int_equal(layout.chunks_by_order[9], 512);
 	assert_int_equal(layout.nr_chunks, 512);
 
-	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, ANY_SEGMENT_SIZE, &dev), 0);
 	dom = kapi_dev_sim_domain(dev);
 	assert_non_null(dom);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
@@ -255,7 +255,7 @@ static void test_leaf_sizes_by_iommu_format(void **state)
 		struct kapi_attach *attach;
 		struct kapi_dev *dev;
 
-		assert_int_equal(kapi_dev_create(cases[i].fmt, 0, &dev), 0);
+		assert_int_equal(kapi_dev_create(cases[i].fmt, ANY_SEGMENT_SIZE, &dev), 0);
 		assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 		assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1);
 		assert_int_equal(kapi_attach_iommu_cover(attach, &cover), 0);
@@ -295,7 +295,7 @@ static void test_buffer_ending_at_the_top_of_iova_space_unmaps(void **state)
 	given_a_machine_with_the_system_heap(2 * GiB);
 	fd = allocate(4 * MiB);
 	assert_true(fd >= 0);
-	assert_int_equal(kapi_dev_create(SIM_IOMMU_AMD_V1, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_AMD_V1, ANY_SEGMENT_SIZE, &dev), 0);
 	dom = kapi_dev_sim_domain(dev);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1);
@@ -330,7 +330,7 @@ static void test_1g_with_mainline_orders_is_1024_blocks(void **state)
 	assert_int_equal(layout.chunks_by_order[8], 1024);
 	assert_int_equal(layout.nr_chunks, 1024);
 
-	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, ANY_SEGMENT_SIZE, &dev), 0);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), 1);
 	assert_int_equal(kapi_attach_iommu_cover(attach, &cover), 0);
@@ -366,7 +366,7 @@ static void test_release_frees_every_page_when_segments_merged(void **state)
 	given_a_machine_with_the_system_heap(2 * GiB);
 	fd = allocate(60 * KiB);
 	assert_true(fd >= 0);
-	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, ANY_SEGMENT_SIZE, &dev), 0);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_TO_DEVICE), 1);
 	assert_int_equal(kapi_attach_nr_entries(attach), 15);
@@ -397,7 +397,7 @@ static void test_direct_mapping_is_one_segment_per_block(void **state)
 	heap_uses_orders("8,4,0");
 	fd = allocate(1 * MiB + 64 * KiB + 4 * KiB);
 	assert_true(fd >= 0);
-	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, ANY_SEGMENT_SIZE, &dev), 0);
 	assert_null(kapi_dev_sim_domain(dev));
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_FROM_DEVICE), 3);
@@ -438,7 +438,7 @@ static void test_chained_table_maps_every_entry_directly(void **state)
 	assert_true(heap_uses_orders("8,4,0"));
 	fd = allocate(1 * GiB);
 	assert_true(fd >= 0);
-	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, ANY_SEGMENT_SIZE, &dev), 0);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL), n);
 	assert_int_equal(kapi_attach_nr_entries(attach), n);
@@ -496,7 +496,7 @@ static void test_vmap_aliases_the_blocks(void **state)
 	assert_ptr_equal(again, vaddr);
 	assert_int_equal(kapi_dmabuf_vunmap(fd, again), 0);
 
-	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, ANY_SEGMENT_SIZE, &dev), 0);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_true(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL) > 0);
 	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_BIDIRECTIONAL), 0);
@@ -564,7 +564,7 @@ static void test_failed_vmap_leaves_nothing_and_the_next_works(void **state)
 	assert_int_equal(kapi_dmabuf_vmap(fd, &again), 0);
 	assert_ptr_equal(again, vaddr);
 	/* CPU access brackets with the buffer vmapped and attached unmapped. */
-	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, ANY_SEGMENT_SIZE, &dev), 0);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_FROM_DEVICE), 0);
 	assert_int_equal(kapi_dmabuf_end_cpu_access(fd, KAPI_DMA_TO_DEVICE), 0);
@@ -633,7 +633,7 @@ static void test_mmap_windows_map_the_buffer_pages(void **state)
 	given_a_machine_with_the_system_heap(2 * GiB);
 	fd = allocate(3 * MiB + 68 * KiB);
 	assert_true(fd >= 0);
-	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, ANY_SEGMENT_SIZE, &dev), 0);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	assert_true(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL) > 0);
 	proc = given_a_process();
@@ -842,7 +842,7 @@ static void test_failed_map_leaves_no_iova_and_no_leaf(void **state)
 	given_a_machine_with_the_system_heap(2 * GiB);
 	fd = allocate(6 * MiB + 4 * KiB);
 	assert_true(fd >= 0);
-	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, ANY_SEGMENT_SIZE, &dev), 0);
 	dom = kapi_dev_sim_domain(dev);
 	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(points); i++) {
@@ -947,7 +947,7 @@ static int heap_round_trip(void)
 	fd = allocate(3 * MiB + 68 * KiB);
 	if (fd < 0)
 		return fd;
-	ret = kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev);
+	ret = kapi_dev_create(SIM_IOMMU_INTEL_SL, ANY_SEGMENT_SIZE, &dev);
 	if (ret)
 		goto out_close;
 	ret = kapi_dmabuf_attach(fd, dev, &attach);
