@@ -369,7 +369,6 @@ int kapi_attach_iommu_cover(const struct kapi_attach *ka,
 struct kapi_dma_list {
 	struct kapi_dev *kdev;
 	struct sg_table sgt;
-	enum dma_data_direction dir;
 };
 
 int kapi_dma_list_map(struct kapi_dev *kd, const struct kapi_sg_entry *entries,
@@ -392,7 +391,6 @@ int kapi_dma_list_map(struct kapi_dev *kd, const struct kapi_sg_entry *entries,
 		sg_set_page(sg, pfn_to_page(entries[i].pfn), entries[i].length,
 			    entries[i].offset);
 	l->kdev = kd;
-	l->dir = dir;
 	ret = dma_map_sgtable(kd->dev, &l->sgt, dir, 0);
 	if (ret) {
 		sg_free_table(&l->sgt);
@@ -405,20 +403,26 @@ free:
 	return kapi_return(ret);
 }
 
-void kapi_dma_list_unmap(struct kapi_dma_list *l, int nents)
+void kapi_dma_list_unmap(struct kapi_dma_list *l, int nents, int dir)
 {
-	dma_unmap_sg(l->kdev->dev, l->sgt.sgl, nents, l->dir);
+	dma_unmap_sg(l->kdev->dev, l->sgt.sgl, nents, dir);
+	kapi_dma_list_free(l);
+}
+
+void kapi_dma_list_free(struct kapi_dma_list *l)
+{
 	sg_free_table(&l->sgt);
 	kfree(l);
 	kapi_user_return();
 }
 
-void kapi_dma_list_sync(struct kapi_dma_list *l, int nents, int for_device)
+void kapi_dma_list_sync(struct kapi_dma_list *l, int nents, int dir,
+			int for_device)
 {
 	if (for_device)
-		dma_sync_sg_for_device(l->kdev->dev, l->sgt.sgl, nents, l->dir);
+		dma_sync_sg_for_device(l->kdev->dev, l->sgt.sgl, nents, dir);
 	else
-		dma_sync_sg_for_cpu(l->kdev->dev, l->sgt.sgl, nents, l->dir);
+		dma_sync_sg_for_cpu(l->kdev->dev, l->sgt.sgl, nents, dir);
 	kapi_user_return();
 }
 

@@ -46,9 +46,10 @@ static void dma_debug_check_segment(struct device *dev, struct scatterlist *s)
 	unsigned int max_seg = dma_get_max_seg_size(dev);
 	u64 start, end, boundary = dma_get_seg_boundary(dev);
 
-	WARN(sg_dma_len(s) > max_seg,
+	/* The entry's CPU length, as the kernel checks it. */
+	WARN(s->length > max_seg,
 	     "%s: mapping sg segment longer than device claims to support [len=%u] [max=%u]\n",
-	     dev_name(dev), sg_dma_len(s), max_seg);
+	     dev_name(dev), s->length, max_seg);
 	if (boundary == ULONG_MAX || !sg_dma_len(s))
 		return;
 	start = sg_dma_address(s);

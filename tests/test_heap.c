@@ -313,6 +313,45 @@ static void test_buffer_ending_at_the_top_of_iova_space_unmaps(void **state)
 	assert_nothing_left_behind();
 }
 
+/*
+ * An importer that keeps the kernel's default 64 KiB segment limit (no
+ * dma_set_max_seg_size()) gets the heap's blocks as they are: a 2 MiB
+ * buffer's 1-2 MiB blocks are entries over its limit, and dma-iommu's
+ * unsigned "max_len - cur_len" merges past the limit too.  The DMA-API
+ * checks report it (known bug dma-heap-blocks-over-importer-max-seg).
+ */
+static void test_importer_with_the_default_segment_limit(void **state)
+{
+	struct kapi_attach *attach;
+	struct kapi_sg_entry seg;
+	unsigned long long warns;
+	struct kapi_dev *dev;
+	int fd, nents;
+
+	given_a_machine_with_the_system_heap(1 * GiB);
+	fd = allocate(2 * MiB);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, 0, &dev), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+	warns = sim_kernel_warnings();
+	nents = kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL);
+	assert_true(nents > 0);
+	if (!expect_known_bug(HEAP_BLOCKS_OVER_IMPORTER_MAX_SEG,
+			      sim_kernel_warnings() == warns)) {
+		/* One report, for the first entry; one 2 MiB segment. */
+		assert_true(strstr(sim_klog_last(), "longer than device claims to support"));
+		expect_warnings(1);
+		assert_int_equal(nents, 1);
+		assert_int_equal(kapi_attach_sg_entry(attach, 0, &seg), 0);
+		assert_int_equal(seg.dma_length, 2 * MiB);
+	}
+	kapi_dmabuf_unmap(attach);
+	kapi_dmabuf_detach(attach);
+	kapi_dev_destroy(dev);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_nothing_left_behind();
+}
+
 /* Mainline's orders make the same 1 GiB out of 1024 1 MiB blocks. */
 static void test_1g_with_mainline_orders_is_1024_blocks(void **state)
 {
@@ -1015,6 +1054,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_1g_with_mainline_orders_is_1024_blocks, teardown),
 		cmocka_unit_test_teardown(test_leaf_sizes_by_iommu_format, teardown),
 		cmocka_unit_test_teardown(test_buffer_ending_at_the_top_of_iova_space_unmaps, teardown),
+		cmocka_unit_test_teardown(test_importer_with_the_default_segment_limit, teardown),
 		cmocka_unit_test_teardown(test_release_frees_every_page_when_segments_merged, teardown),
 		cmocka_unit_test_teardown(test_direct_mapping_is_one_segment_per_block, teardown),
 		cmocka_unit_test_teardown(test_chained_table_maps_every_entry_directly, teardown),

@@ -176,10 +176,13 @@ struct kapi_dma_list;
  */
 int kapi_dma_list_map(struct kapi_dev *dev, const struct kapi_sg_entry *entries,
 		      unsigned int n, int dir, struct kapi_dma_list **listp);
-/* dma_unmap_sg(dev, sgl, nents, dir) with the count given, then freed. */
-void kapi_dma_list_unmap(struct kapi_dma_list *list, int nents);
-/* dma_sync_sg_for_cpu() / _for_device() with the count given. */
-void kapi_dma_list_sync(struct kapi_dma_list *list, int nents, int for_device);
+/* dma_unmap_sg(dev, sgl, nents, dir) as given, then the list freed. */
+void kapi_dma_list_unmap(struct kapi_dma_list *list, int nents, int dir);
+/* The list freed without an unmap (after its device was destroyed). */
+void kapi_dma_list_free(struct kapi_dma_list *list);
+/* dma_sync_sg_for_cpu() / _for_device() with the count and direction given. */
+void kapi_dma_list_sync(struct kapi_dma_list *list, int nents, int dir,
+			int for_device);
 /* Entry i (< n) as it is now: 0, or -EINVAL. */
 int kapi_dma_list_entry(const struct kapi_dma_list *list, unsigned int i,
 			struct kapi_sg_entry *entry);

@@ -6,9 +6,9 @@
  *
  * (a) The kernel's checks, each reported with a WARN (which every suite
  *     counts as a defect):
- *     - at map, every DMA segment the call produced (the first `mapped`
- *       entries) longer than dma_get_max_seg_size() or crossing
- *       dma_get_seg_boundary() (check_sg_segment());
+ *     - at map, the first `mapped` entries (one per DMA segment): an
+ *       entry whose CPU length is over dma_get_max_seg_size(), or a DMA
+ *       segment crossing dma_get_seg_boundary() (check_sg_segment());
  *     - at unmap and at sync, a list that was never mapped, a direction
  *       other than the map's, or an entry count other than the one passed
  *       to the map (dma-debug's sg_call_ents): dma_unmap_sgtable() and the
