@@ -22,7 +22,8 @@ KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
 
 def replay(path, *args):
-    p = run("replay", "--json", *args, os.path.join(SCEN, path))
+    p = run("replay", "--json", *args, os.path.join(SCEN, path),
+            timeout=1200 if SLOW else 120)
     check(p.returncode == 0, f"replay {path} {' '.join(args)}: exit 0 ({p.stderr.strip()})")
     return json.loads(p.stdout) if p.returncode == 0 else None
 
