@@ -81,16 +81,23 @@ static void assert_last_warning_says(const char *what)
 		fail_msg("last kernel message \"%s\" does not say \"%s\"", last, what);
 }
 
-/* Four single pages, mapped by a trusted intel-sl device: one segment. */
-static struct kapi_dma_list *four_pages_mapped(struct kapi_dev *dev,
-					       struct blocks *b, int dir)
+/* A booted machine, a trusted intel-sl device and its list. */
+struct scene {
+	struct kapi_dev *dev;
+	struct kapi_dma_list *list;
+	struct blocks b;
+};
+
+/* Four single pages mapped by the trusted device: one segment. */
+static void given_four_pages_mapped(struct scene *sc, int dir)
 {
 	static const unsigned int orders[] = { 0, 0, 0, 0 };
-	struct kapi_dma_list *list;
 
-	given_blocks(b, orders, 4);
-	assert_int_equal(kapi_dma_list_map(dev, b->entry, 4, dir, &list), 1);
-	return list;
+	given_a_booted_machine(NULL);
+	sc->dev = given_a_device(&trusted_intel);
+	given_blocks(&sc->b, orders, 4);
+	assert_int_equal(kapi_dma_list_map(sc->dev, sc->b.entry, 4, dir,
+					   &sc->list), 1);
 }
 
 static void assert_no_iova_and_no_leaf(struct kapi_dev *dev)
@@ -102,46 +109,44 @@ static void assert_no_iova_and_no_leaf(struct kapi_dev *dev)
 }
 
 /*
+ * The end of a scenario on an IOMMU device: no IOVA and no leaf left, the
+ * device and the blocks given back, the machine as booted.
+ */
+static void then_nothing_is_left(struct kapi_dev *dev, struct blocks *b)
+{
+	assert_no_iova_and_no_leaf(dev);
+	kapi_dev_destroy(dev);
+	free_blocks(b);
+	check_and_destroy();
+}
+
+/*
  * Unmapping with the merged segment count (sgt->nents) instead of the
  * count mapped is reported once; dma-iommu still unmaps the whole range
  * (it stops at the zeroed tail, not at the count).
  */
 static void test_unmap_with_the_segment_count_is_reported(void **state)
 {
-	struct kapi_dma_list *list;
-	struct kapi_dev *dev;
-	struct blocks b;
+	struct scene sc;
 
-	given_a_booted_machine(NULL);
-	dev = given_a_device(&trusted_intel);
-	list = four_pages_mapped(dev, &b, KAPI_DMA_BIDIRECTIONAL);
-	kapi_dma_list_unmap(list, 1, KAPI_DMA_BIDIRECTIONAL);
+	given_four_pages_mapped(&sc, KAPI_DMA_BIDIRECTIONAL);
+	kapi_dma_list_unmap(sc.list, 1, KAPI_DMA_BIDIRECTIONAL);
 	assert_last_warning_says("different entry count [map count=4] [free count=1]");
 	expect_warnings(1);
-	assert_no_iova_and_no_leaf(dev);
-	kapi_dev_destroy(dev);
-	free_blocks(&b);
-	check_and_destroy();
+	then_nothing_is_left(sc.dev, &sc.b);
 }
 
 /* The same list unmapped with the count mapped: no report. */
 static void test_unmap_with_the_count_mapped_is_quiet(void **state)
 {
-	struct kapi_dma_list *list;
-	struct kapi_dev *dev;
-	struct blocks b;
+	struct scene sc;
 
-	given_a_booted_machine(NULL);
-	dev = given_a_device(&trusted_intel);
-	list = four_pages_mapped(dev, &b, KAPI_DMA_TO_DEVICE);
-	kapi_dma_list_sync(list, 4, KAPI_DMA_TO_DEVICE, 1);
-	kapi_dma_list_sync(list, 4, KAPI_DMA_TO_DEVICE, 0);
-	kapi_dma_list_unmap(list, 4, KAPI_DMA_TO_DEVICE);
+	given_four_pages_mapped(&sc, KAPI_DMA_TO_DEVICE);
+	kapi_dma_list_sync(sc.list, 4, KAPI_DMA_TO_DEVICE, 1);
+	kapi_dma_list_sync(sc.list, 4, KAPI_DMA_TO_DEVICE, 0);
+	kapi_dma_list_unmap(sc.list, 4, KAPI_DMA_TO_DEVICE);
 	expect_warnings(0);
-	assert_no_iova_and_no_leaf(dev);
-	kapi_dev_destroy(dev);
-	free_blocks(&b);
-	check_and_destroy();
+	then_nothing_is_left(sc.dev, &sc.b);
 }
 
 /*
@@ -150,23 +155,17 @@ static void test_unmap_with_the_count_mapped_is_quiet(void **state)
  */
 static void test_sync_with_the_segment_count_is_reported(void **state)
 {
-	struct kapi_dma_list *list;
-	struct kapi_dev *dev;
-	struct blocks b;
+	struct scene sc;
 
-	given_a_booted_machine(NULL);
-	dev = given_a_device(&trusted_intel);
-	list = four_pages_mapped(dev, &b, KAPI_DMA_FROM_DEVICE);
+	given_four_pages_mapped(&sc, KAPI_DMA_FROM_DEVICE);
 	for (int for_device = 0; for_device < 2; for_device++) {
-		kapi_dma_list_sync(list, 1, KAPI_DMA_FROM_DEVICE, for_device);
+		kapi_dma_list_sync(sc.list, 1, KAPI_DMA_FROM_DEVICE, for_device);
 		assert_last_warning_says("syncs DMA sg list with different entry count [map count=4] [sync count=1]");
 		expect_warnings(1);
 	}
-	kapi_dma_list_unmap(list, 4, KAPI_DMA_FROM_DEVICE);
+	kapi_dma_list_unmap(sc.list, 4, KAPI_DMA_FROM_DEVICE);
 	expect_warnings(0);
-	kapi_dev_destroy(dev);
-	free_blocks(&b);
-	check_and_destroy();
+	then_nothing_is_left(sc.dev, &sc.b);
 }
 
 /*
@@ -175,22 +174,15 @@ static void test_sync_with_the_segment_count_is_reported(void **state)
  */
 static void test_unmap_in_another_direction_is_reported(void **state)
 {
-	struct kapi_dma_list *list;
-	struct kapi_dev *dev;
-	struct blocks b;
+	struct scene sc;
 
-	given_a_booted_machine(NULL);
-	dev = given_a_device(&trusted_intel);
-	list = four_pages_mapped(dev, &b, KAPI_DMA_BIDIRECTIONAL);
-	kapi_dma_list_sync(list, 4, KAPI_DMA_FROM_DEVICE, 0);
+	given_four_pages_mapped(&sc, KAPI_DMA_BIDIRECTIONAL);
+	kapi_dma_list_sync(sc.list, 4, KAPI_DMA_FROM_DEVICE, 0);
 	expect_warnings(0);
-	kapi_dma_list_unmap(list, 4, KAPI_DMA_TO_DEVICE);
+	kapi_dma_list_unmap(sc.list, 4, KAPI_DMA_TO_DEVICE);
 	assert_last_warning_says("frees DMA sg list with different direction");
 	expect_warnings(1);
-	assert_no_iova_and_no_leaf(dev);
-	kapi_dev_destroy(dev);
-	free_blocks(&b);
-	check_and_destroy();
+	then_nothing_is_left(sc.dev, &sc.b);
 }
 
 /*
@@ -244,10 +236,7 @@ static void test_segments_over_the_device_limits_are_reported(void **state)
 		}
 		expect_warnings(0);
 		kapi_dma_list_unmap(list, b.n, KAPI_DMA_BIDIRECTIONAL);
-		assert_no_iova_and_no_leaf(dev);
-		kapi_dev_destroy(dev);
-		free_blocks(&b);
-		check_and_destroy();
+		then_nothing_is_left(dev, &b);
 	}
 }
 
@@ -336,10 +325,7 @@ static void test_untrusted_device_maps_each_entry_on_its_own(void **state)
 				 (sim_phys_t)b.entry[i].pfn * PAGE);
 	}
 	kapi_dma_list_unmap(list, 4, KAPI_DMA_TO_DEVICE);
-	assert_no_iova_and_no_leaf(dev);
-	kapi_dev_destroy(dev);
-	free_blocks(&b);
-	check_and_destroy();
+	then_nothing_is_left(dev, &b);
 }
 
 /*
@@ -403,10 +389,7 @@ static void test_untrusted_device_bounces_unaligned_entries(void **state)
 	assert_int_equal(orig[100], 0x22);
 	assert_int_equal(orig[300], 0x5a);
 	assert_int_equal(sim_buddy_nr_allocated(), buddy);
-	assert_no_iova_and_no_leaf(dev);
-	kapi_dev_destroy(dev);
-	free_blocks(&b);
-	check_and_destroy();
+	then_nothing_is_left(dev, &b);
 }
 
 /*
@@ -434,10 +417,7 @@ static void test_failed_untrusted_map_leaves_nothing(void **state)
 						   KAPI_DMA_TO_DEVICE, &list), -EIO);
 		assert_true(stop_failing("shim/dma/iova_alloc") > nth);
 		assert_int_equal(sim_buddy_nr_allocated(), buddy);
-		assert_no_iova_and_no_leaf(dev);
-		kapi_dev_destroy(dev);
-		free_blocks(&b);
-		check_and_destroy();
+		then_nothing_is_left(dev, &b);
 	}
 }
 
