@@ -19,7 +19,10 @@
 #     print the sweep totals (tools/sweep-totals.py).
 #
 # Usage: tools/ci-upstream.sh [KERNEL_SRC]
-#   KERNEL_SRC   a tree to use instead of the extracted 6.12 one (mainline)
+#        tools/ci-upstream.sh --extract-only
+#   KERNEL_SRC     a tree to use instead of the extracted 6.12 one (mainline)
+#   --extract-only step 1 alone: the five files into $DMASIM_UPSTREAM_BUILD-src
+#                  (tools/mutation-score.sh --impl upstream uses them)
 # CI has no network, so .ci/run stays on 6.12.  A mainline check, with a
 # build directory of its own (docs/upstream.md, "Mainline"):
 #   DMASIM_UPSTREAM_BUILD=build-mainline tools/ci-upstream.sh /path/to/linux
@@ -31,6 +34,11 @@ set -uo pipefail
 archive=$(linux_source_tarball 6.12)
 builddir=${DMASIM_UPSTREAM_BUILD:-build-upstream}
 
+extract_only=0
+if [ "${1:-}" = --extract-only ]; then
+	extract_only=1
+	shift
+fi
 if [ $# -ge 1 ]; then
 	ksrc=$(realpath "$1")
 else
@@ -45,6 +53,7 @@ else
 	fi
 fi
 echo "ci-upstream: kernel tree $ksrc"
+[ $extract_only -eq 0 ] || exit 0
 
 status=0
 if [ -d "$builddir" ]; then

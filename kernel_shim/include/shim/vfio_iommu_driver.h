@@ -3,8 +3,8 @@
  * The contract between the VFIO core and an IOMMU backend (type1), which the
  * kernel keeps in the driver-local drivers/vfio/vfio.h rather than in
  * <linux/vfio.h>.  It lives here, in one place, for three users: the
- * project's own core/drivers/vfio/vfio.h, the shim's VFIO core (which
- * records the registered backend and calls its ops), and upstream mode's
+ * project's own core/drivers/vfio/vfio.h, the container code (which
+ * records the registered backends and calls their ops), and upstream mode's
  * displacement header upstream/include/vfio_local.h (which stands in for a
  * kernel tree's drivers/vfio/vfio.h).
  *
@@ -12,7 +12,7 @@
  * order) and struct vfio_iommu_driver_ops (members, their types and order),
  * as in Linux 6.12 through mainline (v7.1-rc1), which agree.  Declarations
  * of vfio_register_iommu_driver() / vfio_unregister_iommu_driver(), which
- * the shim's VFIO core implements.  No stubs, no test doubles.
+ * the VFIO container code implements (core/drivers/vfio/container.c).  No stubs, no test doubles.
  */
 #ifndef _DMASIM_SHIM_VFIO_IOMMU_DRIVER_H
 #define _DMASIM_SHIM_VFIO_IOMMU_DRIVER_H
