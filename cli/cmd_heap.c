@@ -107,6 +107,8 @@ static int heap_main(void *opts)
 	if (res->err)
 		fprintf(stderr, "dmasim heap: failed at %s: %s (%d)\n", res->failed_step,
 			strerror(-res->err), res->err);
+	if (res->err && cli_format_not_for_dma_api(o->p.iommu))
+		fprintf(stderr, "dmasim heap: %s\n", cli_format_not_for_dma_api(o->p.iommu));
 	rc = res->err ? 1 : 0;
 	free(res);
 	return rc;

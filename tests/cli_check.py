@@ -4,6 +4,7 @@
 issue promises, with the exact layouts of a fresh machine (bad input:
 cli_bad_input.py).  Usage: cli_check.py PATH/TO/dmasim"""
 import json
+import os
 
 from cli_run import check, finish, run
 
@@ -38,10 +39,23 @@ check(d.get("chunks") == {"8": (1 << 30) // (PAGE << 8)},
 d = heap("--size", str((PAGE << 8) + (PAGE << 4) + PAGE), "--orders", "8,4,0")
 check(d.get("chunks") == {"8": 1, "4": 1, "0": 1}, "one chunk each of orders 8,4,0")
 
-# Every IOMMU format maps and unmaps a 64 MiB buffer and gives everything back.
-for fmt in ("intel-sl", "amd-v1", "amd-v2", "arm-lpae-4k", "arm-lpae-16k", "arm-lpae-64k"):
-    d = heap("--size", "64M", "--iommu", fmt)
-    check(d.get("leaked") is False and d.get("iommu_leaves"), f"{fmt}: leaves, nothing left behind")
+# Every IOMMU format whose granule is at most the build's page maps and
+# unmaps a 64 MiB buffer and gives everything back; a larger granule cannot
+# back a DMA-API domain: the device is refused, and the reason named.
+page_shift = int(os.environ["DMASIM_PAGE_SHIFT"])
+formats = {"intel-sl": 12, "amd-v1": 12, "amd-v2": 12, "arm-lpae-4k": 12,
+           "arm-lpae-16k": 14, "arm-lpae-64k": 16}
+for fmt, granule_shift in formats.items():
+    if granule_shift <= page_shift:
+        d = heap("--size", "64M", "--iommu", fmt)
+        check(d.get("leaked") is False and d.get("iommu_leaves"),
+              f"{fmt}: leaves, nothing left behind")
+        continue
+    p = run("heap", "--ram", "4G", "--size", "64M", "--iommu", fmt)
+    check(p.returncode == 1 and "failed at device: Invalid argument" in p.stderr
+          and f"-Dpage_shift={granule_shift}" in p.stderr,
+          f"{fmt}: refused at device setup on a {1 << (page_shift - 10)} KiB-page build, "
+          f"with the build to use ({p.stderr.strip()})")
 
 
 # dmasim threads: per CPU count, both order sets and the ratio; the same

@@ -103,6 +103,14 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The max_seg_size of a DMA importer that takes segments of any length, as
+ * GPU drivers declare it (dma_set_max_seg_size(dev, UINT_MAX)): the
+ * system heap's blocks (up to 2 MiB) are then within its limits, which
+ * the DMA-API checks (dma-debug's) verify at every map.
+ */
+#define ANY_SEGMENT_SIZE	0xffffffffu
+
 /* The address mask of a leaf at level (SIM_PT_PTE/PMD/PUD = KAPI_MM_LEAF_*). */
 unsigned long mask_of_level(int level);
 

@@ -83,7 +83,7 @@ static int alloc_attach_map_vmap_release(const void *param)
 	if (ret < 0)
 		return ret;
 	h.buf_fd = ret;
-	ret = kapi_dev_create(c->format, 0, &h.dev);
+	ret = kapi_dev_create(c->format, ANY_SEGMENT_SIZE, &h.dev);
 	if (ret)
 		return ret;
 	ret = kapi_dmabuf_attach(h.buf_fd, h.dev, &h.attach);

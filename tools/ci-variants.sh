@@ -12,6 +12,10 @@
 #              but 'slow' (build-pageshift14/, build-pageshift16/)
 #   tsan       clang, ThreadSanitizer: the 'concurrency' suite, statistics
 #              counters suppressed (tools/tsan.supp says why)
+#   wrap       clang, -Dkernel_wrap_trap=true: unsigned wraparound and
+#              implicit unsigned truncation trap in core/ (the kernel code
+#              under test, not the shims), the intended wraps allowed one
+#              by one in tools/kernel-wrap.ignorelist: every suite but 'slow'
 # The script checks (kbuild, style, docs) run no code of ours: not here.
 #
 # Usage: tools/ci-variants.sh [VARIANT...]    (default: all, in that order)
@@ -82,12 +86,26 @@ variant_tsan() {
 	return $rc
 }
 
+variant_wrap() {
+	local t=$SECONDS rc=0
+	CC=clang configure build-wrap -Dkernel_wrap_trap=true -Db_lundef=false ||
+		return 1
+	build build-wrap || return 1
+	UBSAN_OPTIONS=print_stacktrace=1 \
+		meson test -C build-wrap --no-suite slow --num-processes 2 \
+		--print-errorlogs "${scripts[@]}" >build-wrap/test.log 2>&1 ||
+		{ rc=1; tail -n 60 build-wrap/test.log; }
+	tools/count-tests.sh build-wrap/meson-logs/testlog.json unsigned-wrap
+	elapsed wrap $t
+	return $rc
+}
+
 variants=("$@")
-[ ${#variants[@]} -eq 0 ] && variants=(sweeps asan pageshift tsan)
+[ ${#variants[@]} -eq 0 ] && variants=(sweeps asan pageshift tsan wrap)
 for v in "${variants[@]}"; do
 	case $v in
-	sweeps|asan|pageshift|tsan) "variant_$v" || status=1 ;;
-	*) echo "unknown variant $v (sweeps asan pageshift tsan)" >&2; exit 2 ;;
+	sweeps|asan|pageshift|tsan|wrap) "variant_$v" || status=1 ;;
+	*) echo "unknown variant $v (sweeps asan pageshift tsan wrap)" >&2; exit 2 ;;
 	esac
 done
 exit $status
