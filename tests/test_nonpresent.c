@@ -179,6 +179,19 @@ static void test_set_entry_refuses_what_the_kernel_never_leaves(void **state)
 }
 
 /*
+ * How much of a BAR VMA of len a MAP_DMA covers: all of it up to 2^19
+ * pages (two 1 GiB PUDs of 4 KiB pages), else its first 2^19 pages, which
+ * hold page 3.  type1 looks up every page of a DMA as it unmaps it
+ * (vfio_unmap_unpin), and two PUDs of 64 KiB pages are 2^27 of them.
+ */
+static unsigned long dma_window_of(unsigned long len)
+{
+	const unsigned long most = (1UL << 19) * PAGE;
+
+	return len < most ? len : most;
+}
+
+/*
  * MAP_DMA of a BAR VMA holding one such entry: type1's lookup fails, its
  * fixup fault brings the entry back, and the IOMMU maps the CPU's pfns;
  * or a PROT_NONE leaf that follow_pfnmap reports read-only fails a
@@ -193,6 +206,7 @@ static void test_map_dma_of_a_bar_with_each_kind(void **state)
 		struct kapi_vfio *ct;
 
 		va = given_a_bar_with_the_case_at_page_3(c, &len, &bar_pfn);
+		len = dma_window_of(len);
 		ct = open_a_v2_container();
 		dev = attach_a_device_of_format(ct, SIM_IOMMU_INTEL_SL);
 
@@ -219,7 +233,7 @@ static void test_map_dma_of_a_bar_with_each_kind(void **state)
 }
 
 struct gup_case {
-	int thp;		/* a PMD leaf of a THP, else a 4 KiB page */
+	int thp;		/* a PMD leaf of a THP, else a small page */
 	enum sim_pt_entry_kind kind;
 	int write;
 	int faults;		/* faults GUP takes */
@@ -244,6 +258,44 @@ static const struct gup_case gup_cases[] = {
 };
 
 /*
+ * The anonymous range of the GUP cases: two THP blocks, PMD folios with
+ * 4 KiB pages.  With 16 and 64 KiB pages a THP range is backed by small
+ * pages (shared.h): there the THP cases put their entry on a PTE of it and
+ * expect what the same entry on a small anonymous page does.
+ */
+#define ANON_LEN	(2 * THP_BLOCK)
+#define THP_IS_PMD	(THP_BLOCK == PMD)
+
+static int level_of(const struct gup_case *c)
+{
+	return c->thp && THP_IS_PMD ? KAPI_MM_LEAF_PMD : KAPI_MM_LEAF_PTE;
+}
+
+/* What c does at this page size: a small page's row where THP has none. */
+static const struct gup_case *expected_of(const struct gup_case *c)
+{
+	if (!c->thp || THP_IS_PMD)
+		return c;
+	for (size_t i = 0; i < ARRAY_SIZE(gup_cases); i++)
+		if (!gup_cases[i].thp && gup_cases[i].kind == c->kind &&
+		    gup_cases[i].write == c->write)
+			return &gup_cases[i];
+	fail_msg("no small-page case for a THP case of kind %d", c->kind);
+	return c;
+}
+
+/* A process with a populated anonymous (or THP) range of ANON_LEN. */
+static unsigned long given_the_range_of(const struct gup_case *c)
+{
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 256 * MiB });
+	given_a_process();
+	return map_memory(&(struct kapi_mm_map){
+		.len = ANON_LEN, .kind = c->thp ? KAPI_MM_THP : KAPI_MM_ANON,
+		.writable = 1, .populate = 1, .align = PMD,
+	});
+}
+
+/*
  * GUP on anonymous memory with such an entry: the fault brings the page
  * back (a migrated 4 KiB page in a new frame, the old one freed), a
  * PROT_NONE entry is pinned as it is unless the pin writes; the pinned
@@ -253,28 +305,24 @@ static void test_gup_on_each_kind(void **state)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(gup_cases); i++) {
 		const struct gup_case *c = &gup_cases[i];
+		const struct gup_case *e = expected_of(c);
 		unsigned long va, before, pinned, after, faults, allocated;
-		int level = c->thp ? KAPI_MM_LEAF_PMD : KAPI_MM_LEAF_PTE;
 
-		print_message("%s %s, %s pin\n", c->thp ? "THP" : "4K",
+		print_message("%s %s, %s pin\n", c->thp ? "THP" : "small",
 			      kind_names[c->kind], c->write ? "write" : "read");
-		given_a_booted_machine(&(struct sim_config){ .ram_bytes = 256 * MiB });
-		given_a_process();
-		va = map_memory(&(struct kapi_mm_map){
-			.len = 2 * PMD, .kind = c->thp ? KAPI_MM_THP : KAPI_MM_ANON,
-			.writable = 1, .populate = 1, .align = PMD,
-		});
+		va = given_the_range_of(c);
 		assert_int_equal(kapi_mm_cpu_pfn(va + 3 * PAGE, &before, NULL), 0);
-		assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, level, c->kind), 0);
+		assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, level_of(c),
+						   c->kind), 0);
 		faults = sim_counters.c[SIM_CNT_FAULT];
 		allocated = sim_buddy_nr_allocated();
 
 		assert_int_equal(kapi_mm_pin(va + 3 * PAGE, 1, c->write, 1,
 					     &pinned), 1);
-		assert_int_equal(sim_counters.c[SIM_CNT_FAULT] - faults, c->faults);
-		assert_int_equal(pinned != before, c->moves);
+		assert_int_equal(sim_counters.c[SIM_CNT_FAULT] - faults, e->faults);
+		assert_int_equal(pinned != before, e->moves);
 		assert_int_equal(sim_buddy_nr_allocated(), allocated);
-		if (c->stays_protnone) {
+		if (e->stays_protnone) {
 			assert_int_equal(kapi_mm_cpu_pfn(va + 3 * PAGE, &after,
 							 NULL), -ENOENT);
 		} else {
@@ -296,27 +344,24 @@ static void test_map_dma_of_anonymous_memory_with_each_kind(void **state)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(gup_cases); i++) {
 		const struct gup_case *c = &gup_cases[i];
-		int level = c->thp ? KAPI_MM_LEAF_PMD : KAPI_MM_LEAF_PTE;
 		struct kapi_vfio_dev *dev;
 		struct kapi_vfio *ct;
 		unsigned long va;
 
 		if (!c->write)
 			continue;
-		print_message("%s %s\n", c->thp ? "THP" : "4K",
+		print_message("%s %s\n", c->thp ? "THP" : "small",
 			      kind_names[c->kind]);
-		given_a_booted_machine(&(struct sim_config){ .ram_bytes = 256 * MiB });
-		given_a_process();
-		va = map_memory(&(struct kapi_mm_map){
-			.len = 2 * PMD, .kind = c->thp ? KAPI_MM_THP : KAPI_MM_ANON,
-			.writable = 1, .populate = 1, .align = PMD,
-		});
-		assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, level, c->kind), 0);
+		va = given_the_range_of(c);
+		/* every page of the range pinned and charged at once */
+		kapi_mm_set_rlimit_memlock(ANON_LEN);
+		assert_int_equal(kapi_mm_set_entry(va + 3 * PAGE, level_of(c),
+						   c->kind), 0);
 		ct = open_a_v2_container();
 		dev = attach_a_device_of_format(ct, SIM_IOMMU_INTEL_SL);
-		map_dma(ct, va, IOVA, 2 * PMD, RW);
-		assert_iommu_matches_cpu(dev, IOVA, va, 2 * PMD);
-		unmap_dma_exactly(ct, IOVA, 2 * PMD);
+		map_dma(ct, va, IOVA, ANON_LEN, RW);
+		assert_iommu_matches_cpu(dev, IOVA, va, ANON_LEN);
+		unmap_dma_exactly(ct, IOVA, ANON_LEN);
 		assert_int_equal(kapi_mm_pins_outstanding(), 0);
 		kapi_vfio_close(ct);
 		check_and_destroy();

@@ -303,11 +303,27 @@ static int unmap_ranges_across_mappings(const void *param)
 }
 
 /*
+ * The leaf of a THP range: a PMD where THP_BLOCK is a PMD folio (4 KiB
+ * pages); with 16 and 64 KiB pages THP is backed by small pages (shared.h),
+ * so its second block is under migration page by page: one PTE of it.
+ */
+#define THP_LEAF_LEVEL	(THP_BLOCK == PMD ? KAPI_MM_LEAF_PMD : KAPI_MM_LEAF_PTE)
+/*
+ * An entry of BAR0's big leaf that follow_pfnmap_start() sees as not
+ * present, so type1 faults it back: PROT_NONE for a PUD (x86's
+ * pud_present() is the present bit alone); for a PMD (16, 64 KiB pages)
+ * PROT_NONE is present, read-only, and a read-write MAP_DMA of it fails
+ * -EFAULT (test_nonpresent.c), so a migration entry there.
+ */
+#define BIG_LEAF_NOT_PRESENT	(BIG_LEAF == PUD ? SIM_ENTRY_PROT_NONE : \
+				 SIM_ENTRY_MIGRATION)
+
+/*
  * The same process with entries the kernel may leave in its page tables
  * (kapi_mm_set_entry()): swap, migration and PROT_NONE entries in the
- * anonymous range, a THP under migration, a PUD leaf PROT_NONE (not
- * present to follow_pfnmap), a PMD leaf mid-split and one swap-like, a
- * PTE migration-like.  type1's GUP and fixup faults bring them back.
+ * anonymous range, a THP under migration, BAR0's big leaf not present
+ * to follow_pfnmap (PROT_NONE where it is a PUD), a PMD leaf mid-split
+ * and one swap-like, a PTE migration-like.  type1's GUP and fixup faults bring them back.
  */
 static int process_with_nonpresent_entries(const void *param)
 {
@@ -319,8 +335,8 @@ static int process_with_nonpresent_entries(const void *param)
 		{ ANON, KAPI_MM_LEAF_PTE, 3 * PAGE, SIM_ENTRY_SWAP },
 		{ ANON, KAPI_MM_LEAF_PTE, 5 * PAGE, SIM_ENTRY_MIGRATION },
 		{ ANON, KAPI_MM_LEAF_PTE, 7 * PAGE, SIM_ENTRY_PROT_NONE },
-		{ THP, KAPI_MM_LEAF_PMD, PMD, SIM_ENTRY_MIGRATION },
-		{ BAR_PUD, KAPI_MM_LEAF_PUD, 0, SIM_ENTRY_PROT_NONE },
+		{ THP, THP_LEAF_LEVEL, THP_BLOCK, SIM_ENTRY_MIGRATION },
+		{ BAR_PUD, BIG_LEAF_LEVEL, 0, BIG_LEAF_NOT_PRESENT },
 		{ BAR_PMD, KAPI_MM_LEAF_PMD, 0, SIM_ENTRY_SPLITTING },
 		{ BAR_PMD, KAPI_MM_LEAF_PMD, PMD, SIM_ENTRY_SWAP },
 		{ BAR_PTE, KAPI_MM_LEAF_PTE, 2 * PAGE, SIM_ENTRY_MIGRATION },
