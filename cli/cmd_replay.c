@@ -12,7 +12,9 @@
  *   container                       open a type1v2 container (/dev/vfio/vfio)
  *   ram NAME SIZE [page=4k|2m|1g]   guest RAM backing: anonymous memory, of
  *                                   4 KiB pages or 2 MiB THP folios, or
- *                                   hugetlbfs 1 GiB pages (PUD leaves)
+ *                                   hugetlbfs 1 GiB pages (PUD leaves; with
+ *                                   16 or 64 KiB pages a PUD is 64 GiB or
+ *                                   4 TiB, and so is the page)
  *   gpu NAME bar=SIZE [leaf=pud|pmd|pte]
  *                                   a device in its own group, attached to
  *                                   the container; its BAR placed above RAM,
@@ -179,11 +181,16 @@ int replay_add_event(struct replay *r, unsigned int line, char **w, int n)
 			else if (v && !gpu && !strcasecmp(v, "2m"))
 				o->leaf = KAPI_MM_LEAF_PMD;
 			else if (v && !gpu && !strcasecmp(v, "1g")) {
+				char why[96], pud[32];
+
 				o->leaf = KAPI_MM_LEAF_PUD;
-				if (o->size % SIM_PUD_SIZE)
-					return err_at(r, line,
-						      "page=1g: size '%s' is not a multiple of the 1 GiB page",
-						      w[2]);
+				if (o->size % SIM_PUD_SIZE) {
+					snprintf(why, sizeof(why),
+						 "page=1g: size '%s' is not a multiple of the %s (PUD) page",
+						 w[2], cli_size_name(SIM_PUD_SIZE, pud,
+								     sizeof(pud)));
+					return err_at(r, line, "%s", why);
+				}
 			}
 			else if (!v || (strcmp(v, "pud") && strcasecmp(v, "4k")))
 				return err_at(r, line, "bad page/leaf '%s'", w[3]);
