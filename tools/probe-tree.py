@@ -194,11 +194,16 @@ def probe_heap_fd_after_copy_out(t):
     text = t.text(DMA_HEAP)
     if text is None:
         return undecided(DMA_HEAP + ' not found')
-    if re.search(r'\bfd_install\s*\(', text) and 'copy_to_user' in text:
-        return 1, 'dma-heap.c installs the fd with fd_install() after the copy-out'
+    # 6.12.117 installs with fd_install(), 6.1.192 with dma_buf_fd_install()
+    # (a stable-only helper): either, after the copy-out, is the fix.
+    copy = text.find('copy_to_user(')
+    install = re.search(r'\b(?:dma_buf_)?fd_install\s*\(', text)
+    if install and copy >= 0 and install.start() > copy:
+        return 1, ('dma-heap.c installs the fd with %s) after the copy-out' %
+                   install.group(0).replace(' ', ''))
     if re.search(r'\bdma_buf_fd\s*\(', text):
         return 0, 'dma-heap.c installs the fd with dma_buf_fd() before the copy-out'
-    return undecided('dma-heap.c: neither fd_install() nor dma_buf_fd()')
+    return undecided('dma-heap.c: no fd install after copy_to_user(), no dma_buf_fd()')
 
 
 def probe_msi_cookie_before_replay(t):
