@@ -17,6 +17,7 @@
 #include <linux/string.h>
 
 #include "kapi_door.h"
+#include "kapi_impl.h"
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
@@ -209,6 +210,9 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 	if (m->kind > KAPI_MM_IO || !m->len || (m->len & ~PAGE_MASK) ||
 	    max_leaf > KAPI_MM_LEAF_PUD)
 		return -EINVAL;
+	/* A tree without huge pfnmap faults (6.1) installs PTEs only. */
+	if (max_leaf > kapi_impl_pfnmap_max_leaf)
+		max_leaf = kapi_impl_pfnmap_max_leaf;
 	vma = sim_kmalloc(sizeof(*vma), 1);
 	if (!vma)
 		return -ENOMEM;

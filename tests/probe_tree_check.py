@@ -176,6 +176,32 @@ CASES = {
                      '\tret = pin_user_pages_remote(mm, v, n, f, p, NULL);\n'
                      '\tif (ret == -EAGAIN)\n\t\treturn ret;\n}\n')),
     ],
+    'HEAP_ALLOCATE_ULONG_FLAGS': [
+        (1, {SYSTEM_HEAP: 'static struct dma_buf *sh_alloc(struct dma_heap *heap,\n'
+                          '\t\tunsigned long len,\n\t\tunsigned long fd_flags,\n'
+                          '\t\tunsigned long heap_flags)\n{\n\treturn NULL;\n}\n'
+                          'static const struct dma_heap_ops ops = {\n'
+                          '\t.allocate = sh_alloc,\n};\n'}),
+        (0, {SYSTEM_HEAP: 'static struct dma_buf *sh_alloc(struct dma_heap *heap,\n'
+                          '\t\tunsigned long len, u32 fd_flags, u64 heap_flags)\n'
+                          '{\n\tunsigned long fd_flags_seen = 0;\n\treturn NULL;\n}\n'
+                          'static const struct dma_heap_ops ops = {\n'
+                          '\t.allocate = sh_alloc,\n};\n'
+                          'static void other(unsigned long fd_flags) { }\n'}),
+        # .allocate names a function the file does not define.
+        (None, {SYSTEM_HEAP: 'static void sh_alloc(unsigned long fd_flags) { }\n'
+                             'static const struct dma_heap_ops ops = {\n'
+                             '\t.allocate = other_alloc,\n};\n'}),
+    ],
+    'PFNMAP_HUGE_LEAVES': [
+        (1, type1('static int follow_fault_pfn(void)\n{\n'
+                  '\tret = follow_pfnmap_start(&args);\n}\n')),
+        (0, type1('static int follow_fault_pfn(void)\n{\n'
+                  '\tret = follow_pte(vma->vm_mm, vaddr, &ptep, &ptl);\n}\n'
+                  'static int g(void) { return follow_pfnmap_start(&a); }\n')),
+        (None, type1('static int follow_fault_pfn(void)\n{\n'
+                     '\t/* follow_pte() */\n\treturn 0;\n}\n')),
+    ],
 }
 
 # What the real trees decide (Debian's packages as installed in CI).
@@ -186,13 +212,17 @@ REAL_6_12 = {
     'TYPE1_OPEN_TAKES_NESTING_TYPE': 1, 'HEAP_ALLOC_FD_AFTER_COPY_OUT': 1,
     'MSI_COOKIE_BEFORE_REPLAY': 0, 'HEAP_ORDERS_PARAM': 0,
     'TYPE1_FGSP_PROBE': 1, 'FOLLOW_PFNMAP_ARGS_WRITE': 0,
-    'MAP_DMA_EAGAIN_AFTER_LOCK_DROP': 1,
+    'MAP_DMA_EAGAIN_AFTER_LOCK_DROP': 1, 'HEAP_ALLOCATE_ULONG_FLAGS': 0,
+    'PFNMAP_HUGE_LEAVES': 1,
 }
-# 6.1.192 decides as 6.12.117 on every probe so far (its fd is installed
-# after the copy-out too, by the stable-only dma_buf_fd_install(); its
-# follow_fault_pfn() uses follow_pte(), so no .write input).  A probe
-# that tells the two apart names its 6.1 value here.
-REAL_TREES = {'6.12': REAL_6_12, '6.1': dict(REAL_6_12)}
+# 6.1.192 decides as 6.12.117 but for the API generation: its heap takes
+# unsigned long flags, its follow_fault_pfn() walks PTEs with follow_pte()
+# (so no .write input either).  Its fd is installed after the copy-out too,
+# by the stable-only dma_buf_fd_install().
+REAL_TREES = {
+    '6.12': REAL_6_12,
+    '6.1': dict(REAL_6_12, HEAP_ALLOCATE_ULONG_FLAGS=1, PFNMAP_HUGE_LEAVES=0),
+}
 REAL_FILES = ['Makefile', TYPE1, 'drivers/vfio/vfio.h', SYSTEM_HEAP, DMA_HEAP]
 
 

@@ -25,7 +25,8 @@ upstream/meson.build) it prints:
 How:
   provided  every header under kernel_shim/include (and upstream/include,
             the displacement headers) is parsed in one translation unit
-            with libclang: macro names, functions, variables, typedefs,
+            with libclang, with the tree's version (what a shim header
+            selects by version is what the tree's files see): macro names, functions, variables, typedefs,
             struct/union/enum tags, fields and enum constants, each with
             the header that defines it;
   reached   the headers the file can see: its #includes followed
@@ -529,7 +530,7 @@ def main():
         make_stub_dir(shim_missing, stub_dir)
 
         provided, pfields, shim_errors = provided_names(
-            [shim_inc], forced_all, base_args, stub_dir)
+            [shim_inc], forced_all, base_args + vargs, stub_dir)
 
         report.append('Shim drift report: Linux %s at %s' % (vstr, ksrc))
         report.append('kernel_shim provides %d names (%d struct fields)' %

@@ -237,4 +237,19 @@
 #define DMASIM_IMPL_TYPE1_FGSP_PROBE 1
 #endif
 
+/*
+ * The kernel faults pfnmaps (vfio-pci BARs) in with PMD and PUD leaves, and
+ * VFIO type1 reads them through follow_pfnmap_start() (huge pfnmap faults
+ * and the follow_pfnmap API: 6.12).  Before, in 6.1, type1's
+ * follow_pte() walks to PTEs only and vfio-pci's fault handler installs
+ * PTEs: the simulated fault handlers then install PTEs only, whatever leaf
+ * a mapping asks for (kapi_mm_map()'s max_leaf, kapi/kapi_impl.c), and a
+ * BAR costs one IOMMU mapping per page.  The project's core/ has them.
+ */
+#ifdef DMASIM_PROBED_PFNMAP_HUGE_LEAVES
+#define DMASIM_IMPL_PFNMAP_HUGE_LEAVES DMASIM_PROBED_PFNMAP_HUGE_LEAVES
+#else
+#define DMASIM_IMPL_PFNMAP_HUGE_LEAVES DMASIM_IMPL_AT_LEAST(6, 12, 0)
+#endif
+
 #endif
