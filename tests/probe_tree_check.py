@@ -202,6 +202,21 @@ CASES = {
         (None, type1('static int follow_fault_pfn(void)\n{\n'
                      '\t/* follow_pte() */\n\treturn 0;\n}\n')),
     ],
+    'DOMAIN_ALLOC_FAILURE_IS_EIO': [
+        (1, type1('static int vfio_iommu_domain_alloc(struct device *dev, void *data)\n'
+                  '{\n\t*domain = iommu_domain_alloc(dev->bus);\n\treturn 1;\n}\n'
+                  'static int vfio_iommu_type1_attach_group(void)\n{\n'
+                  '\tret = -EIO;\n\tiommu_group_for_each_dev(g, &d, vfio_iommu_domain_alloc);\n}\n')),
+        (0, type1('static int vfio_iommu_domain_alloc(struct device *dev, void *data)\n'
+                  '{\n\t*domain = iommu_paging_domain_alloc(dev);\n\treturn 1;\n}\n'
+                  'static int vfio_iommu_type1_attach_group(void)\n{\n'
+                  '\tret = -EIO;\n}\n')),
+        # The old allocator, but no -EIO in attach: cannot say what it returns.
+        (None, type1('static int vfio_iommu_domain_alloc(struct device *dev, void *data)\n'
+                     '{\n\t*domain = iommu_domain_alloc(dev->bus);\n\treturn 1;\n}\n'
+                     'static int vfio_iommu_type1_attach_group(void)\n{\n'
+                     '\t/* ret = -EIO; */\n\treturn -ENOMEM;\n}\n')),
+    ],
 }
 
 # What the real trees decide (Debian's packages as installed in CI).
@@ -213,15 +228,16 @@ REAL_6_12 = {
     'MSI_COOKIE_BEFORE_REPLAY': 0, 'HEAP_ORDERS_PARAM': 0,
     'TYPE1_FGSP_PROBE': 1, 'FOLLOW_PFNMAP_ARGS_WRITE': 0,
     'MAP_DMA_EAGAIN_AFTER_LOCK_DROP': 1, 'HEAP_ALLOCATE_ULONG_FLAGS': 0,
-    'PFNMAP_HUGE_LEAVES': 1,
+    'PFNMAP_HUGE_LEAVES': 1, 'DOMAIN_ALLOC_FAILURE_IS_EIO': 0,
 }
 # 6.1.192 decides as 6.12.117 but for the API generation: its heap takes
 # unsigned long flags, its follow_fault_pfn() walks PTEs with follow_pte()
-# (so no .write input either).  Its fd is installed after the copy-out too,
+# (so no .write input either), its attach turns a NULL domain into -EIO.  Its fd is installed after the copy-out too,
 # by the stable-only dma_buf_fd_install().
 REAL_TREES = {
     '6.12': REAL_6_12,
-    '6.1': dict(REAL_6_12, HEAP_ALLOCATE_ULONG_FLAGS=1, PFNMAP_HUGE_LEAVES=0),
+    '6.1': dict(REAL_6_12, HEAP_ALLOCATE_ULONG_FLAGS=1, PFNMAP_HUGE_LEAVES=0,
+                DOMAIN_ALLOC_FAILURE_IS_EIO=1),
 }
 REAL_FILES = ['Makefile', TYPE1, 'drivers/vfio/vfio.h', SYSTEM_HEAP, DMA_HEAP]
 

@@ -281,6 +281,22 @@ def probe_pfnmap_huge_leaves(t):
     return undecided('follow_fault_pfn(): neither follow_pfnmap_start() nor follow_pte()')
 
 
+def probe_domain_alloc_eio(t):
+    attach = t.function(TYPE1, 'vfio_iommu_type1_attach_group')
+    alloc = t.function(TYPE1, 'vfio_iommu_domain_alloc')
+    if attach is None or alloc is None:
+        return undecided('attach_group() or vfio_iommu_domain_alloc() not found')
+    if re.search(r'\biommu_paging_domain_alloc\s*\(', alloc):
+        return 0, ('attach_group() passes on the error of '
+                   'iommu_paging_domain_alloc() (an ERR_PTR)')
+    if (re.search(r'\biommu_domain_alloc\s*\(', alloc) and
+            re.search(r'\bret\s*=\s*-EIO\s*;', attach)):
+        return 1, ('attach_group() fails with -EIO when iommu_domain_alloc() '
+                   'returns NULL, whatever failed inside')
+    return undecided('vfio_iommu_domain_alloc(): no iommu_paging_domain_alloc(), '
+                     'or iommu_domain_alloc() without -EIO in attach_group()')
+
+
 def probe_heap_allocate_ulong_flags(t):
     text = t.text(SYSTEM_HEAP)
     if text is None:
@@ -316,6 +332,7 @@ PROBES = [
     ('MAP_DMA_EAGAIN_AFTER_LOCK_DROP', probe_map_dma_eagain),
     ('HEAP_ALLOCATE_ULONG_FLAGS', probe_heap_allocate_ulong_flags),
     ('PFNMAP_HUGE_LEAVES', probe_pfnmap_huge_leaves),
+    ('DOMAIN_ALLOC_FAILURE_IS_EIO', probe_domain_alloc_eio),
 ]
 
 

@@ -252,4 +252,17 @@
 #define DMASIM_IMPL_PFNMAP_HUGE_LEAVES DMASIM_IMPL_AT_LEAST(6, 12, 0)
 #endif
 
+/*
+ * VFIO type1's attach fails with -EIO when no IOMMU domain can be
+ * allocated, whatever the cause (6.1: iommu_domain_alloc() returns NULL).
+ * From 6.11 iommu_paging_domain_alloc() returns an ERR_PTR and attach
+ * passes that errno on (-ENOMEM for a failed allocation), as the project's
+ * core does.  The sweeps accept -EIO where this holds.
+ */
+#ifdef DMASIM_PROBED_DOMAIN_ALLOC_FAILURE_IS_EIO
+#define DMASIM_IMPL_DOMAIN_ALLOC_FAILURE_IS_EIO DMASIM_PROBED_DOMAIN_ALLOC_FAILURE_IS_EIO
+#else
+#define DMASIM_IMPL_DOMAIN_ALLOC_FAILURE_IS_EIO (!DMASIM_IMPL_AT_LEAST(6, 11, 0))
+#endif
+
 #endif
