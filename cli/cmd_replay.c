@@ -10,8 +10,9 @@
  *
  *   machine ram=SIZE iommu=FORMAT   the simulated host (before anything else)
  *   container                       open a type1v2 container (/dev/vfio/vfio)
- *   ram NAME SIZE [page=4k|2m]      guest RAM backing: anonymous memory, of
- *                                   4 KiB pages or 2 MiB THP folios
+ *   ram NAME SIZE [page=4k|2m|1g]   guest RAM backing: anonymous memory, of
+ *                                   4 KiB pages or 2 MiB THP folios, or
+ *                                   hugetlbfs 1 GiB pages (PUD leaves)
  *   gpu NAME bar=SIZE [leaf=pud|pmd|pte]
  *                                   a device in its own group, attached to
  *                                   the container; its BAR placed above RAM,
@@ -177,6 +178,13 @@ int replay_add_event(struct replay *r, unsigned int line, char **w, int n)
 				o->leaf = KAPI_MM_LEAF_PTE;
 			else if (v && !gpu && !strcasecmp(v, "2m"))
 				o->leaf = KAPI_MM_LEAF_PMD;
+			else if (v && !gpu && !strcasecmp(v, "1g")) {
+				o->leaf = KAPI_MM_LEAF_PUD;
+				if (o->size % SIM_PUD_SIZE)
+					return err_at(r, line,
+						      "page=1g: size '%s' is not a multiple of the 1 GiB page",
+						      w[2]);
+			}
 			else if (!v || (strcmp(v, "pud") && strcasecmp(v, "4k")))
 				return err_at(r, line, "bad page/leaf '%s'", w[3]);
 		}
@@ -410,7 +418,8 @@ static long make_obj(struct replay *r, struct replay_obj *o)
 		if (ret)
 			return ret;
 	} else {
-		m.kind = o->leaf == KAPI_MM_LEAF_PMD ? KAPI_MM_THP : KAPI_MM_ANON;
+		m.kind = o->leaf == KAPI_MM_LEAF_PUD ? KAPI_MM_HUGETLB_1G :
+			 o->leaf == KAPI_MM_LEAF_PMD ? KAPI_MM_THP : KAPI_MM_ANON;
 		m.populate = 1;		/* a booted guest's RAM is touched */
 	}
 	return kapi_mm_mmap(&m, &o->va);

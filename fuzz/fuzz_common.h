@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dmasim/kapi.h>
-#include <dmasim/sim.h>
+#include <errno.h>
 
 #include <dmasim/kapi.h>
+#include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
 /* The simulated CPU's page and leaf sizes (the build's DMASIM_PAGE_SHIFT). */
@@ -189,26 +189,39 @@ static unsigned int fuzz_choice_pick(void *ctx, enum sim_choice_point cp,
 }
 
 /*
+ * Split *in at the last occurrence of mark: *in keeps what is before it,
+ * the result is what follows (empty, *in unchanged, without the mark).
+ */
+static inline struct fuzz_input fuzz_split_at_mark(struct fuzz_input *in,
+						   const char *mark,
+						   size_t mark_len)
+{
+	for (size_t i = in->left; i >= mark_len; i--) {
+		if (!memcmp(in->p + i - mark_len, mark, mark_len)) {
+			struct fuzz_input tail = fuzz_input(in->p + i,
+							    in->left - i);
+
+			in->left = i - mark_len;
+			return tail;
+		}
+	}
+	return fuzz_input(NULL, 0);
+}
+
+/*
  * The input's operations (everything before the last mark), with the
  * choice stream after it armed for this input; end with fuzz_choices_end().
  */
 static inline struct fuzz_input fuzz_input_choosing(const uint8_t *data,
 						    size_t size)
 {
-	size_t ops = size;
+	struct fuzz_input ops = fuzz_input(data, size);
 
-	fuzz_choice_stream = fuzz_input(NULL, 0);
-	for (size_t i = size; i >= FUZZ_CHOICE_MARK_LEN; i--) {
-		if (!memcmp(data + i - FUZZ_CHOICE_MARK_LEN, FUZZ_CHOICE_MARK,
-			    FUZZ_CHOICE_MARK_LEN)) {
-			ops = i - FUZZ_CHOICE_MARK_LEN;
-			fuzz_choice_stream = fuzz_input(data + i, size - i);
-			break;
-		}
-	}
+	fuzz_choice_stream = fuzz_split_at_mark(&ops, FUZZ_CHOICE_MARK,
+						FUZZ_CHOICE_MARK_LEN);
 	if (!fuzz_empty(&fuzz_choice_stream))
 		sim_choice_fuzz(fuzz_choice_pick, &fuzz_choice_stream);
-	return fuzz_input(data, ops);
+	return ops;
 }
 
 /* Disarm the input's choices; a SIGKILL one sent dies with the input. */
@@ -316,6 +329,215 @@ static inline void fuzz_boot_machine(unsigned long long seed)
 
 	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
 	FUZZ_CHECK(kapi_boot() == 0, "boot");
+}
+
+/*
+ * Where an input puts things (optional): the bytes after the last
+ * FUZZ_PLACE_MARK in the operations, one byte per field below, each
+ * modulo its choices; missing bytes are 0, today's placement, so an input
+ * without the mark decodes as it always did.  Layout:
+ *   [operations][FUZZ_PLACE_MARK ram bar vma iova][FUZZ_CHOICE_MARK ...]
+ */
+#define FUZZ_PLACE_MARK		"\xd3" "place"
+#define FUZZ_PLACE_MARK_LEN	(sizeof(FUZZ_PLACE_MARK) - 1)
+
+enum fuzz_ram_place {
+	FUZZ_RAM_DEFAULT,	/* the sim's default 256 MiB */
+	FUZZ_RAM_AT_PFN0,	/* 256 MiB from physical page 0 */
+	FUZZ_RAM_BELOW_4G,	/* 256 MiB ending at 4 GiB */
+	FUZZ_RAM_AT_TOP,	/* 256 MiB ending at 2^52 */
+	FUZZ_RAM_RAGGED,	/* two ranges sharing a section, not PMD aligned */
+	FUZZ_RAM_NR
+};
+enum fuzz_bar_place {
+	FUZZ_BAR_DEFAULT,	/* sim_bar_create() above RAM */
+	FUZZ_BAR_BELOW_4G,	/* in the hole below 4 GiB */
+	FUZZ_BAR_AT_TOP,	/* down from the top of the physical width */
+	FUZZ_BAR_AT_PFN0,	/* up from physical page 0 */
+	FUZZ_BAR_NR
+};
+enum fuzz_vma_place {
+	FUZZ_VMA_DEFAULT,	/* the sim picks (from 4 GiB up) */
+	FUZZ_VMA_BOTTOM,	/* up from the first page of user space */
+	FUZZ_VMA_TOP,		/* down from the top of user space */
+	FUZZ_VMA_NR
+};
+enum fuzz_iova_place {
+	FUZZ_IOVA_DEFAULT,	/* as the operation's bytes say */
+	FUZZ_IOVA_TOP_HALF,	/* the same with bit 63 flipped */
+	FUZZ_IOVA_END,		/* in the last PUD of the 64-bit space */
+	FUZZ_IOVA_NR
+};
+
+struct fuzz_placement {
+	enum fuzz_ram_place ram;
+	enum fuzz_bar_place bar;
+	enum fuzz_vma_place vma;
+	enum fuzz_iova_place iova;
+};
+
+/* Cut the placement off the end of *ops and decode it. */
+static inline struct fuzz_placement fuzz_placement_of(struct fuzz_input *ops)
+{
+	struct fuzz_input p = fuzz_split_at_mark(ops, FUZZ_PLACE_MARK,
+						 FUZZ_PLACE_MARK_LEN);
+	struct fuzz_placement pl;
+
+	pl.ram = (enum fuzz_ram_place)(fuzz_u8(&p) % FUZZ_RAM_NR);
+	pl.bar = (enum fuzz_bar_place)(fuzz_u8(&p) % FUZZ_BAR_NR);
+	pl.vma = (enum fuzz_vma_place)(fuzz_u8(&p) % FUZZ_VMA_NR);
+	pl.iova = (enum fuzz_iova_place)(fuzz_u8(&p) % FUZZ_IOVA_NR);
+	return pl;
+}
+
+/*
+ * The machine of fuzz_boot_machine(seed 0) with its RAM where ram says
+ * (the same 256 MiB, placed), booted again only when the layout differs
+ * from the machine's now.  Returns 1 if it booted (the caller then makes
+ * its one-time state again), 0 if the machine stays.
+ */
+static inline int fuzz_boot_machine_for(enum fuzz_ram_place ram)
+{
+	static const struct sim_phys_range layouts[FUZZ_RAM_NR][2] = {
+		[FUZZ_RAM_AT_PFN0] = { { 0, 256ULL << 20 } },
+		[FUZZ_RAM_BELOW_4G] = { { (4ULL << 30) - (256ULL << 20),
+					  256ULL << 20 } },
+		[FUZZ_RAM_AT_TOP] = { { (1ULL << 52) - (256ULL << 20),
+					256ULL << 20 } },
+		[FUZZ_RAM_RAGGED] = {
+			{ (1ULL << 30) + 3 * PAGE, 64ULL << 20 },
+			{ (1ULL << 30) + (64ULL << 20) + 19 * PAGE,
+			  192ULL << 20 } },
+	};
+	static int booted_ram = -1;
+	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
+
+	if (booted_ram == (int)ram)
+		return 0;
+	if (booted_ram >= 0)
+		sim_machine_destroy();
+	if (ram != FUZZ_RAM_DEFAULT)
+		memcpy(cfg.ram, layouts[ram], sizeof(layouts[ram]));
+	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine, RAM layout %d", ram);
+	FUZZ_CHECK(kapi_boot() == 0, "boot");
+	booted_ram = (int)ram;
+	return 1;
+}
+
+/* An input's placement and the cursors of what it placed so far. */
+struct fuzz_place_state {
+	struct fuzz_placement place;
+	unsigned long long bar_low, bar_high;	/* BARs placed up / down */
+	unsigned long va_low, va_high;		/* VMAs placed up / down */
+};
+
+/*
+ * A BAR of len bytes at bar_mis past a PUD boundary, where the placement
+ * says; where that place is taken (RAM, another BAR, no room), where
+ * sim_bar_create() puts it above RAM.  0 and *pfn its first pfn (pfn 0
+ * can be one), or -1 if it cannot be placed.
+ */
+static inline int fuzz_place_bar(struct fuzz_place_state *ps,
+				 unsigned long len, unsigned long bar_mis,
+				 unsigned long *pfn)
+{
+	unsigned long long base = 0;
+	int placed = 0;
+
+	switch (ps->place.bar) {
+	case FUZZ_BAR_BELOW_4G:
+		*pfn = sim_bar_create(len, PUD, bar_mis, 1);
+		placed = *pfn != 0;
+		break;
+	case FUZZ_BAR_AT_TOP:
+		if (!ps->bar_high)
+			ps->bar_high = 1ULL << sim_phys_bits();
+		if (ps->bar_high < len + bar_mis + PUD)
+			break;
+		base = ((ps->bar_high - len - bar_mis) & ~(PUD - 1ULL)) +
+		       bar_mis;
+		placed = !sim_bar_place(base, len);
+		if (placed)
+			ps->bar_high = base;
+		break;
+	case FUZZ_BAR_AT_PFN0:
+		/*
+		 * Not physical page 0 itself: iommu_iova_to_phys() returns 0
+		 * for "not mapped" too, so type1 cannot unmap a DMA of it
+		 * (docs/vfio-type1.md, "Found"); tests/test_type1_dma.c
+		 * covers that page.
+		 */
+		base = ((ps->bar_low + PUD - 1) & ~(PUD - 1ULL)) + bar_mis;
+		if (!base)
+			base = PUD;
+		placed = !sim_bar_place(base, len);
+		if (placed)
+			ps->bar_low = base + len;
+		break;
+	default:
+		break;
+	}
+	if (placed && ps->place.bar != FUZZ_BAR_BELOW_4G)
+		*pfn = base >> SIM_PAGE_SHIFT;
+	if (!placed)
+		*pfn = sim_bar_create(len, PUD, bar_mis, 0);
+	return placed || *pfn ? 0 : -1;
+}
+
+/*
+ * kapi_mm_mmap(m) at the address the placement gives a VMA of m->len
+ * bytes at m->misalign past a PUD; where that is taken or outside user
+ * space, where the sim picks.  *va gets the address.
+ */
+static inline int fuzz_mmap_placed(struct fuzz_place_state *ps,
+				   struct kapi_mm_map *m, unsigned long *va)
+{
+	unsigned long len = m->len, mis = m->misalign, addr = 0;
+	int ret;
+
+	switch (ps->place.vma) {
+	case FUZZ_VMA_BOTTOM:
+		addr = ((ps->va_low + PUD - 1) & ~(PUD - 1)) + mis;
+		if (!addr)
+			addr = PUD;
+		ps->va_low = addr + len;
+		break;
+	case FUZZ_VMA_TOP:
+		if (!ps->va_high)
+			ps->va_high = SIM_TASK_SIZE;
+		if (ps->va_high < len + mis + PUD)
+			break;
+		addr = ((ps->va_high - len - mis) & ~(PUD - 1)) + mis;
+		ps->va_high = addr;
+		break;
+	default:
+		break;
+	}
+	m->addr = addr;
+	ret = kapi_mm_mmap(m, va);
+	if (addr && (ret == -EEXIST || ret == -EINVAL)) {
+		m->addr = 0;
+		ret = kapi_mm_mmap(m, va);
+	}
+	return ret;
+}
+
+/* The placement applied to the iova an operation asked for. */
+static inline unsigned long long fuzz_place_iova(struct fuzz_place_state *ps,
+						 unsigned long long iova,
+						 unsigned long long size)
+{
+	unsigned long long in_pud = iova & (PUD - 1);
+
+	switch (ps->place.iova) {
+	case FUZZ_IOVA_TOP_HALF:
+		return iova ^ (1ULL << 63);
+	case FUZZ_IOVA_END:
+		return (0ULL - ((in_pud + size + PUD - 1) & ~(PUD - 1ULL))) +
+		       in_pud;
+	default:
+		return iova;
+	}
 }
 
 #endif

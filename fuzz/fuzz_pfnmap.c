@@ -27,6 +27,8 @@
  * A walk with the stride covers the same pages, with the same pfn sum, as
  * a page-by-page walk, in one lookup per leaf.  At the end every VMA is
  * unmapped, the process exits, and no page, pin or kernel object is left.
+ * An optional placement ("\xd3place" mark, fuzz_common.h) puts RAM, the
+ * BARs and the VMAs where machines rarely do (IOVAs: not used here).
  */
 #include <errno.h>
 #include <string.h>
@@ -52,17 +54,9 @@ struct mapping {
 
 static struct mapping maps[MAX_MAPS];
 static unsigned int nr_maps;
-static int booted;
 static unsigned long long kmalloc_at_start;
 static unsigned long allocated_at_start;
-
-static void boot_once(void)
-{
-	if (booted)
-		return;
-	fuzz_boot_machine(0);
-	booted = 1;
-}
+static struct fuzz_place_state place;
 
 static unsigned long mask_of_level(int level)
 {
@@ -152,12 +146,12 @@ static void create_mapping(struct fuzz_input *in)
 	req.misalign = va_mis;
 	req.pgoff = fuzz_u16(in);
 	if (m->kind == KAPI_MM_PFNMAP) {
-		m->pfn = sim_bar_create(m->len, PUD, bar_mis, 0);
-		FUZZ_CHECK(m->pfn != 0, "BAR of 0x%lx", m->len);
+		FUZZ_CHECK(fuzz_place_bar(&place, m->len, bar_mis, &m->pfn) == 0,
+			   "BAR of 0x%lx", m->len);
 		req.pfn = m->pfn;
 		req.max_leaf = m->max_leaf;
 	}
-	ret = kapi_mm_mmap(&req, &m->va);
+	ret = fuzz_mmap_placed(&place, &req, &m->va);
 	FUZZ_CHECK(ret == 0, "mmap of 0x%lx: %d", m->len, ret);
 	m->live = 1;
 	nr_maps++;
@@ -189,6 +183,19 @@ static unsigned long pick_addr(struct fuzz_input *in, const struct mapping *m)
 	return m->va + page * PAGE;
 }
 
+/*
+ * Splits the input's choices made so far (choice point pt_leaf_changed:
+ * another task split a leaf under a lookup); after one, a leaf may be
+ * smaller than the fault rule gives.
+ */
+static unsigned long long splits_at_start;
+
+static int leaves_were_split(void)
+{
+	return sim_choice_taken_alt[SIM_CH_PT_LEAF_CHANGED][SIM_PT_LEAF_SPLIT] !=
+	       splits_at_start;
+}
+
 static void lookup(unsigned long addr)
 {
 	const struct mapping *m = mapping_at(addr);
@@ -215,7 +222,8 @@ static void lookup(unsigned long addr)
 	FUZZ_CHECK(r.addr_mask == mask_of_level(level),
 		   "0x%lx: addr_mask 0x%lx for a level-%d leaf", addr,
 		   r.addr_mask, level);
-	FUZZ_CHECK(level == expected_level(m, addr),
+	FUZZ_CHECK(level == expected_level(m, addr) ||
+		   (leaves_were_split() && level < expected_level(m, addr)),
 		   "0x%lx: leaf level %d, the fault rule says %d", addr, level,
 		   expected_level(m, addr));
 	FUZZ_CHECK(r.writable == m->writable && r.special,
@@ -279,8 +287,13 @@ static void walk(struct fuzz_input *in, const struct mapping *m)
 
 	if (m->kind != KAPI_MM_PFNMAP)
 		return;
-	mapped = reference_walk(addr, npages, &leaves, &ref_sum) == 0;
+	/*
+	 * The reference after the walk: a leaf another task zapped or split
+	 * under a lookup (choice point pt_leaf_changed) is gone or smaller
+	 * in both.
+	 */
 	lookups = kapi_mm_pfnmap_walk(addr, npages, 1, &done, &sum);
+	mapped = reference_walk(addr, npages, &leaves, &ref_sum) == 0;
 	if (!mapped) {
 		FUZZ_CHECK(lookups == -EINVAL, "walk over a hole: %ld", lookups);
 		return;
@@ -291,6 +304,12 @@ static void walk(struct fuzz_input *in, const struct mapping *m)
 	if (npages > MAX_PAGE_WALK)
 		return;
 	lookups_pp = kapi_mm_pfnmap_walk(addr, npages, 0, &done_pp, &sum_pp);
+	if (lookups_pp == -EINVAL) {
+		/* a leaf was zapped under a lookup: the range has a hole now */
+		FUZZ_CHECK(reference_walk(addr, npages, &leaves, &ref_sum),
+			   "page-by-page walk failed over a mapped range");
+		return;
+	}
 	FUZZ_CHECK(lookups_pp == (long)npages && done_pp == npages &&
 		   sum_pp == sum, "page-by-page walk differs");
 }
@@ -332,7 +351,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kapi_proc *proc;
 	unsigned int n;
 
-	boot_once();
+	place = (struct fuzz_place_state){ .place = fuzz_placement_of(&in) };
+	splits_at_start =
+		sim_choice_taken_alt[SIM_CH_PT_LEAF_CHANGED][SIM_PT_LEAF_SPLIT];
+	fuzz_boot_machine_for(place.place.ram);
 	kmalloc_at_start = sim_kmalloc_outstanding();
 	proc = kapi_proc_create();
 	FUZZ_CHECK(proc != NULL, "process");

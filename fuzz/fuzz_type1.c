@@ -37,8 +37,14 @@
  * - after close: no pin, no locked_vm, no IOMMU domain or device left; at
  *   the end of the input, no kernel object either.
  *
- * The machine (256 MiB) is built once per process; each input runs in a
- * new process (kapi_proc_create) that exits at the end, and the buddy
+ * Placement (fuzz_common.h, struct fuzz_placement): the bytes after an
+ * optional "\xd3place" mark put RAM, BARs, VMAs and IOVAs where machines
+ * rarely do (pfn 0, below 4 GiB, the top of the physical width; the
+ * first and last pages of user space; the top half and the last PUD of
+ * the IOVA space); without the mark, today's placement.
+ *
+ * The machine (256 MiB) is built once per process and RAM layout; each
+ * input runs in a new process (kapi_proc_create) that exits at the end, and the buddy
  * allocator is rewound to its state after boot (sim_buddy_rewind), so an
  * input does the same whatever ran before it (replay --order-check).
  */
@@ -102,15 +108,17 @@ static struct {
 	unsigned int nr_vpfns;
 	unsigned long domains_at_start, devices_at_start;
 	unsigned long pages_asked;	/* by MAP_DMA so far, MAX_INPUT_PAGES at most */
+	struct fuzz_place_state place;
 } s;
 
-static int booted;
-
-static void boot_once(void)
+/*
+ * The machine with RAM where the input says (fuzz_boot_machine_for()),
+ * with this harness's one-time state made again after each boot.
+ */
+static void boot_once(enum fuzz_ram_place ram)
 {
-	if (booted)
+	if (!fuzz_boot_machine_for(ram))
 		return;
-	fuzz_boot_machine(0);
 	/*
 	 * The first address space takes the zero page for good: make one
 	 * now, so that no input is the first.  Then the allocator's state is
@@ -118,7 +126,6 @@ static void boot_once(void)
 	 */
 	kapi_proc_destroy(kapi_proc_create());
 	FUZZ_CHECK(sim_buddy_checkpoint() == 0, "checkpoint");
-	booted = 1;
 }
 
 /* ---- the model ------------------------------------------------------- */
@@ -350,12 +357,12 @@ static void op_mmap(struct fuzz_input *in, int kind)
 		m.len = (flags & 0x80) && m.max_leaf == KAPI_MM_LEAF_PUD &&
 			!((bar_mis ^ m.misalign) & (PMD - 1)) ?
 			PUD + pages * PAGE : pages * PAGE;
-		m.pfn = sim_bar_create(m.len, PUD, bar_mis, 0);
-		FUZZ_CHECK(m.pfn, "BAR");
+		FUZZ_CHECK(fuzz_place_bar(&s.place, m.len, bar_mis, &m.pfn) == 0,
+			   "BAR");
 	} else {
 		m.len = pages * PAGE;
 	}
-	ret = kapi_mm_mmap(&m, &v->va);
+	ret = fuzz_mmap_placed(&s.place, &m, &v->va);
 	FUZZ_CHECK(ret == 0, "mmap: %d", ret);
 	v->len = m.len;
 	v->kind = kind;
@@ -395,7 +402,7 @@ static void op_map_dma(struct fuzz_input *in)
 	if (!(how & 0x80) && size > v->len - off)
 		size = v->len - off;	/* mostly inside the VMA */
 	va = v->va + off;
-	iova = pick_iova(in, va);
+	iova = fuzz_place_iova(&s.place, pick_iova(in, va), size);
 	flags = (how >> 4) & 3 ? KAPI_VFIO_DMA_MAP_RW : KAPI_VFIO_DMA_MAP_FLAG_READ;
 	if ((how & 0x40) && (how & 0x20))
 		flags = 0;
@@ -702,17 +709,21 @@ static const enum type1_op op_of_byte[] = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = fuzz_input_choosing(data, size);
+	struct fuzz_placement place = fuzz_placement_of(&in);
 	unsigned long long kmallocs;
 	struct kapi_proc *proc;
 	unsigned int limits;
 
-	boot_once();
+	boot_once(place.ram);
 	/* The model follows the VMAs it made: no other task changes them. */
 	fuzz_choice_deny[SIM_CH_FIXUP_UNLOCKED] =
 		1u << SIM_MM_RACE_MUNMAP | 1u << SIM_MM_RACE_REPLACE |
 		1u << SIM_MM_RACE_SPLIT | 1u << SIM_MM_RACE_MOVE_PFNS;
 	kills_at_start = sim_choice_taken_alt[SIM_CH_FATAL_SIGNAL][1];
 	memset(&s, 0, sizeof(s));
+	s.place = (struct fuzz_place_state){ .place = place };
+	FUZZ_LOG("placement: RAM %d, BARs %d, VMAs %d, IOVAs %d", place.ram,
+		 place.bar, place.vma, place.iova);
 	kmallocs = sim_kmalloc_outstanding();
 	s.domains_at_start = sim_iommu_nr_domains();
 	s.devices_at_start = kapi_iommu_nr_devices();

@@ -104,6 +104,7 @@ void kapi_proc_destroy(struct kapi_proc *p)
 	t->mm = NULL;
 	if (mm)
 		mmput(mm);
+	shim_task_work_run();	/* exit_task_work(): the mappings' files */
 	if (current == t)
 		dmasim_set_current(NULL);
 	put_task_struct(t);
@@ -120,7 +121,7 @@ int kapi_proc_exec(struct kapi_proc *p)
 	t->mm = mm;
 	if (old)
 		mmput(old);
-	return 0;
+	return kapi_return(0);
 }
 
 void kapi_proc_set_current(struct kapi_proc *p)
@@ -171,7 +172,9 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 {
 	vm_flags_t flags = VM_READ | VM_MAYREAD;
 
-	if (m->writable)
+	if (m->prot_none)
+		flags = VM_MAYREAD;
+	else if (m->writable)
 		flags |= VM_WRITE | VM_MAYWRITE;
 	switch (m->kind) {
 	case KAPI_MM_THP:
@@ -182,12 +185,17 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 		flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP |
 			 VM_SHARED | VM_MAYSHARE;
 		break;
+	case KAPI_MM_HUGETLB_1G:
+		flags |= VM_HUGETLB | VM_DONTEXPAND;
+		break;
 	case KAPI_MM_ANON:
 		break;
 	}
 	vm_flags_init(vma, flags);
-	vma->vm_page_prot = m->writable ? PAGE_SHARED : PAGE_READONLY;
-	vma->vm_pgoff = m->kind == KAPI_MM_ANON || m->kind == KAPI_MM_THP ?
+	vma->vm_page_prot = m->prot_none ? PAGE_NONE :
+			    m->writable ? PAGE_SHARED : PAGE_READONLY;
+	vma->vm_pgoff = m->kind == KAPI_MM_ANON || m->kind == KAPI_MM_THP ||
+			m->kind == KAPI_MM_HUGETLB_1G ?
 			vma->vm_start >> PAGE_SHIFT : m->pgoff;
 }
 
@@ -214,7 +222,9 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 
 	if (!mm)
 		return -EINVAL;
-	if (m->kind > KAPI_MM_IO || !m->len || (m->len & ~PAGE_MASK) ||
+	if (m->kind > KAPI_MM_HUGETLB_1G || !m->len || (m->len & ~PAGE_MASK) ||
+	    (m->kind == KAPI_MM_HUGETLB_1G &&
+	     ((m->len | m->addr) & (PUD_SIZE - 1))) ||
 	    max_leaf > KAPI_MM_LEAF_PUD)
 		return -EINVAL;
 	/* A tree without huge pfnmap faults (6.1) installs PTEs only. */
@@ -232,6 +242,8 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 
 		if (!m->align && m->kind == KAPI_MM_THP)
 			align = PMD_SIZE;
+		if (m->kind == KAPI_MM_HUGETLB_1G)
+			align = max(align, PUD_SIZE);
 		if (!m->align && m->kind == KAPI_MM_PFNMAP) {
 			/* co-align with the pfns so the largest leaves fit */
 			align = max_leaf == KAPI_MM_LEAF_PUD ? PUD_SIZE :
@@ -255,9 +267,12 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 	info.end = vma->vm_end;
 	info.kind = m->kind == KAPI_MM_ANON ? SIM_VMA_ANON :
 		    m->kind == KAPI_MM_THP ? SIM_VMA_THP :
-		    m->kind == KAPI_MM_PFNMAP ? SIM_VMA_PFNMAP : SIM_VMA_IO;
+		    m->kind == KAPI_MM_PFNMAP ? SIM_VMA_PFNMAP :
+		    m->kind == KAPI_MM_HUGETLB_1G ? SIM_VMA_HUGETLB : SIM_VMA_IO;
 	info.flags = SIM_VMA_READ | (m->writable ? SIM_VMA_WRITE : 0) |
 		     (m->populate ? SIM_VMA_POPULATE : 0);
+	if (m->prot_none)
+		info.flags = 0;	/* nothing to populate: no access */
 	info.pfn = m->pfn;
 	info.max_leaf = max_leaf;
 	info.owner = vma;
@@ -286,7 +301,7 @@ static int mm_munmap_locked(struct mm_struct *mm, unsigned long addr)
 		mm->total_vm -= vma_pages(vma);
 		ret = sim_mm_unmap(mm->dmasim_mm, addr);
 		if (!ret)
-			sim_kfree(vma);
+			shim_vma_free(vma);
 	}
 	return ret;
 }
@@ -426,6 +441,20 @@ int kapi_mm_cpu_pfn(unsigned long addr, unsigned long *pfn, int *level)
 	if (level)
 		*level = w.level;
 	return 0;
+}
+
+int kapi_mm_set_entry(unsigned long addr, int level,
+		      enum sim_pt_entry_kind kind)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	if (!mm)
+		return kapi_return(-ENOENT);
+	mmap_write_lock(mm);
+	ret = sim_mm_set_entry(mm->dmasim_mm, addr, level, kind);
+	mmap_write_unlock(mm);
+	return kapi_return(ret);
 }
 
 unsigned long kapi_mm_nr_tables(void)

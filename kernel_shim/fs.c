@@ -7,6 +7,7 @@
  * for what is emulated and what is simplified.
  */
 #include <linux/anon_inodes.h>
+#include <linux/array_size.h>
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fdtable.h>
@@ -195,6 +196,29 @@ void fput(struct file *file)
 	if (file->f_op && file->f_op->release)
 		file->f_op->release(file->f_inode, file);
 	file_free(file);
+}
+
+/*
+ * fput() from a user task runs the release at its return to user space
+ * (task_work), not inside the caller's locks: munmap drops a mapping's
+ * file under mmap_lock, and its release may take locks that nest outside
+ * mmap_lock.  The shim defers only the fputs that need it (a VMA's file);
+ * kapi doors run them on their way out (kapi_door.h).
+ */
+static _Thread_local struct file *deferred_fputs[16];
+static _Thread_local unsigned int nr_deferred_fputs;
+
+void shim_fput_deferred(struct file *file)
+{
+	if (nr_deferred_fputs == ARRAY_SIZE(deferred_fputs))
+		shim_task_work_run();
+	deferred_fputs[nr_deferred_fputs++] = file;
+}
+
+void shim_task_work_run(void)
+{
+	while (nr_deferred_fputs)
+		fput(deferred_fputs[--nr_deferred_fputs]);
 }
 
 struct file *anon_inode_getfile(const char *name,

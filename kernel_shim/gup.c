@@ -21,7 +21,8 @@
  * contracts allow: GUP pins fewer pages (gup_short), stops inside a huge
  * leaf (gup_folio_partial), sees a SIGKILL (fatal_signal_pending: -EINTR
  * or a short count), refuses a FOLL_LONGTERM pin with everything unpinned
- * (gup_longterm_refuse); fixup_user_fault() drops the mmap lock while
+ * (gup_longterm_refuse), finds its first entry not present
+ * (gup_nonpresent); fixup_user_fault() drops the mmap lock while
  * another task changes the mapping (fixup_unlocked).
  */
 #include <linux/mm.h>
@@ -72,21 +73,50 @@ static int gup_vma_allows(struct vm_area_struct *vma, unsigned int gup_flags)
 }
 
 /*
+ * Choice point SIM_CH_GUP_NONPRESENT: the present anonymous leaf GUP is
+ * about to follow turns out to be a migration entry (compaction is moving
+ * the page) or a swap entry, so GUP must fault and look again.  Offered at
+ * the first page of a call.  True if the entry changed.
+ */
+static bool gup_entry_goes_away(struct mm_struct *mm, unsigned long addr,
+				const struct sim_walk *w)
+{
+	static const enum sim_pt_entry_kind kinds[] = {
+		SIM_ENTRY_PRESENT, SIM_ENTRY_MIGRATION, SIM_ENTRY_SWAP,
+	};
+	unsigned int alt;
+
+	if (!(w->entry & SIM_PTE_PRESENT) || (w->entry & SIM_PTE_SPECIAL) ||
+	    w->pfn == sim_zero_pfn)
+		return false;
+	alt = sim_choose(SIM_CH_GUP_NONPRESENT, ARRAY_SIZE(kinds));
+	return alt && !sim_mm_set_entry(mm->dmasim_mm, addr, w->level,
+					kinds[alt]);
+}
+
+/*
  * The page mapped at addr, faulting it in as a CPU access would; *in_leaf
  * gets the pages from it to the end of the leaf that maps it (the kernel's
  * follow_page_mask() page mask: GUP takes a huge leaf's pages at once).
+ * A non-present entry (swap, migration, a split in progress) is faulted
+ * in; a PROT_NONE entry is followed as it is (pin_user_pages_remote() does
+ * not set FOLL_HONOR_NUMA_FAULT, only GUP-fast does), unless FOLL_WRITE
+ * needs it writable: then the NUMA-hinting fault restores it.
  */
 static struct page *gup_one_page(struct mm_struct *mm, unsigned long addr,
-				 unsigned int gup_flags, unsigned long *in_leaf,
-				 int *err)
+				 unsigned int gup_flags, bool first,
+				 unsigned long *in_leaf, int *err)
 {
 	bool write = gup_flags & FOLL_WRITE;
 	unsigned long leaf;
 	struct sim_walk w;
 	int ret;
 
-	ret = sim_mm_walk(mm->dmasim_mm, addr, &w);
-	if (ret || (write && !(w.entry & SIM_PTE_WRITE))) {
+	ret = sim_mm_walk_any(mm->dmasim_mm, addr, &w);
+	if (!ret && first && gup_entry_goes_away(mm, addr, &w))
+		ret = sim_mm_walk_any(mm->dmasim_mm, addr, &w);
+	if (ret || !(w.entry & (SIM_PTE_PRESENT | SIM_PTE_PROTNONE)) ||
+	    (write && !(w.entry & SIM_PTE_WRITE))) {
 		if (gup_flags & FOLL_NOFAULT) {
 			*err = -EFAULT;
 			return NULL;
@@ -246,7 +276,7 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 			if (err)
 				break;
 		}
-		page = gup_one_page(mm, addr, gup_flags, &n, &err);
+		page = gup_one_page(mm, addr, gup_flags, !i, &n, &err);
 		if (!page)
 			break;
 		/* The rest of a huge leaf in one go, one pin per page. */

@@ -6,7 +6,9 @@
  * <linux/moduleparam.h> put one record per use into the sections
  * "dmasim_initcall" and "dmasim_param", and the linker provides their
  * __start_/__stop_ bounds.  Kernel objects must be linked whole (meson's
- * link_whole) so that no record is dropped.
+ * link_whole) so that no record is dropped, and into the one library (shared
+ * or static, top-level meson.build) this file is in: the bounds span that
+ * library's records.
  */
 #include <linux/atomic.h>
 #include <linux/kernel.h>

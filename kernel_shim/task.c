@@ -41,7 +41,7 @@ static void mm_teardown(struct mm_struct *mm)
 		struct vm_area_struct *vma = sim_vma_info(svma)->owner;
 
 		sim_mm_unmap(mm->dmasim_mm, vma->vm_start);
-		sim_kfree(vma);
+		shim_vma_free(vma);
 	}
 	sim_mm_destroy_one(mm->dmasim_mm);
 	mm->dmasim_mm = NULL;

@@ -18,6 +18,7 @@
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -94,4 +95,25 @@ long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 	}
 	mmap_read_unlock(mm);
 	return n - done;
+}
+
+char *strndup_user(const char __user *s, long n)
+{
+	char *buf;
+	long len;
+
+	buf = kmalloc(n, GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	/* As strnlen_user(): a byte at a time, stopping at the NUL. */
+	for (len = 0; len < n; len++) {
+		if (copy_from_user(&buf[len], s + len, 1)) {
+			kfree(buf);
+			return ERR_PTR(-EFAULT);
+		}
+		if (!buf[len])
+			return buf;
+	}
+	kfree(buf);
+	return ERR_PTR(-EINVAL);
 }

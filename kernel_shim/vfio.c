@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The part of the VFIO core (drivers/vfio/vfio_main.c, container.c) that
- * IOMMU backends call: backend registration and the capability-chain
- * helpers of <linux/vfio.h>.  dmasim's own code.
- *
- * Registration keeps the backends in a list; kapi/kapi_vfio.c opens containers
- * on the first one, as VFIO_SET_IOMMU picks the first backend whose open()
- * accepts the type.
+ * The part of the VFIO core (drivers/vfio/vfio_main.c) that IOMMU backends
+ * call: the capability-chain helpers of <linux/vfio.h>.  dmasim's own code.
+ * Backend registration lives with the containers, as in the kernel
+ * (core/drivers/vfio/container.c).
  */
 #include <linux/align.h>
 #include <linux/errno.h>
@@ -18,64 +15,6 @@
 #include <linux/vfio.h>
 #include <shim/vfio_iommu_driver.h>
 #include <shim/vfio_core.h>
-
-struct vfio_backend {
-	struct list_head next;
-	const struct vfio_iommu_driver_ops *ops;
-};
-
-static LIST_HEAD(vfio_backends);
-static DEFINE_MUTEX(vfio_backends_lock);
-
-int vfio_register_iommu_driver(const struct vfio_iommu_driver_ops *ops)
-{
-	struct vfio_backend *b;
-
-	mutex_lock(&vfio_backends_lock);
-	list_for_each_entry(b, &vfio_backends, next) {
-		if (b->ops == ops) {
-			mutex_unlock(&vfio_backends_lock);
-			return -EEXIST;
-		}
-	}
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	if (!b) {
-		mutex_unlock(&vfio_backends_lock);
-		return -ENOMEM;
-	}
-	b->ops = ops;
-	list_add_tail(&b->next, &vfio_backends);
-	mutex_unlock(&vfio_backends_lock);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(vfio_register_iommu_driver);
-
-void vfio_unregister_iommu_driver(const struct vfio_iommu_driver_ops *ops)
-{
-	struct vfio_backend *b, *tmp;
-
-	mutex_lock(&vfio_backends_lock);
-	list_for_each_entry_safe(b, tmp, &vfio_backends, next) {
-		if (b->ops == ops) {
-			list_del(&b->next);
-			kfree(b);
-		}
-	}
-	mutex_unlock(&vfio_backends_lock);
-}
-EXPORT_SYMBOL_GPL(vfio_unregister_iommu_driver);
-
-const struct vfio_iommu_driver_ops *vfio_shim_first_backend(void)
-{
-	const struct vfio_iommu_driver_ops *ops = NULL;
-
-	mutex_lock(&vfio_backends_lock);
-	if (!list_empty(&vfio_backends))
-		ops = list_first_entry(&vfio_backends, struct vfio_backend,
-				       next)->ops;
-	mutex_unlock(&vfio_backends_lock);
-	return ops;
-}
 
 struct vfio_info_cap_header *vfio_info_cap_add(struct vfio_info_cap *caps,
 					       size_t size, u16 id,

@@ -957,8 +957,98 @@ static void buddy_free(struct sim_page *page, unsigned int order, int use_pcp)
 	call_end();
 }
 
+/* Is the max-order block at pfn free (on a list, or deferred)? */
+static int max_block_free(const struct zone *z, unsigned long pfn)
+{
+	const struct sim_page *page;
+
+	if (pfn >= z->frontier && pfn < z->deferred_end)
+		return 1;
+	page = sim_pfn_to_page(pfn);
+	return sim_page_test(page, SIM_PG_BUDDY) && page->private == MAX_ORDER;
+}
+
+/* The first naturally aligned free range of 2^order pages in z, or NULL. */
+static struct sim_page *take_gigantic(struct zone *z, unsigned int order)
+{
+	unsigned long nr = 1UL << order;
+	unsigned long pfn, p;
+
+	for (pfn = (z->start_pfn + nr - 1) & ~(nr - 1);
+	     pfn + nr <= z->end_pfn && pfn + nr > pfn; pfn += nr) {
+		for (p = pfn; p < pfn + nr; p += MAX_BLOCK)
+			if (!max_block_free(z, p))
+				break;
+		if (p < pfn + nr)
+			continue;
+		/* deferred blocks in it go on the list first, in order */
+		while (z->frontier < pfn + nr && carve_deferred(z))
+			;
+		for (p = pfn; p < pfn + nr; p += MAX_BLOCK)
+			del_free(z, sim_pfn_to_page(p), MAX_ORDER);
+		return sim_pfn_to_page(pfn);
+	}
+	return NULL;
+}
+
+struct sim_page *sim_buddy_alloc_gigantic(unsigned int order,
+					  unsigned int sim_gfp)
+{
+	struct sim_page *page = NULL;
+	unsigned int i;
+
+	if (order <= MAX_ORDER || order >= 8 * sizeof(long) - SIM_PAGE_SHIFT)
+		return NULL;
+	sim_buddy_drain_pcp();
+	call_begin();
+	pthread_mutex_lock(&mem_lock);
+	sim_count(SIM_CNT_ZONE_LOCK, 1);
+	/* Normal before DMA32, as an unrestricted request */
+	for (i = nr_zones; i-- > 0 && !page;)
+		page = take_gigantic(&zones[i], order);
+	if (page) {
+		allocated_pages += 1UL << order;
+		prep_new_page_meta(page, order, sim_gfp | SIM_GFP_COMP,
+				   SIM_MIGRATE_MOVABLE);
+	} else {
+		sim_count(SIM_CNT_ALLOC_FAIL, 1);
+	}
+	pthread_mutex_unlock(&mem_lock);
+	call_end();
+	if (page)
+		prep_new_page_data(page, order, sim_gfp);
+	return page;
+}
+
+static void free_gigantic(struct sim_page *page, unsigned int order)
+{
+	unsigned long pfn = sim_page_to_pfn(page), p;
+	struct zone *z = pfn_zone(pfn);
+
+	if ((pfn & ((1UL << order) - 1)) ||
+	    pfn + (1UL << order) > z->end_pfn) {
+		sim_kernel_warn(__FILE__, __LINE__, "freeing a block that is not one");
+		return;
+	}
+	call_begin();
+	pthread_mutex_lock(&mem_lock);
+	if (free_prepare(page, order)) {
+		allocated_pages -= 1UL << order;
+		sim_count(SIM_CNT_ZONE_LOCK, 1);
+		for (p = pfn; p < pfn + (1UL << order); p += MAX_BLOCK)
+			free_to_buddy(z, sim_pfn_to_page(p), MAX_ORDER);
+	}
+	pthread_mutex_unlock(&mem_lock);
+	call_end();
+}
+
 void sim_buddy_free(struct sim_page *page, unsigned int order)
 {
+	if (page && order > MAX_ORDER && sim_page_test(page, SIM_PG_HEAD) &&
+	    page->compound_order == order) {
+		free_gigantic(page, order);
+		return;
+	}
 	buddy_free(page, order, 1);
 }
 

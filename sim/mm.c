@@ -329,6 +329,15 @@ static inline unsigned long level_index(unsigned long addr,
 }
 
 /*
+ * A table entry is present and not PSE; any other nonzero entry above the
+ * PTE level is a leaf, present or not (sim_mm.h, "Non-present entries").
+ */
+static inline int entry_is_table(unsigned long v)
+{
+	return (v & (SIM_PTE_PRESENT | SIM_PTE_PSE)) == SIM_PTE_PRESENT;
+}
+
+/*
  * The entry slot for addr at level, allocating missing tables on the way
  * down.  NULL if a table cannot be allocated, or a leaf sits above level.
  */
@@ -348,7 +357,7 @@ static unsigned long *walk_alloc(struct sim_mm *mm, unsigned long addr,
 				return NULL;
 			__atomic_store_n(e, (unsigned long)next | SIM_PTE_TABLE,
 					 __ATOMIC_RELEASE);
-		} else if (*e & SIM_PTE_PSE) {
+		} else if (!entry_is_table(*e)) {
 			return NULL;
 		}
 		table = sim_pt_table_of(*e);
@@ -356,7 +365,9 @@ static unsigned long *walk_alloc(struct sim_mm *mm, unsigned long addr,
 	return &table[level_index(addr, level)];
 }
 
-int sim_mm_walk(struct sim_mm *mm, unsigned long addr, struct sim_walk *w)
+/* The leaf slot mapping addr (present or not) and its level; NULL if none. */
+static unsigned long *leaf_slot(struct sim_mm *mm, unsigned long addr,
+				enum sim_pt_level *level)
 {
 	unsigned long *table = mm->pgd;
 	enum sim_pt_level l;
@@ -365,21 +376,41 @@ int sim_mm_walk(struct sim_mm *mm, unsigned long addr, struct sim_walk *w)
 		unsigned long *e = &table[level_index(addr, l)];
 		unsigned long v = __atomic_load_n(e, __ATOMIC_ACQUIRE);
 
-		if (!(v & SIM_PTE_PRESENT))
-			return -ENOENT;
-		if (l == SIM_PT_PTE || (v & SIM_PTE_PSE)) {
-			unsigned long in_leaf = addr & ((1UL << level_shift(l)) - 1);
-
-			w->entry = v;
-			w->entryp = e;
-			w->level = l;
-			w->pfn = ((v & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT) +
-				 (in_leaf >> SIM_PAGE_SHIFT);
-			return 0;
+		if (!v)
+			return NULL;
+		if (l == SIM_PT_PTE || !entry_is_table(v)) {
+			*level = l;
+			return e;
 		}
 		table = sim_pt_table_of(v);
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+int sim_mm_walk_any(struct sim_mm *mm, unsigned long addr, struct sim_walk *w)
+{
+	enum sim_pt_level l;
+	unsigned long *e = leaf_slot(mm, addr, &l);
+	unsigned long in_leaf;
+
+	if (!e)
+		return -ENOENT;
+	in_leaf = addr & ((1UL << level_shift(l)) - 1);
+	w->entryp = e;
+	w->entry = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+	w->level = l;
+	w->pfn = ((w->entry & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT) +
+		 (in_leaf >> SIM_PAGE_SHIFT);
+	return 0;
+}
+
+int sim_mm_walk(struct sim_mm *mm, unsigned long addr, struct sim_walk *w)
+{
+	int ret = sim_mm_walk_any(mm, addr, w);
+
+	if (!ret && !(w->entry & SIM_PTE_PRESENT))
+		return -ENOENT;
+	return ret;
 }
 
 static inline unsigned long leaf_entry(unsigned long pfn, enum sim_pt_level level,
@@ -572,14 +603,199 @@ static int fault_thp(struct sim_mm *mm, struct sim_vma *v, unsigned long addr,
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Non-present entries (sim_mm.h): what the kernel may leave in a leaf.
+ */
+#define NP_BITS	(SIM_PTE_NP_SWAP | SIM_PTE_NP_MIGRATION)
+
+/* The present leaf an entry of any kind stands for (devmap kept). */
+static unsigned long entry_present_form(unsigned long v, enum sim_pt_level level)
+{
+	if (v & SIM_PTE_PROTNONE) {
+		if (v & SIM_PTE_SAVED_WRITE)
+			v |= SIM_PTE_WRITE;
+		v &= ~(SIM_PTE_PROTNONE | SIM_PTE_SAVED_WRITE);
+	}
+	if (v & NP_BITS) {
+		v &= ~NP_BITS;
+		if (level != SIM_PT_PTE)
+			v |= SIM_PTE_PSE;
+	}
+	return v | SIM_PTE_PRESENT;
+}
+
+static unsigned long entry_of_kind(unsigned long v, enum sim_pt_entry_kind kind)
+{
+	switch (kind) {
+	case SIM_ENTRY_SWAP:
+		return (v & ~(SIM_PTE_PRESENT | SIM_PTE_PSE)) | SIM_PTE_NP_SWAP;
+	case SIM_ENTRY_MIGRATION:
+		return (v & ~(SIM_PTE_PRESENT | SIM_PTE_PSE)) |
+		       SIM_PTE_NP_MIGRATION;
+	case SIM_ENTRY_PROT_NONE:
+		return (v & ~(SIM_PTE_PRESENT | SIM_PTE_WRITE)) |
+		       SIM_PTE_PROTNONE |
+		       ((v & SIM_PTE_WRITE) ? SIM_PTE_SAVED_WRITE : 0);
+	case SIM_ENTRY_SPLITTING:
+		return v & ~SIM_PTE_PRESENT;
+	case SIM_ENTRY_DEVMAP:
+		return v | SIM_PTE_DEVMAP;
+	default:
+		return v & ~SIM_PTE_DEVMAP;
+	}
+}
+
+static int sim_mm_set_entry_locked(struct sim_mm *mm, unsigned long addr,
+				   enum sim_pt_level level,
+				   enum sim_pt_entry_kind kind)
+{
+	struct sim_vma *vma = sim_mm_find_vma(mm, addr);
+	enum sim_pt_level l;
+	unsigned long *e;
+
+	if (level < SIM_PT_PTE || level > SIM_PT_PUD || kind >= SIM_ENTRY_NR)
+		return -EINVAL;
+	e = leaf_slot(mm, addr, &l);
+	if (!e || l != level || !vma)
+		return -ENOENT;
+	if (kind == SIM_ENTRY_SPLITTING &&
+	    (level == SIM_PT_PTE || (vma->info.kind != SIM_VMA_PFNMAP &&
+				     vma->info.kind != SIM_VMA_IO)))
+		return -EOPNOTSUPP;
+	set_entry(e, entry_of_kind(entry_present_form(*e, level), kind));
+	return 0;
+}
+
+/*
+ * Migration done: an unpinned 4 KiB anonymous page (not the zero page)
+ * now lives in a new frame with the same bytes; the entry v maps it.
+ * Without a free page the migration failed and the page stays.
+ */
+static unsigned long migrate_small_page(struct sim_mm *mm, unsigned long v)
+{
+	unsigned long pfn = (v & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT;
+	struct sim_page *old, *new;
+
+	if (pfn == sim_zero_pfn || !sim_pfn_valid(pfn))
+		return v;
+	old = sim_pfn_to_page(pfn);
+	if (folio_head(old) != old || folio_order(old) || old->pincount)
+		return v;
+	new = sim_buddy_alloc(0, SIM_GFP_MOVABLE | SIM_GFP_NOWARN);
+	if (!new)
+		return v;
+	memcpy(sim_phys_to_virt((sim_phys_t)sim_page_to_pfn(new) << SIM_PAGE_SHIFT),
+	       sim_phys_to_virt((sim_phys_t)pfn << SIM_PAGE_SHIFT), SIM_PAGE_SIZE);
+	new->mapcount = 1;
+	old->mapcount = 0;
+	folio_release_if_unused(old);
+	(void)mm;
+	return (v & ~SIM_PTE_ADDR_MASK) |
+	       ((sim_page_to_pfn(new) << SIM_PAGE_SHIFT) & SIM_PTE_ADDR_MASK);
+}
+
+/*
+ * Before a fault: bring back a non-present leaf on addr's path (swap in,
+ * wait for the migration, the NUMA-hinting fault of PROT_NONE, or wait
+ * for a split, which leaves the pfnmap leaf zapped).
+ */
+static void fault_nonpresent(struct sim_mm *mm, const struct sim_vma *vma,
+			     unsigned long addr)
+{
+	enum sim_pt_level l;
+	unsigned long *e = leaf_slot(mm, addr, &l);
+	unsigned long v;
+
+	if (!e)
+		return;
+	v = *e;
+	if ((v & SIM_PTE_PRESENT) && !(v & SIM_PTE_PROTNONE))
+		return;
+	if (sim_pt_entry_mid_split(v)) {
+		set_entry(e, 0);
+		return;
+	}
+	if ((v & SIM_PTE_NP_MIGRATION) && l == SIM_PT_PTE &&
+	    vma->info.kind != SIM_VMA_PFNMAP && vma->info.kind != SIM_VMA_IO)
+		v = migrate_small_page(mm, v);
+	set_entry(e, entry_present_form(v, l));
+}
+
+void sim_mm_wait_for_split(struct sim_mm *mm, void *entry)
+{
+	unsigned long *e = entry;
+
+	sim_mm_lock_take();
+	if (sim_pt_entry_mid_split(*e))
+		set_entry(e, 0);
+	sim_mm_lock_drop();
+	(void)mm;
+}
+
+void sim_mm_leaf_race(struct sim_mm *mm, void *entry, enum sim_pt_level level,
+		      enum sim_pt_leaf_race what)
+{
+	unsigned long *e = entry, v, *t, step, i;
+
+	sim_mm_lock_take();
+	v = *e;
+	if (what == SIM_PT_LEAF_KEPT || level <= SIM_PT_PTE ||
+	    (v & (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL)) !=
+	    (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL))
+		goto out;
+	t = what == SIM_PT_LEAF_SPLIT ? pt_table_alloc(mm) : NULL;
+	if (!t) {
+		set_entry(e, 0);
+		goto out;
+	}
+	/* leaves of the next level: the same flags, consecutive pfns */
+	if (level - 1 == SIM_PT_PTE)
+		v &= ~SIM_PTE_PSE;
+	step = 1UL << level_shift(level - 1);
+	for (i = 0; i < SIM_PT_ENTRIES; i++)
+		t[i] = v + i * step;
+	set_entry(e, (unsigned long)t | SIM_PTE_TABLE);
+out:
+	sim_mm_lock_drop();
+}
+
+/*
+ * hugetlbfs with 1 GiB pages: the fault allocates the whole folio and maps
+ * it with one PUD leaf; with no gigantic page to be had it fails as
+ * hugetlb does (VM_FAULT_SIGBUS, here -EFAULT).
+ */
+static int fault_hugetlb(struct sim_mm *mm, struct sim_vma *v,
+			 unsigned long addr)
+{
+	unsigned long base = addr & ~(SIM_PUD_SIZE - 1);
+	unsigned long *e = walk_alloc(mm, base, SIM_PT_PUD);
+	struct sim_page *page;
+
+	if (!e)
+		return -ENOMEM;
+	if (*e & SIM_PTE_PRESENT)
+		return 0;
+	page = sim_buddy_alloc_gigantic(SIM_PUD_SHIFT - SIM_PAGE_SHIFT,
+					SIM_GFP_ZERO | SIM_GFP_MOVABLE);
+	if (!page)
+		return -EFAULT;
+	page->mapcount = 1;
+	mm->nr_anon_pages += 1UL << (SIM_PUD_SHIFT - SIM_PAGE_SHIFT);
+	set_entry(e, leaf_entry(sim_page_to_pfn(page), SIM_PT_PUD,
+				v->info.flags & SIM_VMA_WRITE, 0));
+	return 0;
+}
+
 static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 {
 	struct sim_vma *v = sim_mm_find_vma(mm, addr);
+	struct sim_walk w;
 
 	sim_count(SIM_CNT_FAULT, 1);
 	if (!v || (write && !(v->info.flags & SIM_VMA_WRITE)) ||
 	    !(v->info.flags & (SIM_VMA_READ | SIM_VMA_WRITE)))
 		return -EFAULT;
+	fault_nonpresent(mm, v, addr);
 	switch (v->info.kind) {
 	case SIM_VMA_PFNMAP:
 		return fault_pfnmap(mm, v, addr, v->info.max_leaf);
@@ -587,8 +803,13 @@ static int sim_mm_fault_locked(struct sim_mm *mm, unsigned long addr, int write)
 		return fault_thp(mm, v, addr, write);
 	case SIM_VMA_ANON:
 		return fault_anon_small(mm, v, addr, write);
+	case SIM_VMA_DRIVER:
+		return v->info.fault(v->info.owner, addr, write);
+	case SIM_VMA_HUGETLB:
+		return fault_hugetlb(mm, v, addr);
 	case SIM_VMA_IO:
-		return -EFAULT;
+		/* no handler: only an entry brought back above satisfies it */
+		return sim_mm_walk(mm, addr, &w) ? -EFAULT : 0;
 	}
 	return -EFAULT;
 }
@@ -655,7 +876,7 @@ static void release_leaf(struct sim_mm *mm, const struct sim_vma *v,
 	unsigned long pfn = (entry & SIM_PTE_ADDR_MASK) >> SIM_PAGE_SHIFT;
 
 	if (v->info.kind == SIM_VMA_PFNMAP || v->info.kind == SIM_VMA_IO ||
-	    pfn == sim_zero_pfn)
+	    v->info.kind == SIM_VMA_DRIVER || pfn == sim_zero_pfn)
 		return;
 	page = sim_pfn_to_page(pfn);
 	mm->nr_anon_pages -= 1UL << folio_order(page);
@@ -687,7 +908,7 @@ static void unmap_level(struct sim_mm *mm, const struct sim_vma *v,
 		if (next > end || next < addr)
 			next = end;
 		if (*e) {
-			if (level == SIM_PT_PTE || (*e & SIM_PTE_PSE)) {
+			if (level == SIM_PT_PTE || !entry_is_table(*e)) {
 				release_leaf(mm, v, *e);
 				set_entry(e, 0);
 			} else {
@@ -725,7 +946,8 @@ static unsigned long populate_next(struct sim_mm *mm,
 {
 	struct sim_walk w;
 
-	if (info->kind != SIM_VMA_THP || sim_mm_walk(mm, addr, &w) ||
+	if ((info->kind != SIM_VMA_THP && info->kind != SIM_VMA_HUGETLB) ||
+	    sim_mm_walk(mm, addr, &w) ||
 	    w.level == SIM_PT_PTE)
 		return addr + SIM_PAGE_SIZE;
 	return (addr | ((1UL << level_shift(w.level)) - 1)) + 1;
@@ -741,7 +963,9 @@ static int sim_mm_map_locked(struct sim_mm *mm, const struct sim_vma_info *info,
 	if (!info->end || info->start >= info->end ||
 	    ((info->start | info->end) & (SIM_PAGE_SIZE - 1)) ||
 	    info->start < SIM_PAGE_SIZE || info->end > SIM_TASK_SIZE ||
-	    info->kind > SIM_VMA_IO ||
+	    (info->kind > SIM_VMA_IO && info->kind != SIM_VMA_HUGETLB) ||
+	    (info->kind == SIM_VMA_HUGETLB &&
+	     ((info->start | info->end) & (SIM_PUD_SIZE - 1))) ||
 	    (info->kind == SIM_VMA_PFNMAP &&
 	     (info->max_leaf < SIM_PT_PTE || info->max_leaf > SIM_PT_PUD)))
 		return -EINVAL;
@@ -891,6 +1115,80 @@ int sim_mm_fault(struct sim_mm *mm, unsigned long addr, int write)
 
 	sim_mm_lock_take();
 	ret = sim_mm_fault_locked(mm, addr, write);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+int sim_mm_set_entry(struct sim_mm *mm, unsigned long addr,
+		     enum sim_pt_level level, enum sim_pt_entry_kind kind)
+{
+	int ret;
+
+	sim_mm_lock_take();
+	ret = sim_mm_set_entry_locked(mm, addr, level, kind);
+	sim_mm_lock_drop();
+	return ret;
+}
+
+int sim_vma_set_fault(struct sim_vma *v,
+		      int (*fault)(void *owner, unsigned long addr, int write))
+{
+	if (v->info.kind != SIM_VMA_IO || !fault)
+		return -EINVAL;
+	sim_mm_lock_take();
+	v->info.kind = SIM_VMA_DRIVER;
+	v->info.fault = fault;
+	sim_mm_lock_drop();
+	return 0;
+}
+
+int sim_mm_level_none(struct sim_mm *mm, unsigned long addr,
+		      enum sim_pt_level level)
+{
+	unsigned long *table = mm->pgd;
+	enum sim_pt_level l;
+	int none = 1;
+
+	sim_mm_lock_take();
+	for (l = SIM_PT_PGD; l >= level; l--) {
+		unsigned long e = table[level_index(addr, l)];
+
+		if (!e)
+			break;
+		if (l == level || (e & SIM_PTE_PSE)) {
+			none = 0;
+			break;
+		}
+		table = sim_pt_table_of(e);
+	}
+	sim_mm_lock_drop();
+	return none;
+}
+
+int sim_mm_insert_leaf(struct sim_mm *mm, unsigned long addr,
+		       unsigned long pfn, enum sim_pt_level level, int writable)
+{
+	unsigned long size = 1UL << level_shift(level);
+	struct sim_vma *v;
+	unsigned long *e;
+	int ret = 0;
+
+	if (level < SIM_PT_PTE || level > SIM_PT_PUD || (addr & (size - 1)) ||
+	    ((pfn << SIM_PAGE_SHIFT) & (size - 1)))
+		return -EINVAL;
+	sim_mm_lock_take();
+	v = sim_mm_find_vma(mm, addr);
+	if (!v || v->info.kind != SIM_VMA_DRIVER ||
+	    addr + size > v->info.end || addr + size < addr) {
+		ret = -EINVAL;
+		goto out;
+	}
+	e = walk_alloc(mm, addr, level);
+	if (!e || *e)
+		ret = e || sim_mm_level_none(mm, addr, level) ? -EEXIST : -ENOMEM;
+	else
+		set_entry(e, leaf_entry(pfn, level, writable, 1));
+out:
 	sim_mm_lock_drop();
 	return ret;
 }

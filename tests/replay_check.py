@@ -22,7 +22,8 @@ KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
 
 def replay(path, *args):
-    p = run("replay", "--json", *args, os.path.join(SCEN, path))
+    p = run("replay", "--json", *args, os.path.join(SCEN, path),
+            timeout=1200 if SLOW else 120)
     check(p.returncode == 0, f"replay {path} {' '.join(args)}: exit 0 ({p.stderr.strip()})")
     return json.loads(p.stdout) if p.returncode == 0 else None
 
@@ -122,6 +123,44 @@ def check_qemu_trace():
           "a file that is not a QEMU trace: exit 1, said why")
 
 
+HUGETLB = """machine ram=8G iommu=intel-sl
+container
+ram guest 4G page={page}
+gpu gpu0 bar=1G
+phase ram
+add guest 0 0 2G
+add guest 4G 2G 2G
+phase shutdown
+del 0 2G
+del 4G 2G
+"""
+
+
+def check_hugetlb_1g():
+    """Guest RAM in 1 GiB hugetlbfs pages: type1 pins every page and the
+    IOMMU maps 4 GiB with four 1 GiB leaves (2048 2 MiB ones for THP);
+    every pin comes back.  A size that is not whole GiB pages is refused."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for page, leaves in (("1g", 4), ("2m", 4 * GiB // (2 * MiB))):
+            path = os.path.join(d, f"h{page}.replay")
+            with open(path, "w") as f:
+                f.write(HUGETLB.format(page=page))
+            r = replay(path, "--mode", "after")
+            if not r:
+                continue
+            expect(r, "after", "ram", "map", ops=2, gup_pages=4 * GiB // PAGE,
+                   iommu_pte_writes=leaves, faults=0)
+            expect(r, "after", "shutdown", "unmap", ops=2,
+                   unpin_pages=4 * GiB // PAGE, iommu_pte_clears=leaves)
+        path = os.path.join(d, "bad.replay")
+        with open(path, "w") as f:
+            f.write("machine ram=8G iommu=intel-sl\ncontainer\nram guest 1536M page=1g\n")
+        p = run("replay", path)
+        check(p.returncode == 1 and "not a multiple of the 1 GiB page" in p.stderr,
+              "page=1g of 1536M: exit 1, said why")
+
+
 if SLOW:
     check_4gpu("before", False)
     check_4gpu("after", False)
@@ -129,4 +168,5 @@ else:
     check_4gpu("after", True)
     check_1gpu_probes()
     check_qemu_trace()
+    check_hugetlb_1g()
 finish()

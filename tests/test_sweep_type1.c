@@ -2,7 +2,8 @@
 /*
  * Fail-nth sweeps over VFIO type1 driven as a VMM drives it: MAP_DMA of
  * anonymous, THP and pfnmap ranges (PUD, PMD and PTE leaves, an unaligned
- * one), UNMAP of a range, with a dirty bitmap and of everything, dirty
+ * one; and the same with swap, migration, PROT_NONE and mid-split entries
+ * in them), UNMAP of a range, with a dirty bitmap and of everything, dirty
  * tracking over several ranges, and the external pin path of an emulated
  * device.  Every fallible call fails once and from then on; each ioctl's
  * errno is one type1 returns there, and once the container is closed
@@ -219,6 +220,41 @@ static int pin_externally_then_unmap(const void *param)
 				   0, NULL);
 }
 
+/*
+ * The same process with entries the kernel may leave in its page tables
+ * (kapi_mm_set_entry()): swap, migration and PROT_NONE entries in the
+ * anonymous range, a THP under migration, a PUD leaf PROT_NONE (not
+ * present to follow_pfnmap), a PMD leaf mid-split and one swap-like, a
+ * PTE migration-like.  type1's GUP and fixup faults bring them back.
+ */
+static int process_with_nonpresent_entries(const void *param)
+{
+	static const struct {
+		int region, level;
+		unsigned long off;
+		enum sim_pt_entry_kind kind;
+	} entries[] = {
+		{ ANON, KAPI_MM_LEAF_PTE, 3 * PAGE, SIM_ENTRY_SWAP },
+		{ ANON, KAPI_MM_LEAF_PTE, 5 * PAGE, SIM_ENTRY_MIGRATION },
+		{ ANON, KAPI_MM_LEAF_PTE, 7 * PAGE, SIM_ENTRY_PROT_NONE },
+		{ THP, KAPI_MM_LEAF_PMD, PMD, SIM_ENTRY_MIGRATION },
+		{ BAR_PUD, KAPI_MM_LEAF_PUD, 0, SIM_ENTRY_PROT_NONE },
+		{ BAR_PMD, KAPI_MM_LEAF_PMD, 0, SIM_ENTRY_SPLITTING },
+		{ BAR_PMD, KAPI_MM_LEAF_PMD, PMD, SIM_ENTRY_SWAP },
+		{ BAR_PTE, KAPI_MM_LEAF_PTE, 2 * PAGE, SIM_ENTRY_MIGRATION },
+	};
+
+	if (process_with_every_kind_of_memory(param) ||
+	    kapi_mm_touch(vm.va[ANON], regions[ANON].len, 1) ||
+	    kapi_mm_touch(vm.va[THP], regions[THP].len, 1))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(entries); i++)
+		if (kapi_mm_set_entry(vm.va[entries[i].region] + entries[i].off,
+				      entries[i].level, entries[i].kind))
+			return -1;
+	return 0;
+}
+
 /* Close the container (type1 unmaps and unpins all), exit the process. */
 static void close_container_and_exit(const void *param)
 {
@@ -257,12 +293,15 @@ static const int type1_errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EINVAL,
 struct type1_case {
 	const char *name;
 	int (*run)(const void *param);
+	int (*setup)(const void *param);	/* NULL: every kind of memory */
 };
 
 static const struct type1_case cases[] = {
-	{ "type1_map_mixed", map_every_kind_then_unmap },
-	{ "type1_dirty", track_dirty_pages_over_several_ranges },
-	{ "type1_external_pin", pin_externally_then_unmap },
+	{ .name = "type1_map_mixed", .run = map_every_kind_then_unmap },
+	{ .name = "type1_dirty", .run = track_dirty_pages_over_several_ranges },
+	{ .name = "type1_external_pin", .run = pin_externally_then_unmap },
+	{ .name = "type1_map_nonpresent", .run = map_every_kind_then_unmap,
+	  .setup = process_with_nonpresent_entries },
 };
 
 static void sweep_every_case(const char *suffix, int *failed)
@@ -272,7 +311,8 @@ static void sweep_every_case(const char *suffix, int *failed)
 		const struct sweep_scenario s = {
 			.name = name,
 			.ram_bytes = 512 * MiB,
-			.setup = process_with_every_kind_of_memory,
+			.setup = cases[i].setup ? cases[i].setup :
+				 process_with_every_kind_of_memory,
 			.run = cases[i].run,
 			.teardown = close_container_and_exit,
 			.errnos = type1_errnos,

@@ -20,12 +20,14 @@
 #     the known GET_INFO leak is expected by sweep_type1_info), and
 #     print the sweep totals (tools/sweep-totals.py).
 #
-# Usage: tools/ci-upstream.sh [--debian VERSION | KERNEL_SRC]
-#   --debian V   Debian's linux-source-V (default 6.12), extracted from
-#                /usr/src/linux-source-V.tar.xz into build-upstreamVV-src
-#                and built in build-upstreamVV (VV: V without dots; 6.12
-#                keeps build-upstream-src and build-upstream)
-#   KERNEL_SRC   a tree to use instead (mainline), built in build-upstream
+# Usage: tools/ci-upstream.sh [--debian VERSION] [KERNEL_SRC | --extract-only]
+#   --debian V     Debian's linux-source-V (default 6.12), extracted from
+#                  /usr/src/linux-source-V.tar.xz into build-upstreamVV-src
+#                  and built in build-upstreamVV (VV: V without dots; 6.12
+#                  keeps build-upstream-src and build-upstream)
+#   KERNEL_SRC     a tree to use instead (mainline)
+#   --extract-only step 1 alone: the five files into $DMASIM_UPSTREAM_BUILD-src
+#                  (tools/mutation-score.sh --impl upstream uses them)
 # CI has no network, so .ci/run checks the Debian trees (6.12, then 6.1).
 # A mainline check, with a build directory of its own (docs/upstream.md,
 # "Mainline"):
@@ -45,10 +47,15 @@ suffix=${version//./}
 archive=$(linux_source_tarball "$version")
 builddir=${DMASIM_UPSTREAM_BUILD:-build-upstream$suffix}
 
+extract_only=0
+if [ "${1:-}" = --extract-only ]; then
+	extract_only=1
+	shift
+fi
 if [ $# -ge 1 ]; then
 	ksrc=$(realpath "$1")
 else
-	ksrc=$top/build-upstream$suffix-src
+	ksrc=$top/$builddir-src
 	files=(Makefile drivers/vfio/vfio_iommu_type1.c drivers/vfio/vfio.h
 	       drivers/dma-buf/heaps/system_heap.c drivers/dma-buf/dma-heap.c)
 	if [ ! -f "$ksrc/.extracted" ] || [ "$archive" -nt "$ksrc/.extracted" ]; then
@@ -59,6 +66,7 @@ else
 	fi
 fi
 echo "ci-upstream: kernel tree $ksrc"
+[ $extract_only -eq 0 ] || exit 0
 
 status=0
 if [ -d "$builddir" ]; then

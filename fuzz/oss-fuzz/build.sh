@@ -7,11 +7,12 @@
 #
 # The simulator, the kernel shims and the kernel code are built by meson with
 # the same $CC and $CFLAGS (so they carry the engine's coverage and the
-# sanitizer), as static libraries; this script compiles each harness and
-# links it against them.  With libFuzzer's flags, the harnesses meson's
-# fuzz_quiet_sim names are compiled, and link a simulator, without coverage,
-# as meson's own fuzzing build does (fuzz/meson.build says why).  libfiu is
-# linked statically: the runner image does not have it.
+# sanitizer), as static libraries (-Ddefault_library=static); this script
+# compiles each harness and links it against them.  With libFuzzer's flags,
+# the harnesses meson's fuzz_quiet_sim names are compiled, and link a
+# simulator, without coverage, as meson's own fuzzing build does
+# (fuzz/meson.build says why).  libfiu is linked statically: the runner
+# image does not have it.
 #
 # Outside OSS-Fuzz, e.g. with Debian's clang alone:
 #   CC=clang CXX=clang++ \
@@ -38,8 +39,8 @@ mkdir -p "$OUT"
 rm -rf "$BUILD"
 CC="$CC" CFLAGS="$CFLAGS" LDFLAGS="${LDFLAGS:-}" \
 	meson setup "$BUILD" "$SRC_DIR" --buildtype=plain -Db_ndebug=false \
-	-Dfuzzing=false >/dev/null
-ninja -C "$BUILD" core/libdmasim_kernel_core.a sim/libdmasim_sim.a
+	-Dfuzzing=false -Ddefault_library=static >/dev/null
+ninja -C "$BUILD" libdmasim_kernel_core.a sim/libdmasim_sim.a
 
 # fuzz/meson.build's fuzz_quiet_sim harnesses learn from the kernel code's
 # edges alone: with libFuzzer's flags, the harness is compiled and the
@@ -55,7 +56,8 @@ case " $CFLAGS " in
 	rm -rf "$BUILD-quiet"
 	CC="$CC" CFLAGS="$CFLAGS -fno-sanitize=fuzzer-no-link" \
 		LDFLAGS="${LDFLAGS:-}" meson setup "$BUILD-quiet" "$SRC_DIR" \
-		--buildtype=plain -Db_ndebug=false -Dfuzzing=false >/dev/null
+		--buildtype=plain -Db_ndebug=false -Dfuzzing=false \
+		-Ddefault_library=static >/dev/null
 	ninja -C "$BUILD-quiet" sim/libdmasim_sim.a
 	quiet_sim=$BUILD-quiet/sim/libdmasim_sim.a
 	;;
@@ -64,7 +66,7 @@ esac
 plain_args=(-I"$SRC_DIR/include" -I"$SRC_DIR/fuzz" -D_GNU_SOURCE -DFIU_ENABLE=1
 	    -DDMASIM_PAGE_SHIFT=12 -std=gnu11)
 libs_with() {	# the simulator library to link
-	libs=(-Wl,--whole-archive "$BUILD/core/libdmasim_kernel_core.a"
+	libs=(-Wl,--whole-archive "$BUILD/libdmasim_kernel_core.a"
 	      -Wl,--no-whole-archive "$1"
 	      -Wl,-Bstatic -lfiu -Wl,-Bdynamic -ldl -lm -lpthread)
 }

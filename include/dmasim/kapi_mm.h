@@ -47,6 +47,8 @@ enum kapi_mm_kind {
 	KAPI_MM_THP,	/* PMD-sized folios where they fit */
 	KAPI_MM_PFNMAP,	/* VM_IO|VM_PFNMAP over pfn.., leaves up to max_leaf */
 	KAPI_MM_IO,	/* empty VM_IO|VM_PFNMAP VMA for remap_pfn_range() */
+	/* hugetlbfs 1 GiB pages: PUD leaves; addr, len PUD-aligned (-EINVAL) */
+	KAPI_MM_HUGETLB_1G,
 };
 
 /* Leaf sizes, as the page-table levels (SIM_PT_PTE/PMD/PUD). */
@@ -67,6 +69,7 @@ struct kapi_mm_map {
 	unsigned long pgoff;		/* vm_pgoff (need not equal pfn) */
 	unsigned long align;		/* when addr is 0: alignment ... */
 	unsigned long misalign;		/* ... plus this page offset */
+	int prot_none;			/* PROT_NONE: no access (writable, populate ignored) */
 };
 
 /*
@@ -97,6 +100,16 @@ int kapi_mm_touch(unsigned long addr, unsigned long len, int write);
  * the leaf mapping it (KAPI_MM_LEAF_*).  -ENOENT if unmapped.
  */
 int kapi_mm_cpu_pfn(unsigned long addr, unsigned long *pfn, int *level);
+/*
+ * Turn the leaf at level (KAPI_MM_LEAF_*) that maps addr into kind: a
+ * swap- or migration-like entry, PROT_NONE, a PMD/PUD pfnmap leaf mid-split,
+ * a devmap leaf, or back to present (sim_mm_set_entry(), sim_mm.h, says
+ * what each is and what a fault does to it), under the mmap write lock.
+ * 0, -ENOENT (no leaf of that level maps addr, or no process), -EINVAL,
+ * -EOPNOTSUPP.
+ */
+int kapi_mm_set_entry(unsigned long addr, int level,
+		      enum sim_pt_entry_kind kind);
 /* Page-table pages of the current process. */
 unsigned long kapi_mm_nr_tables(void);
 

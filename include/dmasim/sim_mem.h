@@ -266,6 +266,17 @@ unsigned long long sim_buddy_host_bytes(void);
  */
 struct sim_page *sim_buddy_alloc(unsigned int order, unsigned int sim_gfp);
 void sim_buddy_free(struct sim_page *page, unsigned int order);
+/*
+ * A gigantic folio (order above SIM_MAX_ORDER: a 1 GiB hugetlb page), as
+ * alloc_contig_pages() finds one: the first naturally aligned range whose
+ * max-order blocks are all free (Normal zone first), after a per-cpu
+ * drain; nothing is migrated to make one, so a fragmented machine fails
+ * (NULL, counted in SIM_CNT_ALLOC_FAIL).  Always compound; SIM_GFP_ZERO
+ * as sim_buddy_alloc.  sim_buddy_free(head, order) gives it back, max-order
+ * blocks to the free lists.  NULL for an order at or below SIM_MAX_ORDER.
+ */
+struct sim_page *sim_buddy_alloc_gigantic(unsigned int order,
+					  unsigned int sim_gfp);
 /* Pages free in the buddy lists plus the per-cpu lists. */
 unsigned long sim_buddy_nr_free(void);
 /*

@@ -15,7 +15,31 @@
  *   7 PSE (a PUD or PMD entry that is a leaf), 9 special (no struct page
  *   behind the pfn: pte_special/pmd_special/pud_special),
  *   bits PAGE_SHIFT..51: a leaf's pfn << PAGE_SHIFT, or, in a table entry,
- *   the host address of the next-level table (tables are page aligned).
+ *   the host address of the next-level table (tables are page aligned),
+ *   8 PROTNONE (x86's _PAGE_PROTNONE: present bit clear, pte_present()
+ *   and pmd_present() true), 58 devmap (x86's _PAGE_DEVMAP), and the
+ *   sim's own software bits 52..54 (below).
+ *
+ * Non-present entries.  A table entry is always present, so any other
+ * nonzero entry with bit 0 clear is a leaf the kernel may leave there
+ * (sim_mm_set_entry() installs them; enum sim_pt_entry_kind):
+ *   swap-like       bit 52 set, present and PSE clear (x86 swap and
+ *                   migration entries never have PSE, so pmd_present() is
+ *                   false); the pfn stays in the entry: the sim keeps the
+ *                   page, as if it were still in the swap cache;
+ *   migration-like  bit 53 instead of 52; a fault waits for the migration,
+ *                   which moves an unpinned 4 KiB anonymous page to a new
+ *                   frame (any other page stays where it is);
+ *   PROT_NONE       PROTNONE set, present and write clear, bit 54 keeps
+ *                   the write bit for the fault that restores the entry
+ *                   (a NUMA-hinting fault);
+ *   mid-split       a PMD or PUD leaf of a pfnmap with present clear and
+ *                   PSE kept (pmdp_invalidate()): the splitter holds the
+ *                   leaf's lock, so pmd_lock()/pud_lock() return once the
+ *                   split is done, and a pfnmap leaf split is a zap (the
+ *                   kernel's __split_huge_pmd() on a special VMA).
+ * A fault on any of them first brings the entry back (finishing a split
+ * zaps it and faults the leaf in again), then faults as usual.
  *
  * Every table slot has a lock beside it (struct sim_pt_lock, the layout of
  * the shim's spinlock_t): the PTE table's lock is the split ptlock of
@@ -41,9 +65,19 @@
  *                   vfio-pci's huge_fault does), else a smaller one.
  *   SIM_VMA_IO      a driver mapping filled by remap_pfn_range() (PTE
  *                   leaves, special); it has no fault handler.
+ *   SIM_VMA_HUGETLB hugetlbfs memory of 1 GiB pages (MAP_HUGETLB |
+ *                   MAP_HUGE_1GB): start and end PUD aligned; a fault
+ *                   allocates a gigantic folio (sim_buddy_alloc_gigantic(),
+ *                   no reserved pool) and maps it with one PUD leaf, or
+ *                   fails -EFAULT (hugetlb's SIGBUS) when none is free.
+ *   SIM_VMA_DRIVER  a driver mapping filled on demand: an IO VMA given a
+ *                   fault callback (sim_vma_set_fault()), which the shim
+ *                   points at the VMA's vm_ops; the callback installs
+ *                   special leaves with sim_mm_insert_leaf().
  *
  * Walk cost: the shim's entry accessors count SIM_CNT_PT_READ; faults count
- * SIM_CNT_FAULT.  Not simulated: swap, page reclaim of user memory,
+ * SIM_CNT_FAULT.  Not simulated: swap devices (see
+ * "Non-present entries"), page reclaim of user memory,
  * mprotect, fork/COW, mremap, NUMA, MMU notifiers.
  */
 #ifndef DMASIM_SIM_MM_H
@@ -67,7 +101,12 @@
 #define SIM_PTE_ACCESSED	(1UL << 5)
 #define SIM_PTE_DIRTY		(1UL << 6)
 #define SIM_PTE_PSE		(1UL << 7)
+#define SIM_PTE_PROTNONE	(1UL << 8)
 #define SIM_PTE_SPECIAL		(1UL << 9)
+#define SIM_PTE_NP_SWAP		(1UL << 52)
+#define SIM_PTE_NP_MIGRATION	(1UL << 53)
+#define SIM_PTE_SAVED_WRITE	(1UL << 54)
+#define SIM_PTE_DEVMAP		(1UL << 58)
 #define SIM_PTE_ADDR_MASK	(((1UL << 52) - 1) & ~(SIM_PAGE_SIZE - 1))
 /* Flags of a table (non-leaf) entry. */
 #define SIM_PTE_TABLE		(SIM_PTE_PRESENT | SIM_PTE_WRITE | SIM_PTE_USER | \
@@ -119,14 +158,53 @@ struct sim_vma;
  */
 extern void (*sim_pt_lock_race_hook)(struct sim_mm *mm, const void *entry);
 
-static inline void sim_pt_lock_race(struct sim_mm *mm, const void *entry)
+/*
+ * What pud_lock()/pmd_lock() of a leaf may find once they hold the lock
+ * (choice point SIM_CH_PT_LEAF_CHANGED, and the lock wait below): the
+ * leaf as it was, zapped, or split into leaves of the next level (the
+ * same pfns and flags; a zap if no table can be had).  Only a present
+ * pfnmap (special) leaf is offered; level is the entry's.
+ */
+enum sim_pt_leaf_race {
+	SIM_PT_LEAF_KEPT,
+	SIM_PT_LEAF_ZAPPED,
+	SIM_PT_LEAF_SPLIT,
+	SIM_PT_LEAF_NR
+};
+void sim_mm_leaf_race(struct sim_mm *mm, void *entry, enum sim_pt_level level,
+		      enum sim_pt_leaf_race what);
+/* The lock holder of a mid-split leaf finishes its split (a zap). */
+void sim_mm_wait_for_split(struct sim_mm *mm, void *entry);
+
+static inline int sim_pt_entry_mid_split(unsigned long v)
+{
+	return (v & (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_PROTNONE)) ==
+	       SIM_PTE_PSE;
+}
+
+/* Called by pud_lock()/pmd_lock() (level: SIM_PT_PUD/PMD) before locking. */
+static inline void sim_pt_lock_race(struct sim_mm *mm, void *entry,
+				    enum sim_pt_level level)
 {
 	void (*hook)(struct sim_mm *, const void *) = sim_pt_lock_race_hook;
+	unsigned long v;
+	unsigned int alt;
 
 	if (sim_unlikely(hook)) {
 		sim_pt_lock_race_hook = 0;
 		hook(mm, entry);
 	}
+	v = __atomic_load_n((unsigned long *)entry, __ATOMIC_ACQUIRE);
+	if (sim_unlikely(sim_pt_entry_mid_split(v))) {
+		sim_mm_wait_for_split(mm, entry);
+		return;
+	}
+	if ((v & (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL)) !=
+	    (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL))
+		return;
+	alt = sim_choose(SIM_CH_PT_LEAF_CHANGED, SIM_PT_LEAF_NR);
+	if (sim_unlikely(alt))
+		sim_mm_leaf_race(mm, entry, level, (enum sim_pt_leaf_race)alt);
 }
 
 enum sim_vma_kind {
@@ -134,6 +212,8 @@ enum sim_vma_kind {
 	SIM_VMA_THP,
 	SIM_VMA_PFNMAP,
 	SIM_VMA_IO,	/* filled by remap_pfn_range(); a fault on a hole fails */
+	SIM_VMA_DRIVER,	/* faults call info.fault (sim_vma_set_fault()) */
+	SIM_VMA_HUGETLB, /* 1 GiB folios, PUD leaves; PUD-aligned start/end */
 };
 
 /* sim_vma flags (the shim maps them onto VM_* in one place). */
@@ -150,6 +230,13 @@ struct sim_vma_info {
 	unsigned long pfn;		/* PFNMAP: pfn mapped at start */
 	enum sim_pt_level max_leaf;	/* PFNMAP: largest leaf to use */
 	void *owner;			/* the shim's vm_area_struct */
+	/*
+	 * DRIVER: handle a fault at addr (the mm lock held; the lock is
+	 * recursive, so it may call sim_mm_insert_leaf()): 0 (a leaf maps
+	 * addr now, or the fault is to be retried), -EFAULT (SIGBUS),
+	 * -ENOMEM.
+	 */
+	int (*fault)(void *owner, unsigned long addr, int write);
 };
 
 struct sim_mm *sim_mm_create(void *owner);
@@ -195,12 +282,57 @@ int sim_mm_remap_pfn_range(struct sim_mm *mm, unsigned long addr,
 			   unsigned long pfn, unsigned long size,
 			   enum sim_pt_level max_leaf, int writable);
 
+/* An IO VMA becomes a DRIVER one, faulted by fault: 0, or -EINVAL. */
+int sim_vma_set_fault(struct sim_vma *v,
+		      int (*fault)(void *owner, unsigned long addr, int write));
+/*
+ * Nothing maps addr at level or above: the entry there is empty, or a
+ * table above it is missing (what pud_none()/pmd_none() tell the fault
+ * path before it asks a driver for a leaf of that size).
+ */
+int sim_mm_level_none(struct sim_mm *mm, unsigned long addr,
+		      enum sim_pt_level level);
+/*
+ * Install one special leaf of level's size at addr (aligned to it, as pfn
+ * is) mapping pfn.., in a DRIVER VMA that covers it whole: 0, -EINVAL
+ * (misaligned, outside such a VMA), -EEXIST (a leaf or a table is there
+ * already), -ENOMEM (no page table).
+ */
+int sim_mm_insert_leaf(struct sim_mm *mm, unsigned long addr,
+		       unsigned long pfn, enum sim_pt_level level, int writable);
+
 /* Clear every leaf in [start, end) (remap_pfn_range's cleanup on error). */
 void sim_mm_zap_range(struct sim_mm *mm, unsigned long start, unsigned long end);
 
+/* The entries sim_mm_set_entry() installs (see "Non-present entries"). */
+enum sim_pt_entry_kind {
+	SIM_ENTRY_PRESENT,	/* back to the present leaf (devmap cleared) */
+	SIM_ENTRY_SWAP,
+	SIM_ENTRY_MIGRATION,
+	SIM_ENTRY_PROT_NONE,
+	SIM_ENTRY_SPLITTING,	/* PMD or PUD leaf of a pfnmap/io VMA only */
+	SIM_ENTRY_DEVMAP,	/* the present leaf with the devmap bit */
+	SIM_ENTRY_NR
+};
+/*
+ * Turn the leaf at level that maps addr (present or not) into kind,
+ * keeping its pfn and flags.  0; -ENOENT (no leaf of that level maps
+ * addr), -EINVAL (bad level or kind), -EOPNOTSUPP (a split of a PTE or of
+ * anonymous memory: the sim does not PTE-map huge folios).
+ */
+int sim_mm_set_entry(struct sim_mm *mm, unsigned long addr,
+		     enum sim_pt_level level, enum sim_pt_entry_kind kind);
+/*
+ * Like sim_mm_walk, but any nonzero leaf is found, present or not (GUP
+ * looks at the entry itself: it follows PROT_NONE entries).
+ */
+struct sim_walk;
+int sim_mm_walk_any(struct sim_mm *mm, unsigned long addr, struct sim_walk *w);
+
 /*
  * The reference walk (slow, obviously correct): the leaf entry mapping
- * addr, its level and the exact pfn of addr.  0, or -ENOENT if unmapped.
+ * addr, its level and the exact pfn of addr.  0, or -ENOENT if unmapped
+ * or the leaf is not present to the CPU (a non-present kind, PROT_NONE).
  * Counts nothing.
  */
 struct sim_walk {

@@ -14,7 +14,13 @@
  *  - a group's domain may be replaced only while it is the default domain
  *    (-EBUSY otherwise; a NULL domain is -EINVAL) and goes back to it on
  *    detach;
- *  - there is no DMA ownership claim, blocking domain or PASID support.
+ *  - DMA ownership is a count per group: a kernel driver bound to a device
+ *    (iommu_device_use_default_domain()) or a user owner (VFIO's
+ *    iommu_group_claim_dma_owner()) holds it, and the two exclude each
+ *    other; the claim does not switch the group to a blocking domain (there
+ *    is none), it leaves the default domain attached for the owner to
+ *    replace;
+ *  - there is no blocking domain or PASID support.
  */
 
 #define pr_fmt(fmt)	"iommu: " fmt
@@ -51,6 +57,8 @@ struct iommu_group {
 	void (*iommu_data_release)(void *iommu_data);
 	struct iommu_domain *default_domain;
 	struct iommu_domain *domain;	/* attached now; NULL: DMA blocked */
+	unsigned int owner_cnt;		/* DMA owners (drivers, or one user) */
+	void *owner;			/* the user owner's cookie, or NULL */
 };
 
 static DEFINE_MUTEX(iommu_groups_lock);
@@ -546,6 +554,87 @@ struct iommu_domain *iommu_group_default_domain(struct iommu_group *group)
 	return group->default_domain;
 }
 EXPORT_SYMBOL_GPL(iommu_group_default_domain);
+
+/*
+ * A kernel driver binds to dev and will use the DMA API: the group gains a
+ * kernel owner, which a user owner excludes (-EBUSY).
+ */
+int iommu_device_use_default_domain(struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+	int ret = 0;
+
+	if (!group)
+		return 0;
+	mutex_lock(&group->mutex);
+	if (group->owner_cnt && group->owner)
+		ret = -EBUSY;
+	else
+		group->owner_cnt++;
+	mutex_unlock(&group->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_device_use_default_domain);
+
+void iommu_device_unuse_default_domain(struct device *dev)
+{
+	struct iommu_group *group = dev->iommu_group;
+
+	if (!group)
+		return;
+	mutex_lock(&group->mutex);
+	if (!WARN_ON(!group->owner_cnt || group->owner))
+		group->owner_cnt--;
+	mutex_unlock(&group->mutex);
+}
+EXPORT_SYMBOL_GPL(iommu_device_unuse_default_domain);
+
+/*
+ * A user (VFIO) takes the whole group for itself: -EPERM while any owner
+ * (a bound kernel driver, another user) holds it, -EBUSY while a domain
+ * other than the default one is attached.
+ */
+int iommu_group_claim_dma_owner(struct iommu_group *group, void *owner)
+{
+	int ret = 0;
+
+	if (WARN_ON(!owner))
+		return -EINVAL;
+	mutex_lock(&group->mutex);
+	if (group->owner_cnt)
+		ret = -EPERM;
+	else if (group->domain != group->default_domain)
+		ret = -EBUSY;
+	else {
+		group->owner = owner;
+		group->owner_cnt = 1;
+	}
+	mutex_unlock(&group->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iommu_group_claim_dma_owner);
+
+void iommu_group_release_dma_owner(struct iommu_group *group)
+{
+	mutex_lock(&group->mutex);
+	if (!WARN_ON(!group->owner_cnt || !group->owner)) {
+		group->owner = NULL;
+		group->owner_cnt = 0;
+	}
+	mutex_unlock(&group->mutex);
+}
+EXPORT_SYMBOL_GPL(iommu_group_release_dma_owner);
+
+bool iommu_group_dma_owner_claimed(struct iommu_group *group)
+{
+	bool claimed;
+
+	mutex_lock(&group->mutex);
+	claimed = group->owner_cnt;
+	mutex_unlock(&group->mutex);
+	return claimed;
+}
+EXPORT_SYMBOL_GPL(iommu_group_dma_owner_claimed);
 
 int iommu_group_add_device(struct iommu_group *group, struct device *dev)
 {

@@ -642,15 +642,27 @@ out:
 	return ret;
 }
 
-/* Leading entries of pages[0..nr) whose pfns follow one another. */
+/*
+ * Leading entries of pages[0..nr) whose pfns follow one another and that
+ * are reserved (or not) as the run is: a folio is all one or the other,
+ * so that is asked once per folio.  A reserved page physically next to
+ * the run (the zero page after a THP) ends it, uncharged.
+ */
 static unsigned long vfio_batch_contig_pages(struct page **pages,
-					     unsigned long nr)
+					     unsigned long nr, bool rsvd)
 {
 	unsigned long first = page_to_pfn(pages[0]), i;
+	struct folio *folio = page_folio(pages[0]);
 
-	for (i = 1; i < nr; i++)
+	for (i = 1; i < nr; i++) {
 		if (page_to_pfn(pages[i]) != first + i)
 			break;
+		if (page_folio(pages[i]) == folio)
+			continue;
+		folio = page_folio(pages[i]);
+		if (is_invalid_reserved_pfn(first + i) != rsvd)
+			break;
+	}
 	return i;
 }
 
@@ -722,7 +734,7 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 						     batch->offset,
 						     min_t(unsigned long,
 							   batch->size,
-							   npage));
+							   npage), rsvd);
 			if (!rsvd) {
 				acct = nr - vpfn_pages(dma, iova, nr);
 				if (acct && !dma->lock_cap &&

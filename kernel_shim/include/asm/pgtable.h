@@ -13,9 +13,16 @@
  *     follow_pfnmap_start() that takes its address mask from the leaf size
  *     reports PAGE_MASK for every leaf as kernels before 6.15 effectively
  *     did; the page tables themselves are unchanged.
- * Simplified: no swap entries, no protnone/NUMA hinting, no soft-dirty,
- * no devmap, no uffd-wp bits; *_bad() is "present table entry whose flags
- * are not the table flags".
+ *     Non-present entries as x86 reads them: pte_present() and
+ *     pmd_present() are true for PROT_NONE (_PAGE_PROTNONE) entries,
+ *     pmd_present() also for a PMD leaf mid-split (PSE kept, present
+ *     cleared by pmdp_invalidate()); pud_present() is the present bit
+ *     alone; *_devmap() read _PAGE_DEVMAP.
+ * Simplified: swap and migration entries are the sim's encoding (present
+ * and PSE clear, sim_mm.h), not x86's swp_entry_t layout, and nothing
+ * here decodes them (no pte_to_swp_entry); no soft-dirty, no uffd-wp
+ * bits; *_bad() is "present table entry whose flags are not the table
+ * flags".
  */
 #ifndef _DMASIM_ASM_PGTABLE_H
 #define _DMASIM_ASM_PGTABLE_H
@@ -27,7 +34,18 @@
 /* ---- ptes ---- */
 static inline int pte_present(pte_t pte)
 {
-	return pte_val(pte) & _PAGE_PRESENT;
+	return pte_val(pte) & (_PAGE_PRESENT | _PAGE_PROTNONE);
+}
+
+static inline int pte_protnone(pte_t pte)
+{
+	return (pte_val(pte) & (_PAGE_PROTNONE | _PAGE_PRESENT)) ==
+	       _PAGE_PROTNONE;
+}
+
+static inline int pte_devmap(pte_t pte)
+{
+	return !!(pte_val(pte) & _PAGE_DEVMAP);
 }
 
 static inline int pte_none(pte_t pte)
@@ -99,7 +117,12 @@ static inline pte_t pte_mkyoung(pte_t pte)
 /* ---- pmds ---- */
 static inline int pmd_present(pmd_t pmd)
 {
-	return pmd_val(pmd) & (_PAGE_PRESENT | _PAGE_PSE);
+	return pmd_val(pmd) & (_PAGE_PRESENT | _PAGE_PROTNONE | _PAGE_PSE);
+}
+
+static inline int pmd_devmap(pmd_t pmd)
+{
+	return !!(pmd_val(pmd) & _PAGE_DEVMAP);
 }
 
 static inline int pmd_none(pmd_t pmd)
@@ -164,6 +187,11 @@ static inline int pud_present(pud_t pud)
 static inline int pud_none(pud_t pud)
 {
 	return !pud_val(pud);
+}
+
+static inline int pud_devmap(pud_t pud)
+{
+	return !!(pud_val(pud) & _PAGE_DEVMAP);
 }
 
 static inline bool pud_leaf(pud_t pud)

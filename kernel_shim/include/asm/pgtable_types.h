@@ -39,6 +39,9 @@ enum {
 #define _PAGE_GLOBAL	(1UL << _PAGE_BIT_GLOBAL)
 #define _PAGE_SPECIAL	(1UL << _PAGE_BIT_SPECIAL)
 #define _PAGE_NX	(1UL << 63)
+#define _PAGE_PROTNONE	_PAGE_GLOBAL	/* only with _PAGE_PRESENT clear */
+#define _PAGE_BIT_DEVMAP	58	/* _PAGE_BIT_SOFTW4 */
+#define _PAGE_DEVMAP	(1UL << _PAGE_BIT_DEVMAP)
 
 
 typedef unsigned long pteval_t, pmdval_t, pudval_t, p4dval_t, pgdval_t;
@@ -76,7 +79,8 @@ typedef struct { pgdval_t pgd; } pgd_t;
 static_assert(_PAGE_PRESENT == SIM_PTE_PRESENT && _PAGE_RW == SIM_PTE_WRITE &&
 	      _PAGE_USER == SIM_PTE_USER && _PAGE_PSE == SIM_PTE_PSE &&
 	      _PAGE_SPECIAL == SIM_PTE_SPECIAL &&
-	      _PAGE_ACCESSED == SIM_PTE_ACCESSED && _PAGE_DIRTY == SIM_PTE_DIRTY,
+	      _PAGE_ACCESSED == SIM_PTE_ACCESSED && _PAGE_DIRTY == SIM_PTE_DIRTY &&
+	      _PAGE_PROTNONE == SIM_PTE_PROTNONE && _PAGE_DEVMAP == SIM_PTE_DEVMAP,
 	      "x86 entry bits and the sim's entry format differ");
 
 #endif

@@ -293,6 +293,11 @@ struct iommu_group *iommu_group_ref_get(struct iommu_group *group);
 void iommu_group_put(struct iommu_group *group);
 int iommu_group_id(struct iommu_group *group);
 struct iommu_domain *iommu_group_default_domain(struct iommu_group *group);
+int iommu_device_use_default_domain(struct device *dev);
+void iommu_device_unuse_default_domain(struct device *dev);
+int iommu_group_claim_dma_owner(struct iommu_group *group, void *owner);
+void iommu_group_release_dma_owner(struct iommu_group *group);
+bool iommu_group_dma_owner_claimed(struct iommu_group *group);
 int iommu_enable_nesting(struct iommu_domain *domain);
 int iommu_set_pgtable_quirks(struct iommu_domain *domain,
 			     unsigned long quirks);

@@ -19,7 +19,10 @@
  * (c) Test double: pud_lock() and pmd_lock() first run the sim's
  *     race-on-demand hook (sim_pt_lock_race(), off unless a test sets it),
  *     so a test can change the entry between a walk's lockless read and
- *     its lock, as another CPU could.
+ *     its lock, as another CPU could; then, as the kernel's would, wait
+ *     for the splitter of a leaf mid-split (which holds the lock: the sim
+ *     finishes the split), and ask choice point pt_leaf_changed whether
+ *     another task zapped or split a present pfnmap leaf meanwhile.
  * (c) Counting (the cost model): every entry read by a walk accessor
  *     (pXdp_get, pmdp_get_lockless, and the pXd_offset/pte_offset_map that
  *     reads its parent entry) counts SIM_CNT_PT_READ.  pgd_offset() on an
@@ -188,7 +191,7 @@ static inline spinlock_t *pmd_lock(struct mm_struct *mm, pmd_t *pmd)
 {
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);
 
-	sim_pt_lock_race(mm->dmasim_mm, pmd);
+	sim_pt_lock_race(mm->dmasim_mm, pmd, SIM_PT_PMD);
 	spin_lock(ptl);
 	return ptl;
 }
@@ -201,7 +204,7 @@ static inline spinlock_t *pud_lockptr(struct mm_struct *mm, pud_t *pud)
 
 static inline spinlock_t *pud_lock(struct mm_struct *mm, pud_t *pud)
 {
-	sim_pt_lock_race(mm->dmasim_mm, pud);
+	sim_pt_lock_race(mm->dmasim_mm, pud, SIM_PT_PUD);
 	spin_lock(&mm->page_table_lock);
 	return &mm->page_table_lock;
 }

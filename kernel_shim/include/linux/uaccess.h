@@ -90,6 +90,13 @@ static inline bool access_ok(const void __user *addr, unsigned long size)
 	return size <= limit && (unsigned long)addr <= limit - size;
 }
 
+/*
+ * A NUL-terminated user string of at most n bytes (the NUL counted), in
+ * kmalloc'd memory: ERR_PTR(-EFAULT) on a fault, -EINVAL if no NUL comes
+ * within n bytes, -ENOMEM (kernel_shim/uaccess.c).
+ */
+char *strndup_user(const char __user *s, long n);
+
 #define u64_to_user_ptr(x) ((void __user *)(uintptr_t)(x))
 
 #endif

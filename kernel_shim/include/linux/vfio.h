@@ -13,9 +13,13 @@
  *     with the buffer freed on failure), vfio_info_cap_shift() (add an
  *     offset to every link) and vfio_info_add_capability().
  * Simplified: struct vfio_device keeps only what a backend or dmasim's
- *     container touches (no embedded struct device, cdev, device set,
- *     migration or iommufd state); vfio_device_ops has the name and the
- *     dma_unmap callback only.
+ *     container and group code (core/drivers/vfio/container.c, group.c)
+ *     touch (no embedded struct device, cdev, device set, migration or
+ *     iommufd state); vfio_device_ops has the name, open_device,
+ *     close_device, ioctl, mmap and dma_unmap callbacks, by the kernel's
+ *     names and types.  vfio_register_group_dev() and
+ *     vfio_unregister_group_dev() are the kernel's prototypes; group.c
+ *     implements them.
  * (c) Test double: none here; kapi/kapi_vfio.c provides the
  *     devices (an emulated one that unpins on dma_unmap).
  */
@@ -31,8 +35,17 @@ struct device;
 struct iommu_group;
 struct vfio_device;
 
+struct vm_area_struct;
+struct vfio_group;
+
 struct vfio_device_ops {
 	char *name;
+	/* The first open of the device fd; close_device after the last. */
+	int (*open_device)(struct vfio_device *vdev);
+	void (*close_device)(struct vfio_device *vdev);
+	long (*ioctl)(struct vfio_device *vdev, unsigned int cmd,
+		      unsigned long arg);
+	int (*mmap)(struct vfio_device *vdev, struct vm_area_struct *vma);
 	/* The range [iova, iova + length) is going away: drop its pins. */
 	void (*dma_unmap)(struct vfio_device *vdev, u64 iova, u64 length);
 };
@@ -42,7 +55,19 @@ struct vfio_device {
 	const struct vfio_device_ops *ops;
 	struct iommu_group *iommu_group;	/* dmasim: the group it is in */
 	struct list_head iommu_entry;		/* on the backend's list */
+	struct vfio_group *group;		/* group.c: the VFIO group */
+	struct list_head group_next;		/* on the group's devices */
+	unsigned int open_count;		/* device fds open */
 };
+
+/*
+ * A physical device (dev behind an IOMMU) joins the VFIO group of its
+ * IOMMU group, which is created with the first device: 0 or -EINVAL (no
+ * IOMMU group), -EBUSY (already registered), -ENOMEM.
+ */
+int vfio_register_group_dev(struct vfio_device *device);
+/* Leaves its group (the last device takes the group away). */
+void vfio_unregister_group_dev(struct vfio_device *device);
 
 /* A capability chain being built: buf holds size bytes. */
 struct vfio_info_cap {

@@ -24,6 +24,13 @@ long shim_ioctl(unsigned int fd, unsigned int cmd, unsigned long arg);
 unsigned int shim_nr_open_fds(void);
 /* Files alive (referenced by an fd or by the kernel). */
 unsigned long shim_nr_files(void);
+/*
+ * fput() as from a user task holding locks (munmap: mmap_lock): the
+ * release runs at shim_task_work_run(), which every kapi door calls on
+ * its way out (the return to user space), and a full queue of 16.
+ */
+void shim_fput_deferred(struct file *file);
+void shim_task_work_run(void);
 /* Class devices created and not destroyed. */
 unsigned int shim_nr_devices(void);
 

@@ -275,6 +275,91 @@ static inline long shim_pin_user_pages_remote_vmas(struct mm_struct *mm,
 #define pin_user_pages_remote shim_pin_user_pages_remote_vmas
 #endif
 
+/*
+ * ---- driver faults (mm/memory.c, mm/huge_memory.c) ----
+ * (a) Definitions that must match the kernel: the VM_FAULT_* values,
+ *     struct vm_operations_struct's open/close/fault/huge_fault members,
+ *     struct vm_fault's vma/pgoff/address/flags, pfn_t and PFN_DEV, the
+ *     prototypes of vmf_insert_pfn() and vmf_insert_pfn_pmd()/_pud()
+ *     (6.12: a pfn_t and a write flag).
+ * Simplified: the mm core's order choice (kernel_shim/mm_fault.c) asks
+ *     huge_fault for PUD_ORDER where nothing maps the PUD, then PMD_ORDER
+ *     where nothing maps the PMD, then ->fault, as __handle_mm_fault()
+ *     does for a VMA that has huge_fault (the THP sysfs policy does not
+ *     apply to VM_PFNMAP; VM_NOHUGEPAGE still vetoes); faults are never
+ *     retried.  VM_FAULT_SIGBUS becomes -EFAULT for fixup_user_fault() and
+ *     GUP, VM_FAULT_OOM -ENOMEM.
+ */
+typedef unsigned int vm_fault_t;
+enum vm_fault_reason {
+	VM_FAULT_OOM		= 0x000001,
+	VM_FAULT_SIGBUS		= 0x000002,
+	VM_FAULT_MAJOR		= 0x000004,
+	VM_FAULT_HWPOISON	= 0x000010,
+	VM_FAULT_HWPOISON_LARGE	= 0x000020,
+	VM_FAULT_SIGSEGV	= 0x000040,
+	VM_FAULT_NOPAGE		= 0x000100,
+	VM_FAULT_LOCKED		= 0x000200,
+	VM_FAULT_RETRY		= 0x000400,
+	VM_FAULT_FALLBACK	= 0x000800,
+	VM_FAULT_DONE_COW	= 0x001000,
+};
+
+#define PMD_ORDER	(PMD_SHIFT - PAGE_SHIFT)
+#define PUD_ORDER	(PUD_SHIFT - PAGE_SHIFT)
+
+struct vm_fault {
+	struct vm_area_struct *vma;
+	pgoff_t pgoff;			/* of address, in the file */
+	unsigned long address;		/* page aligned */
+	unsigned long real_address;
+	enum fault_flag flags;
+};
+
+struct vm_operations_struct {
+	void (*open)(struct vm_area_struct *area);
+	void (*close)(struct vm_area_struct *area);
+	vm_fault_t (*fault)(struct vm_fault *vmf);
+	vm_fault_t (*huge_fault)(struct vm_fault *vmf, unsigned int order);
+};
+
+typedef struct {
+	u64 val;
+} pfn_t;
+#define PFN_FLAGS_MASK	(((u64)(~PAGE_MASK)) << (BITS_PER_LONG_LONG - PAGE_SHIFT))
+#define PFN_DEV		(1ULL << (BITS_PER_LONG_LONG - 3))
+static inline pfn_t __pfn_to_pfn_t(unsigned long pfn, u64 flags)
+{
+	pfn_t pfn_t = { .val = pfn | (flags & PFN_FLAGS_MASK), };
+
+	return pfn_t;
+}
+
+static inline unsigned long pfn_t_to_pfn(pfn_t pfn)
+{
+	return pfn.val & ~PFN_FLAGS_MASK;
+}
+
+vm_fault_t vmf_insert_pfn(struct vm_area_struct *vma, unsigned long addr,
+			  unsigned long pfn);
+vm_fault_t vmf_insert_pfn_pmd(struct vm_fault *vmf, pfn_t pfn, bool write);
+vm_fault_t vmf_insert_pfn_pud(struct vm_fault *vmf, pfn_t pfn, bool write);
+/*
+ * Zap every leaf of [start, start + size) of vma (the part of
+ * unmap_mapping_range() that reaches one VMA; the leaves come back by
+ * faults).
+ */
+void zap_vma_ptes(struct vm_area_struct *vma, unsigned long address,
+		  unsigned long size);
+/*
+ * dmasim: the file's ->mmap set vm_ops with a fault handler: faults of
+ * the VMA go to it from now on (0, or -EINVAL if the VMA is not an empty
+ * IO one).  kapi's mmap doors call it after ->mmap.
+ */
+int shim_vma_use_vm_ops(struct vm_area_struct *vma);
+/* munmap and exit: vm_ops->close, the file's reference, the struct. */
+void shim_vma_free(struct vm_area_struct *vma);
+
 /* ---- the zero page ---- */
 static inline bool is_zero_page(const struct page *page)
 {

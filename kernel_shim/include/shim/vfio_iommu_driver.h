@@ -3,8 +3,8 @@
  * The contract between the VFIO core and an IOMMU backend (type1), which the
  * kernel keeps in the driver-local drivers/vfio/vfio.h rather than in
  * <linux/vfio.h>.  It lives here, in one place, for three users: the
- * project's own core/drivers/vfio/vfio.h, the shim's VFIO core (which
- * records the registered backend and calls its ops), and upstream mode's
+ * project's own core/drivers/vfio/vfio.h, the container code (which
+ * records the registered backends and calls their ops), and upstream mode's
  * displacement header upstream/include/vfio_local.h (which stands in for a
  * kernel tree's drivers/vfio/vfio.h).
  *
@@ -15,7 +15,7 @@
  * VFIO_IOMMU_CONTAINER_CLOSE when the container's file is closed, before
  * the groups detach; later trees have no such op and leave it NULL).  Declarations
  * of vfio_register_iommu_driver() / vfio_unregister_iommu_driver(), which
- * the shim's VFIO core implements.  No stubs, no test doubles.
+ * the VFIO container code implements (core/drivers/vfio/container.c).  No stubs, no test doubles.
  */
 #ifndef _DMASIM_SHIM_VFIO_IOMMU_DRIVER_H
 #define _DMASIM_SHIM_VFIO_IOMMU_DRIVER_H

@@ -7,9 +7,11 @@
  *     number, flag and capability id below, and the layout of each struct
  *     (field order, widths, alignment), so a struct a VMM builds is the one
  *     the kernel parses.  Written out again in this file's own words.
- * Simplified: only the container part of the ABI (extensions, the type1
- * IOMMU ioctls and their capability chain) is here; the group, device,
- * region, IRQ, migration and iommufd ioctls are left out because nothing
+ * Simplified: the container part of the ABI (extensions, the type1 IOMMU
+ * ioctls and their capability chain), the group ioctls, and the device
+ * ioctls a VMM sizes a device with (DEVICE_GET_INFO, GET_REGION_INFO with
+ * the vfio-pci region indexes and the MSI-X-mappable capability) are here;
+ * IRQ, reset, migration and iommufd ioctls are left out because nothing
  * dmasim runs handles them.  Extension 6 is spelled both ways: 6.12's
  * VFIO_TYPE1_NESTING_IOMMU and, from the kernel that dropped nesting
  * (linux-next type1 opens it as a plain v2 container),
@@ -56,6 +58,70 @@ struct vfio_info_cap_header {
 #define VFIO_GET_API_VERSION		_IO(VFIO_TYPE, VFIO_BASE + 0)
 #define VFIO_CHECK_EXTENSION		_IO(VFIO_TYPE, VFIO_BASE + 1)
 #define VFIO_SET_IOMMU			_IO(VFIO_TYPE, VFIO_BASE + 2)
+
+/* ---- groups ---- */
+
+/* VFIO_GROUP_GET_STATUS: argsz >= 8. */
+struct vfio_group_status {
+	__u32	argsz;
+	__u32	flags;
+#define VFIO_GROUP_FLAGS_VIABLE		(1 << 0)
+#define VFIO_GROUP_FLAGS_CONTAINER_SET	(1 << 1)
+};
+
+#define VFIO_GROUP_GET_STATUS		_IO(VFIO_TYPE, VFIO_BASE + 3)
+/* The argument points to an int: the container's fd. */
+#define VFIO_GROUP_SET_CONTAINER	_IO(VFIO_TYPE, VFIO_BASE + 4)
+#define VFIO_GROUP_UNSET_CONTAINER	_IO(VFIO_TYPE, VFIO_BASE + 5)
+/* The argument points to the device's name, NUL terminated. */
+#define VFIO_GROUP_GET_DEVICE_FD	_IO(VFIO_TYPE, VFIO_BASE + 6)
+
+/* ---- devices ---- */
+
+struct vfio_device_info {
+	__u32	argsz;
+	__u32	flags;
+#define VFIO_DEVICE_FLAGS_RESET	(1 << 0)
+#define VFIO_DEVICE_FLAGS_PCI	(1 << 1)
+#define VFIO_DEVICE_FLAGS_CAPS	(1 << 7)
+	__u32	num_regions;
+	__u32	num_irqs;
+	__u32	cap_offset;
+	__u32	pad;
+};
+#define VFIO_DEVICE_GET_INFO		_IO(VFIO_TYPE, VFIO_BASE + 7)
+
+struct vfio_region_info {
+	__u32	argsz;
+	__u32	flags;
+#define VFIO_REGION_INFO_FLAG_READ	(1 << 0)
+#define VFIO_REGION_INFO_FLAG_WRITE	(1 << 1)
+#define VFIO_REGION_INFO_FLAG_MMAP	(1 << 2)
+#define VFIO_REGION_INFO_FLAG_CAPS	(1 << 3)
+	__u32	index;
+	__u32	cap_offset;
+	__aligned_u64	size;
+	__aligned_u64	offset;
+};
+#define VFIO_DEVICE_GET_REGION_INFO	_IO(VFIO_TYPE, VFIO_BASE + 8)
+
+/* The MSI-X table's BAR may be mmapped whole (a bare header). */
+#define VFIO_REGION_INFO_CAP_MSIX_MAPPABLE	3
+
+/* vfio-pci's fixed region indexes, then its interrupt count. */
+enum {
+	VFIO_PCI_BAR0_REGION_INDEX,
+	VFIO_PCI_BAR1_REGION_INDEX,
+	VFIO_PCI_BAR2_REGION_INDEX,
+	VFIO_PCI_BAR3_REGION_INDEX,
+	VFIO_PCI_BAR4_REGION_INDEX,
+	VFIO_PCI_BAR5_REGION_INDEX,
+	VFIO_PCI_ROM_REGION_INDEX,
+	VFIO_PCI_CONFIG_REGION_INDEX,
+	VFIO_PCI_VGA_REGION_INDEX,
+	VFIO_PCI_NUM_REGIONS = 9
+};
+#define VFIO_PCI_NUM_IRQS	5
 
 /* ---- type1 IOMMU ---- */
 

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dmasim's VFIO container and group layer: what container.c and group.c
+ * share.  The kernel keeps these in drivers/vfio/vfio.h; they live apart
+ * here so that the backend's header (vfio.h beside this one) stays the
+ * kernel contract a backend sees, nothing more.
+ */
+#ifndef __DMASIM_VFIO_GROUP_H__
+#define __DMASIM_VFIO_GROUP_H__
+
+#include <linux/cdev.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/vfio.h>
+#include "vfio.h"
+
+struct vfio_container;
+
+/* One IOMMU group as user space sees it: /dev/vfio/$id. */
+struct vfio_group {
+	struct device *dev;		/* the node's class device */
+	struct cdev cdev;
+	dev_t devt;
+	struct iommu_group *iommu_group;
+	enum vfio_group_type type;
+	struct list_head vfio_next;	/* on the list of every group */
+	/* Everything below. */
+	struct mutex group_lock;
+	struct list_head device_list;	/* struct vfio_device.group_next */
+	struct file *opened_file;	/* the one open of the node */
+	struct vfio_container *container;
+	struct list_head container_next;
+	/* 1 with a container, + 1 per device fd; the group file's refs too. */
+	unsigned int container_users;
+};
+
+/* container.c */
+const struct vfio_iommu_driver_ops *vfio_shim_first_backend(void);
+int vfio_container_init(void);
+void vfio_container_cleanup(void);
+/* The container behind a file, or NULL if it is not a container's. */
+struct vfio_container *vfio_container_from_file(struct file *file);
+int vfio_container_attach_group(struct vfio_container *container,
+				struct vfio_group *group);
+void vfio_group_detach_container(struct vfio_group *group);
+int vfio_group_use_container(struct vfio_group *group);
+struct file *vfio_group_unuse_container(struct vfio_group *group);
+void vfio_device_container_register(struct vfio_device *device);
+void vfio_device_container_unregister(struct vfio_device *device);
+
+#endif

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""tools/mutation-score.sh on a made-up project: a two-function C file, a
+test program that checks one of them, a list that marks one mutant
+equivalent.
+
+Checks that a mutant that changes checked behaviour is killed, that the
+listed one is reported equivalent and not counted, that a mutant of the
+function no test calls survives as unreached, that macro bodies,
+GCOVR_EXCL lines and statement-level WARN_ON are not mutated, that the
+made-up tree is left as it was, that the last line has the documented form
+with the counts of the JSON report, and that --min fails below the score.
+"""
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOL = os.path.join(TOP, 'tools', 'mutation-score.sh')
+
+MESON = """project('toy', 'c', default_options: ['buildtype=debugoptimized'])
+calc = static_library('calc', 'calc.c')
+test('calc', executable('test_calc', 'test_calc.c', link_with: calc),
+  suite: 'unit')
+"""
+
+CALC = """#define WARN_ON(x) ((void)(x))
+#define TWICE(x) ((x) * 2)
+
+int clamp_add(int a, int b, int max)
+{
+	int s = a + b;
+
+	WARN_ON(s < -1000);
+	if (s > max)
+		return max;
+	return s;
+}
+
+int twice_unchecked(int x)
+{
+	int y = x - 7; /* GCOVR_EXCL_LINE */
+
+	return TWICE(x) + y;
+}
+"""
+
+TEST = """#include <stdio.h>
+int clamp_add(int a, int b, int max);
+int main(void)
+{
+	if (clamp_add(1, 2, 10) != 3 || clamp_add(5, 6, 10) != 10 ||
+	    clamp_add(-4, 1, 10) != -3) {
+		fprintf(stderr, "clamp_add is wrong\\n");
+		return 1;
+	}
+	return 0;
+}
+"""
+
+
+def tree_digest(root):
+    h = hashlib.sha1()
+    for dirpath, dirnames, files in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith('build'))
+        for f in sorted(files):
+            p = os.path.join(dirpath, f)
+            with open(p, 'rb') as fh:
+                h.update(p.encode() + fh.read())
+    return h.hexdigest()
+
+
+def run(args):
+    return subprocess.run([TOOL] + args, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+
+
+def fail(msg, r=None):
+    print('FAIL: ' + msg)
+    if r is not None:
+        print(r.stdout)
+        print(r.stderr[-3000:])
+    sys.exit(1)
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix='mutation-check.') as tmp:
+        tree = os.path.join(tmp, 'tree')
+        os.makedirs(tree)
+        for name, text in (('meson.build', MESON), ('calc.c', CALC),
+                           ('test_calc.c', TEST)):
+            with open(os.path.join(tree, name), 'w') as f:
+                f.write(text)
+        before = tree_digest(tree)
+        common = ['--source', tree, '--workdir', os.path.join(tmp, 'work'),
+                  '--min-timeout', '5', 'calc.c']
+
+        r = run(common + ['--list', '--quiet'])
+        if r.returncode:
+            fail('--list failed', r)
+        listed = [l.split('\t') for l in r.stdout.splitlines()]
+        lines = {int(l[1].rsplit(':', 1)[1]) for l in listed}
+        by_desc = {(int(l[1].rsplit(':', 1)[1]), l[2], l[3]): l[0] for l in listed}
+        # Line 2 is TWICE's body, 8 the WARN_ON statement, 16 excluded.
+        for no in (1, 2, 8, 16):
+            if no in lines:
+                fail('line %d was mutated' % no, r)
+        eq_id = by_desc.get((9, 'ROR', "'>' -> '>='"))
+        kill_id = by_desc.get((6, 'AOR', "'+' -> '-'"))
+        if not eq_id or not kill_id:
+            fail('expected mutants missing', r)
+        eq_list = os.path.join(tmp, 'equivalent.txt')
+        with open(eq_list, 'w') as f:
+            f.write('# made up\n%s  s == max returns max either way\n' % eq_id)
+
+        report = os.path.join(tmp, 'report.json')
+        r = run(common + ['--equivalent', eq_list, '--json', report, '--quiet'])
+        if r.returncode:
+            fail('the run failed', r)
+        with open(report) as f:
+            data = json.load(f)
+        status = {m['id']: m for m in data['mutants']}
+        if status[eq_id]['status'] != 'equivalent':
+            fail('the listed mutant is not reported equivalent', r)
+        if status[kill_id]['status'] != 'killed':
+            fail('a + b -> a - b was not killed', r)
+        unreached = [m for m in data['mutants'] if m['function'] == 'twice_unchecked']
+        if not unreached or any(m['status'] != 'survived' for m in unreached):
+            fail('mutants of the function no test calls must survive', r)
+        if any(m['status'] == 'survived' for m in data['mutants']
+               if m['function'] == 'clamp_add'):
+            fail('a mutant of clamp_add survived', r)
+        out = r.stdout.rstrip('\n').split('\n')
+        m = re.fullmatch(r'mutation score: (\d+) of (\d+) killed \((\d+\.\d)%\)', out[-1])
+        if not m:
+            fail('last line is %r' % out[-1], r)
+        if (int(m.group(1)), int(m.group(2))) != (data['killed'], data['counted']):
+            fail('the last line does not match the JSON report', r)
+        if data['counted'] != sum(1 for x in data['mutants']
+                                  if x['status'] in ('killed', 'survived', 'timeout')):
+            fail('equivalent or invalid mutants were counted', r)
+        if not any('survived calc.c:' in l and 'twice_unchecked' in l for l in out):
+            fail('survivors are not listed', r)
+
+        r = run(common + ['--equivalent', eq_list, '--quiet', '--min', '100'])
+        if r.returncode != 1:
+            fail('--min 100 with survivors must exit 1, got %d' % r.returncode, r)
+        if tree_digest(tree) != before:
+            fail('the made-up tree was modified')
+        print('mutation_check: %s; listed equivalent reported, unreached '
+              'survive, tree unchanged' % out[-1])
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The VFIO interface a VMM uses, above type1 (core/drivers/vfio/container.c
+ * and group.c): the container and group ioctls in the VMM's order and in
+ * every wrong order with the kernel's errno, device fds and region info of
+ * a simulated vfio-pci device, and its BAR mmap as vfio-pci's huge fault
+ * fills it (leaf size by alignment, zapped while memory decode is off).
+ * Every case ends with nothing left behind: fds, files, pins, domains,
+ * devices, locked_vm, memory.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_heap.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/kapi_vfio_group.h>
+#include <dmasim/sim.h>
+
+#include "shared.h"
+
+#define RW		KAPI_VFIO_DMA_MAP_RW
+#define IOVA		(8 * GiB)
+#define BAR_SIZE	(4 * GiB)
+#define VIABLE		KAPI_VFIO_GROUP_FLAGS_VIABLE
+#define CONTAINER_SET	KAPI_VFIO_GROUP_FLAGS_CONTAINER_SET
+
+/* A booted 2 GiB machine, a process, the fd table grown. */
+static int setup(void **state)
+{
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 2 * GiB });
+	grow_the_fd_table();
+	given_a_process();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	assert_int_equal(kapi_vfio_pci_nr_alive(), 0);
+	check_and_destroy();
+	return 0;
+}
+
+/* ---- helpers ---- */
+
+/* A vfio-pci device with a 64-bit 4 GiB BAR0 (BAR1 its upper half). */
+static struct kapi_vfio_pci *a_gpu(void)
+{
+	struct kapi_vfio_pci_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL,
+		.bar_size = { BAR_SIZE },
+		.bar_flags = { KAPI_VFIO_PCI_BAR_64 },
+	};
+	struct kapi_vfio_pci *p;
+
+	assert_int_equal(kapi_vfio_pci_create(&o, &p), 0);
+	return p;
+}
+
+/* What a VMM holds for one device. */
+struct vmm {
+	struct kapi_vfio_pci *dev;
+	int cfd, gfd, dfd;
+};
+
+/* How far the VMM got. */
+enum stage {
+	OPENED,		/* container and group fds */
+	CONTAINER,	/* SET_CONTAINER done */
+	IOMMU,		/* SET_IOMMU done */
+	DEVICE,		/* device fd open */
+};
+
+static void the_vmm_reaches(struct vmm *v, enum stage stage)
+{
+	unsigned int flags = 0;
+
+	v->dfd = -1;
+	v->cfd = kapi_vfio_container_fd_open();
+	assert_true(v->cfd >= 0);
+	assert_int_equal(kapi_vfio_ioctl_val(v->cfd, KAPI_VFIO_GET_API_VERSION,
+					     0), 0);
+	assert_int_equal(kapi_vfio_ioctl_val(v->cfd, KAPI_VFIO_CHECK_EXTENSION,
+					     KAPI_VFIO_TYPE1v2_IOMMU), 1);
+	v->gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(v->dev));
+	assert_true(v->gfd >= 0);
+	assert_int_equal(kapi_vfio_group_get_status(v->gfd, 8, &flags), 0);
+	assert_int_equal(flags, VIABLE);
+	if (stage < CONTAINER)
+		return;
+	assert_int_equal(kapi_vfio_group_set_container(v->gfd, v->cfd), 0);
+	if (stage < IOMMU)
+		return;
+	assert_int_equal(kapi_vfio_ioctl_val(v->cfd, KAPI_VFIO_SET_IOMMU,
+					     KAPI_VFIO_TYPE1v2_IOMMU), 0);
+	if (stage < DEVICE)
+		return;
+	v->dfd = kapi_vfio_group_get_device_fd(v->gfd,
+					       kapi_vfio_pci_name(v->dev));
+	assert_true(v->dfd >= 0);
+}
+
+static unsigned int group_status_of(struct vmm *v)
+{
+	unsigned int flags = ~0u;
+
+	assert_int_equal(kapi_vfio_group_get_status(v->gfd, 8, &flags), 0);
+	return flags;
+}
+
+/* The VMM exits: device, group, container fds closed; the device goes. */
+static void the_vmm_exits(struct vmm *v)
+{
+	if (v->dfd >= 0)
+		assert_int_equal(kapi_close(v->dfd), 0);
+	assert_int_equal(kapi_close(v->gfd), 0);
+	assert_int_equal(kapi_close(v->cfd), 0);
+	kapi_vfio_pci_destroy(v->dev);
+}
+
+/* ---- the VMM's sequence ---- */
+
+/*
+ * The VMM's order gives a device fd whose GET_INFO is vfio-pci's, and
+ * MAP_DMA through the container pins the memory until the VMM exits.
+ */
+static void test_the_vmm_sequence_maps_dma_and_leaves_nothing(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct kapi_vfio_device_info info;
+	unsigned long va = map_anon(2 * MiB);
+	unsigned long long unmapped = 0;
+
+	the_vmm_reaches(&v, CONTAINER);
+	/* No backend yet: the backends asked without a container say 0. */
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_CHECK_EXTENSION,
+					     KAPI_VFIO_DMA_CC_IOMMU), 0);
+	kapi_close(v.gfd);
+	kapi_close(v.cfd);
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(group_status_of(&v), VIABLE | CONTAINER_SET);
+	/* Now the container's own backend answers, from its domains. */
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_CHECK_EXTENSION,
+					     KAPI_VFIO_DMA_CC_IOMMU), 1);
+	assert_int_equal(kapi_vfio_device_get_info(v.dfd, &info), 0);
+	assert_int_equal(info.flags, KAPI_VFIO_DEVICE_FLAGS_PCI |
+				     KAPI_VFIO_DEVICE_FLAGS_RESET);
+	assert_int_equal(info.num_regions, 9);
+	assert_int_equal(info.num_irqs, 5);
+
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 2 * MiB / PAGE);
+	assert_int_equal(kapi_vfio_fd_unmap_dma(v.cfd, IOVA, 2 * MiB,
+						&unmapped), 0);
+	assert_int_equal(unmapped, 2 * MiB);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW), 0);
+	/* Exiting with the DMA still mapped: the last group takes it all. */
+	the_vmm_exits(&v);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
+/* CHECK_EXTENSION before any group asks every backend: type1's answers. */
+static void test_check_extension_without_a_group_asks_the_backends(void **state)
+{
+	static const struct {
+		unsigned long ext;
+		long answer;
+	} cases[] = {
+		{ KAPI_VFIO_TYPE1_IOMMU, 1 },
+		{ KAPI_VFIO_TYPE1v2_IOMMU, 1 },
+		{ KAPI_VFIO_UNMAP_ALL, 1 },
+		{ 2 /* SPAPR_TCE */, 0 },
+		{ 8 /* NOIOMMU */, 0 },
+		{ KAPI_VFIO_DMA_CC_IOMMU, 0 },
+	};
+	int cfd = kapi_vfio_container_fd_open();
+	unsigned int i;
+
+	assert_true(cfd >= 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		assert_int_equal(kapi_vfio_ioctl_val(cfd, KAPI_VFIO_CHECK_EXTENSION,
+						     cases[i].ext),
+				 cases[i].answer);
+	assert_int_equal(kapi_close(cfd), 0);
+}
+
+/* ---- wrong orders ---- */
+
+enum op {
+	OP_SET_IOMMU_V2,
+	OP_SET_IOMMU_SPAPR,
+	OP_MAP_DMA,
+	OP_GET_DEVICE_FD,
+	OP_GET_DEVICE_FD_UNKNOWN,
+	OP_SET_CONTAINER,
+	OP_SET_CONTAINER_GROUP_FD,
+	OP_SET_CONTAINER_BAD_FD,
+	OP_SET_CONTAINER_NEGATIVE_FD,
+	OP_UNSET_CONTAINER,
+	OP_GET_STATUS_SHORT,
+	OP_GROUP_UNKNOWN_IOCTL,
+	OP_OPEN_GROUP_AGAIN,
+	OP_CONTAINER_IOCTL_NO_BACKEND,
+};
+
+static long the_vmm_tries(struct vmm *v, enum op op)
+{
+	unsigned long va;
+	unsigned int flags;
+	int fd;
+
+	switch (op) {
+	case OP_SET_IOMMU_V2:
+		return kapi_vfio_ioctl_val(v->cfd, KAPI_VFIO_SET_IOMMU,
+					   KAPI_VFIO_TYPE1v2_IOMMU);
+	case OP_SET_IOMMU_SPAPR:
+		return kapi_vfio_ioctl_val(v->cfd, KAPI_VFIO_SET_IOMMU, 2);
+	case OP_MAP_DMA:
+		va = map_anon(2 * MiB);
+		return kapi_vfio_fd_map_dma(v->cfd, va, IOVA, 2 * MiB, RW);
+	case OP_GET_DEVICE_FD:
+		return kapi_vfio_group_get_device_fd(v->gfd,
+						     kapi_vfio_pci_name(v->dev));
+	case OP_GET_DEVICE_FD_UNKNOWN:
+		return kapi_vfio_group_get_device_fd(v->gfd, "0000:ff:1f.7");
+	case OP_SET_CONTAINER:
+		return kapi_vfio_group_set_container(v->gfd, v->cfd);
+	case OP_SET_CONTAINER_GROUP_FD:
+		return kapi_vfio_group_set_container(v->gfd, v->gfd);
+	case OP_SET_CONTAINER_BAD_FD:
+		return kapi_vfio_group_set_container(v->gfd, 999);
+	case OP_SET_CONTAINER_NEGATIVE_FD:
+		return kapi_vfio_group_set_container(v->gfd, -1);
+	case OP_UNSET_CONTAINER:
+		return kapi_vfio_group_unset_container(v->gfd);
+	case OP_GET_STATUS_SHORT:
+		return kapi_vfio_group_get_status(v->gfd, 4, &flags);
+	case OP_GROUP_UNKNOWN_IOCTL:
+		return kapi_vfio_ioctl_val(v->gfd, KAPI_VFIO_IO(50), 0);
+	case OP_OPEN_GROUP_AGAIN:
+		fd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(v->dev));
+		if (fd >= 0)
+			kapi_close(fd);
+		return fd;
+	case OP_CONTAINER_IOCTL_NO_BACKEND:
+		return kapi_vfio_ioctl_val(v->cfd, KAPI_VFIO_IOMMU_GET_INFO, 0);
+	}
+	return 0;
+}
+
+/*
+ * Every call out of order fails with the kernel's errno and changes
+ * nothing: the group's status is what it was, and closing everything
+ * leaves nothing behind.
+ */
+static void test_every_wrong_order_fails_and_changes_nothing(void **state)
+{
+	static const struct {
+		const char *what;
+		enum stage stage;
+		enum op op;
+		long err;
+	} cases[] = {
+		{ "SET_IOMMU before SET_CONTAINER", OPENED, OP_SET_IOMMU_V2, -EINVAL },
+		{ "a second SET_IOMMU", IOMMU, OP_SET_IOMMU_V2, -EINVAL },
+		{ "SET_IOMMU of a type no backend claims", CONTAINER,
+		  OP_SET_IOMMU_SPAPR, -ENODEV },
+		{ "MAP_DMA before SET_IOMMU", CONTAINER, OP_MAP_DMA, -EINVAL },
+		{ "MAP_DMA with no group", OPENED, OP_MAP_DMA, -EINVAL },
+		{ "a backend ioctl with no backend", CONTAINER,
+		  OP_CONTAINER_IOCTL_NO_BACKEND, -EINVAL },
+		{ "GET_DEVICE_FD before SET_CONTAINER", OPENED, OP_GET_DEVICE_FD,
+		  -EINVAL },
+		{ "GET_DEVICE_FD before SET_IOMMU", CONTAINER, OP_GET_DEVICE_FD,
+		  -EINVAL },
+		{ "GET_DEVICE_FD of no such device", IOMMU,
+		  OP_GET_DEVICE_FD_UNKNOWN, -ENODEV },
+		{ "a second SET_CONTAINER", CONTAINER, OP_SET_CONTAINER, -EINVAL },
+		{ "SET_CONTAINER of a group fd", OPENED, OP_SET_CONTAINER_GROUP_FD,
+		  -EBADFD },
+		{ "SET_CONTAINER of a closed fd", OPENED, OP_SET_CONTAINER_BAD_FD,
+		  -EBADF },
+		{ "SET_CONTAINER of fd -1", OPENED, OP_SET_CONTAINER_NEGATIVE_FD,
+		  -EBADF },
+		{ "UNSET_CONTAINER with none", OPENED, OP_UNSET_CONTAINER, -EINVAL },
+		{ "UNSET_CONTAINER with a device open", DEVICE, OP_UNSET_CONTAINER,
+		  -EBUSY },
+		{ "GET_STATUS with argsz 4", IOMMU, OP_GET_STATUS_SHORT, -EINVAL },
+		{ "an unknown group ioctl", CONTAINER, OP_GROUP_UNKNOWN_IOCTL,
+		  -ENOTTY },
+		{ "a second open of the group", OPENED, OP_OPEN_GROUP_AGAIN, -EBUSY },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct vmm v = { .dev = a_gpu() };
+		unsigned int before;
+
+		print_message("%s\n", cases[i].what);
+		the_vmm_reaches(&v, cases[i].stage);
+		before = group_status_of(&v);
+		assert_int_equal(the_vmm_tries(&v, cases[i].op), cases[i].err);
+		assert_int_equal(group_status_of(&v), before);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		the_vmm_exits(&v);
+		assert_nothing_held();
+	}
+}
+
+/*
+ * Each allocation in SET_CONTAINER, SET_IOMMU and GET_DEVICE_FD fails in
+ * turn: the call fails -ENOMEM, the group's status is what it was, and a
+ * VMM that exits then leaves nothing behind.
+ */
+static void test_every_allocation_failing_in_each_step_leaves_nothing(void **state)
+{
+	static const struct {
+		const char *what;
+		enum stage stage;
+		enum op op;
+		int allocates;	/* the step allocates at all */
+	} cases[] = {
+		/* into a container with no backend: no allocation */
+		{ "SET_CONTAINER", OPENED, OP_SET_CONTAINER, 0 },
+		{ "SET_IOMMU", CONTAINER, OP_SET_IOMMU_V2, 1 },
+		{ "GET_DEVICE_FD", IOMMU, OP_GET_DEVICE_FD, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long long nth, calls, failed = 0;
+
+		for (nth = 0;; nth++) {
+			struct vmm v = { .dev = a_gpu() };
+			unsigned int before;
+			long ret;
+
+			the_vmm_reaches(&v, cases[i].stage);
+			before = group_status_of(&v);
+			fail_nth_call_of("shim/slab/kmalloc", nth);
+			ret = the_vmm_tries(&v, cases[i].op);
+			calls = stop_failing("shim/slab/kmalloc");
+			if (calls > nth) {
+				assert_int_equal(ret, -ENOMEM);
+				assert_int_equal(group_status_of(&v), before);
+				failed++;
+			} else {
+				assert_true(ret >= 0);
+				if (cases[i].op == OP_GET_DEVICE_FD)
+					assert_int_equal(kapi_close((int)ret), 0);
+			}
+			the_vmm_exits(&v);
+			assert_nothing_held();
+			if (calls <= nth)
+				break;
+		}
+		print_message("%s: %llu allocations failed in turn\n",
+			      cases[i].what, failed);
+		assert_int_equal(failed > 0, cases[i].allocates);
+	}
+}
+
+/*
+ * A group whose other device is bound to a host driver is not viable:
+ * GET_STATUS says so and SET_CONTAINER fails -EPERM, leaving the container
+ * empty (SET_IOMMU still -EINVAL).
+ */
+static void test_a_group_with_a_host_driver_is_not_viable(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct kapi_vfio_pci_opts peer_opts = {
+		.fmt = SIM_IOMMU_INTEL_SL, .group_peer = v.dev, .host_driver = 1,
+	};
+	struct kapi_vfio_pci *peer;
+
+	assert_int_equal(kapi_vfio_pci_create(&peer_opts, &peer), 0);
+	v.cfd = kapi_vfio_container_fd_open();
+	v.gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(v.dev));
+	v.dfd = -1;
+	assert_true(v.cfd >= 0 && v.gfd >= 0);
+	assert_int_equal(group_status_of(&v), 0);
+	assert_int_equal(kapi_vfio_group_set_container(v.gfd, v.cfd), -EPERM);
+	assert_int_equal(group_status_of(&v), 0);
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_SET_IOMMU,
+					     KAPI_VFIO_TYPE1v2_IOMMU), -EINVAL);
+	kapi_vfio_pci_destroy(peer);
+	/* The host driver gone, the same group joins. */
+	assert_int_equal(group_status_of(&v), VIABLE);
+	assert_int_equal(kapi_vfio_group_set_container(v.gfd, v.cfd), 0);
+	/* A host driver cannot bind to a device of a group VFIO owns. */
+	assert_int_equal(kapi_vfio_pci_create(&peer_opts, &peer), -EBUSY);
+	assert_int_equal(kapi_vfio_pci_nr_alive(), 1);
+	the_vmm_exits(&v);
+}
+
+/*
+ * The container fd closed first: the group keeps the container and its
+ * DMA mappings alive; they go when the group's last user does.
+ */
+static void test_mappings_outlive_the_container_fd(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	unsigned long va = map_anon(2 * MiB);
+
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 2 * MiB / PAGE);
+	assert_int_equal(group_status_of(&v), VIABLE | CONTAINER_SET);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 2 * MiB / PAGE);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	kapi_vfio_pci_destroy(v.dev);
+}
+
+/*
+ * UNSET_CONTAINER of the last group releases the backend: the mappings
+ * go, and the container needs SET_IOMMU again after the group rejoins.
+ */
+static void test_unset_of_the_last_group_releases_the_backend(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	unsigned long va = map_anon(2 * MiB);
+
+	the_vmm_reaches(&v, IOMMU);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_vfio_group_unset_container(v.gfd), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(group_status_of(&v), VIABLE);
+	assert_int_equal(kapi_vfio_group_set_container(v.gfd, v.cfd), 0);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW),
+			 -EINVAL);
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_SET_IOMMU,
+					     KAPI_VFIO_TYPE1v2_IOMMU), 0);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW), 0);
+	the_vmm_exits(&v);
+}
+
+/* Two groups in one container share its backend and its mappings. */
+static void test_two_groups_share_one_container(void **state)
+{
+	struct vmm a = { .dev = a_gpu() }, b = { .dev = a_gpu() };
+	unsigned long va = map_anon(2 * MiB);
+
+	the_vmm_reaches(&a, DEVICE);
+	b.cfd = a.cfd;
+	b.gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(b.dev));
+	assert_true(b.gfd >= 0);
+	assert_int_equal(kapi_vfio_group_set_container(b.gfd, a.cfd), 0);
+	/* The second group joins a container that has its backend already. */
+	b.dfd = kapi_vfio_group_get_device_fd(b.gfd, kapi_vfio_pci_name(b.dev));
+	assert_true(b.dfd >= 0);
+	assert_int_equal(kapi_vfio_fd_map_dma(a.cfd, va, IOVA, 2 * MiB, RW), 0);
+	/* a leaves: b still holds the backend and the mapping. */
+	assert_int_equal(kapi_close(a.dfd), 0);
+	assert_int_equal(kapi_close(a.gfd), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 2 * MiB / PAGE);
+	kapi_vfio_pci_destroy(a.dev);
+	the_vmm_exits(&b);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
+/* ---- region info ---- */
+
+/*
+ * GET_REGION_INFO answers per region as vfio-pci does: sizes, flags, the
+ * MSI-X capability (argsz raised when it does not fit), and -EINVAL for
+ * VGA, past the end and a short argsz.
+ */
+static void test_region_info_of_each_region(void **state)
+{
+	struct kapi_vfio_pci_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL,
+		.bar_size = { 256 * MiB, 0, 256, 2048, 16 * KiB, 0 },
+		.bar_flags = { KAPI_VFIO_PCI_BAR_64, 0, KAPI_VFIO_PCI_BAR_IO },
+		.has_msix = 1, .msix_bar = 4,
+	};
+	static const unsigned int R = KAPI_VFIO_REGION_INFO_FLAG_READ,
+		W = KAPI_VFIO_REGION_INFO_FLAG_WRITE,
+		M = KAPI_VFIO_REGION_INFO_FLAG_MMAP,
+		C = KAPI_VFIO_REGION_INFO_FLAG_CAPS;
+	static const struct {
+		const char *what;
+		unsigned int index, argsz;
+		long ret;
+		unsigned int flags, argsz_out, cap_offset;
+		unsigned long long size;
+		int msix;
+	} cases[] = {
+		{ "64-bit memory BAR", 0, 32, 0, R | W | M, 32, 0, 256 * MiB, 0 },
+		{ "its upper half", 1, 32, 0, 0, 32, 0, 0, 0 },
+		{ "I/O BAR", 2, 32, 0, R | W, 32, 0, 256, 0 },
+		{ "sub-page memory BAR", 3, 32, 0, R | W, 32, 0, 2048, 0 },
+		{ "MSI-X BAR, no room", 4, 32, 0, R | W | M | C, 40, 0, 16 * KiB, 0 },
+		{ "MSI-X BAR, room", 4, 64, 0, R | W | M | C, 64, 32, 16 * KiB, 1 },
+		{ "absent BAR", 5, 32, 0, 0, 32, 0, 0, 0 },
+		{ "no ROM", 6, 32, 0, 0, 32, 0, 0, 0 },
+		{ "config space", 7, 32, 0, R | W, 32, 0, 4096, 0 },
+		{ "VGA", 8, 32, -EINVAL, 0, 0, 0, 0, 0 },
+		{ "past the end", 9, 32, -EINVAL, 0, 0, 0, 0, 0 },
+		{ "argsz short", 0, 31, -EINVAL, 0, 0, 0, 0, 0 },
+	};
+	struct vmm v;
+	unsigned int i;
+
+	assert_int_equal(kapi_vfio_pci_create(&o, &v.dev), 0);
+	the_vmm_reaches(&v, DEVICE);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio_region_info info;
+
+		print_message("%s\n", cases[i].what);
+		assert_int_equal(kapi_vfio_device_get_region_info(v.dfd,
+				cases[i].index, cases[i].argsz, &info),
+				cases[i].ret);
+		if (cases[i].ret)
+			continue;
+		assert_int_equal(info.flags, cases[i].flags);
+		assert_int_equal(info.size, cases[i].size);
+		assert_int_equal(info.offset,
+				 (unsigned long long)cases[i].index << 40);
+		assert_int_equal(info.argsz, cases[i].argsz_out);
+		assert_int_equal(info.cap_offset, cases[i].cap_offset);
+		assert_int_equal(info.msix_mappable, cases[i].msix);
+	}
+	the_vmm_exits(&v);
+}
+
+/* ---- BAR mmap and its faults ---- */
+
+static unsigned long the_vmm_mmaps(struct vmm *v, unsigned long long offset,
+				   unsigned long len, unsigned long align,
+				   unsigned long misalign)
+{
+	struct kapi_vfio_mmap m = {
+		.index = 0, .offset = offset, .len = len, .shared = 1,
+		.align = align, .misalign = misalign,
+	};
+	unsigned long va = 0;
+
+	assert_int_equal(kapi_vfio_device_mmap(v->dfd, &m, &va), 0);
+	return va;
+}
+
+static int leaf_level_at(unsigned long va, unsigned long *pfn)
+{
+	int level = 0;
+
+	assert_int_equal(kapi_mm_cpu_pfn(va, pfn, &level), 0);
+	return level;
+}
+
+/*
+ * A touch maps the largest leaf whose block lies inside the VMA with
+ * user address and BAR address aligned alike: PUD, PMD or PTE, by table.
+ */
+static void test_bar_mmap_leaf_size_follows_alignment(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned long long offset;	/* into the BAR */
+		unsigned long len;
+		unsigned long misalign;		/* of the va from 1 GiB */
+		unsigned long touch;		/* offset into the VMA */
+		int level;
+		unsigned long fallbacks;
+	} cases[] = {
+		{ "1G-aligned, whole BAR", 0, BAR_SIZE, 0, 0, KAPI_MM_LEAF_PUD, 0 },
+		{ "1G-aligned, second GiB", 0, BAR_SIZE, 0, GiB + 5 * PAGE,
+		  KAPI_MM_LEAF_PUD, 0 },
+		{ "va 2M off 1G", 0, BAR_SIZE - GiB, 2 * MiB, 0,
+		  KAPI_MM_LEAF_PMD, 1 },
+		{ "BAR offset 2M, va 1G-aligned", 2 * MiB, GiB, 0, 0,
+		  KAPI_MM_LEAF_PMD, 1 },
+		{ "VMA of 512 MiB", 0, 512 * MiB, 0, 0, KAPI_MM_LEAF_PMD, 1 },
+		{ "va 4K off 1G", 0, 64 * MiB, PAGE, 0, KAPI_MM_LEAF_PTE, 2 },
+		{ "ragged tail of a PMD-aligned VMA", 0, 2 * MiB + PAGE, 0,
+		  2 * MiB, KAPI_MM_LEAF_PTE, 2 },
+	};
+	unsigned int i;
+
+	if (PUD != GiB)
+		skip();		/* the table is of 4 KiB-page geometry */
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct vmm v = { .dev = a_gpu() };
+		struct kapi_vfio_pci_stats s;
+		unsigned long va, pfn, bar;
+
+		print_message("%s\n", cases[i].what);
+		the_vmm_reaches(&v, DEVICE);
+		bar = kapi_vfio_pci_bar_pfn(v.dev, 0);
+		va = the_vmm_mmaps(&v, cases[i].offset, cases[i].len, GiB,
+				   cases[i].misalign);
+		/* Nothing is mapped before the first touch. */
+		assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
+		assert_int_equal(kapi_mm_touch(va + cases[i].touch, 1, 1), 0);
+		assert_int_equal(leaf_level_at(va + cases[i].touch, &pfn),
+				 cases[i].level);
+		assert_int_equal(pfn, bar + (cases[i].offset + cases[i].touch) /
+					    PAGE);
+		kapi_vfio_pci_stats(v.dev, &s);
+		assert_int_equal(s.faults_pud + s.faults_pmd + s.faults_pte, 1);
+		assert_int_equal(s.fallbacks, cases[i].fallbacks);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		the_vmm_exits(&v);
+		assert_nothing_held();
+	}
+}
+
+/*
+ * Memory decode off zaps the BAR mmap; a touch then is refused (SIGBUS)
+ * and maps nothing; decode on lets the next touch fault the leaf back.
+ */
+static void test_decode_off_zaps_and_on_faults_back(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct kapi_vfio_pci_stats s;
+	unsigned long va, pfn;
+
+	if (PUD != GiB) {
+		kapi_vfio_pci_destroy(v.dev);
+		skip();		/* 4 KiB-page geometry: four PUD leaves */
+	}
+	the_vmm_reaches(&v, DEVICE);
+	va = the_vmm_mmaps(&v, 0, BAR_SIZE, GiB, 0);
+	assert_int_equal(kapi_mm_touch(va, BAR_SIZE, 0), 0);
+	assert_int_equal(leaf_level_at(va + 3 * GiB, &pfn), KAPI_MM_LEAF_PUD);
+
+	kapi_vfio_pci_set_memory(v.dev, 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
+	assert_int_equal(kapi_mm_cpu_pfn(va + 3 * GiB, NULL, NULL), -ENOENT);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), -EFAULT);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
+	kapi_vfio_pci_stats(v.dev, &s);
+	assert_int_equal(s.zaps, 1);
+	assert_int_equal(s.sigbus, 1);
+
+	kapi_vfio_pci_set_memory(v.dev, 1);
+	assert_int_equal(kapi_mm_touch(va + GiB, 1, 0), 0);
+	assert_int_equal(leaf_level_at(va + GiB, &pfn), KAPI_MM_LEAF_PUD);
+	assert_int_equal(pfn, kapi_vfio_pci_bar_pfn(v.dev, 0) + GiB / PAGE);
+	kapi_vfio_pci_stats(v.dev, &s);
+	assert_int_equal(s.faults_pud, 5);	/* 4 + the one back */
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	the_vmm_exits(&v);
+}
+
+/*
+ * MAP_DMA of a BAR mmap while decode is off faults through the handler,
+ * which refuses: -EFAULT, nothing mapped or pinned.  A mapping made while
+ * decode was on survives the zap (type1 has no invalidation hook).
+ */
+static void test_map_dma_of_a_disabled_bar(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	unsigned long long unmapped = ~0ULL;
+	unsigned long va;
+
+	the_vmm_reaches(&v, DEVICE);
+	va = the_vmm_mmaps(&v, 0, BAR_SIZE, GiB, 0);
+	kapi_vfio_pci_set_memory(v.dev, 0);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, BAR_SIZE, RW),
+			 -EFAULT);
+	assert_int_equal(kapi_vfio_fd_unmap_dma(v.cfd, IOVA, BAR_SIZE,
+						&unmapped), 0);
+	assert_int_equal(unmapped, 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+
+	kapi_vfio_pci_set_memory(v.dev, 1);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, BAR_SIZE, RW), 0);
+	kapi_vfio_pci_set_memory(v.dev, 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
+	assert_int_equal(kapi_vfio_fd_unmap_dma(v.cfd, IOVA, BAR_SIZE,
+						&unmapped), 0);
+	assert_int_equal(unmapped, BAR_SIZE);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	the_vmm_exits(&v);
+}
+
+/* mmap requests vfio-pci refuses: -EINVAL and no VMA, no file held. */
+static void test_bad_bar_mmaps_fail_and_map_nothing(void **state)
+{
+	struct kapi_vfio_pci_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL,
+		.bar_size = { 64 * MiB, 0, 256, 2048 },
+		.bar_flags = { KAPI_VFIO_PCI_BAR_64, 0, KAPI_VFIO_PCI_BAR_IO },
+	};
+	static const struct {
+		const char *what;
+		unsigned int index;
+		unsigned long long offset;
+		unsigned long len;
+		int shared;
+	} cases[] = {
+		{ "MAP_PRIVATE", 0, 0, 2 * MiB, 0 },
+		{ "past the BAR's end", 0, 64 * MiB - PAGE, 2 * PAGE, 1 },
+		{ "the upper half of a 64-bit BAR", 1, 0, PAGE, 1 },
+		{ "an I/O BAR", 2, 0, PAGE, 1 },
+		{ "a sub-page BAR", 3, 0, PAGE, 1 },
+		{ "the ROM", 6, 0, PAGE, 1 },
+		{ "config space", 7, 0, PAGE, 1 },
+		{ "past the regions", 9, 0, PAGE, 1 },
+	};
+	struct vmm v;
+	unsigned int i;
+
+	assert_int_equal(kapi_vfio_pci_create(&o, &v.dev), 0);
+	the_vmm_reaches(&v, DEVICE);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio_mmap m = {
+			.index = cases[i].index, .offset = cases[i].offset,
+			.len = cases[i].len, .shared = cases[i].shared,
+		};
+		unsigned long files = kapi_nr_files(), va = 0;
+
+		print_message("%s\n", cases[i].what);
+		assert_int_equal(kapi_vfio_device_mmap(v.dfd, &m, &va), -EINVAL);
+		assert_int_equal(kapi_nr_files(), files);
+	}
+	the_vmm_exits(&v);
+}
+
+/* A BAR mmap holds the device fd's file: the device closes after munmap. */
+static void test_a_bar_mmap_holds_the_device_file(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	unsigned long va;
+
+	the_vmm_reaches(&v, DEVICE);
+	va = the_vmm_mmaps(&v, 0, 2 * MiB, GiB, 0);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	v.dfd = -1;
+	/* The device is still open: the group cannot leave its container. */
+	assert_int_equal(kapi_vfio_group_unset_container(v.gfd), -EBUSY);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	assert_int_equal(kapi_vfio_group_unset_container(v.gfd), 0);
+	the_vmm_exits(&v);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_the_vmm_sequence_maps_dma_and_leaves_nothing),
+		T(test_check_extension_without_a_group_asks_the_backends),
+		T(test_every_wrong_order_fails_and_changes_nothing),
+		T(test_every_allocation_failing_in_each_step_leaves_nothing),
+		T(test_a_group_with_a_host_driver_is_not_viable),
+		T(test_mappings_outlive_the_container_fd),
+		T(test_unset_of_the_last_group_releases_the_backend),
+		T(test_two_groups_share_one_container),
+		T(test_region_info_of_each_region),
+		T(test_bar_mmap_leaf_size_follows_alignment),
+		T(test_decode_off_zaps_and_on_faults_back),
+		T(test_map_dma_of_a_disabled_bar),
+		T(test_bad_bar_mmaps_fail_and_map_nothing),
+		T(test_a_bar_mmap_holds_the_device_file),
+	};
+
+	return cmocka_run_group_tests_name("vfio_group", tests, NULL, NULL);
+}
