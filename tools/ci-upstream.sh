@@ -80,7 +80,6 @@ fi
 # The build checks drift first (upstream/meson.build's gate runs
 # tools/shim-drift.py, report in $builddir/shim-drift.txt) and stops there
 # with the report while the shim lacks something the tree uses.
-rm -f "$builddir/shim-drift.txt"
 if ! ninja -C "$builddir" -j2 >"$builddir/build.log" 2>&1; then
 	if grep -q '^upstream mode: .* uses what kernel_shim lacks' "$builddir/build.log"; then
 		echo "ci-upstream: the tree uses what kernel_shim lacks:"
