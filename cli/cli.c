@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Shared pieces of the dmasim subcommands (see cli.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <dmasim/kapi.h>
+#include <dmasim/kapi_heap.h>
 
 #include "cli.h"
 
@@ -27,6 +29,21 @@ const char *const cli_frag_presets[] = { "fresh", "aged", "fragmented", NULL };
 const char *cli_iommu_name(unsigned int i)
 {
 	return i < SIM_NR_IOMMU_FORMATS ? sim_iommu_format(i)->name : NULL;
+}
+
+const char *cli_format_not_for_dma_api(unsigned int fmt)
+{
+	static char why[160];
+	unsigned int shift = sim_iommu_format(fmt)->granule_shift;
+
+	if (kapi_dev_format_backs_dma_api(fmt))
+		return NULL;
+	snprintf(why, sizeof(why),
+		 "%s: its %u KiB IOMMU granule is larger than the %u KiB page, so iommu-dma "
+		 "cannot back a DMA-API domain with it (build with -Dpage_shift=%u)",
+		 sim_iommu_format(fmt)->name, 1u << (shift - 10),
+		 1u << (SIM_PAGE_SHIFT - 10), shift);
+	return why;
 }
 
 int cli_machine_start(const struct cli_machine *m)

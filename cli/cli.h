@@ -152,6 +152,13 @@ void cli_print_params(void);
 
 /* IOMMU format names by index (an ENUM's name_of). */
 const char *cli_iommu_name(unsigned int i);
+/*
+ * Why a device behind this IOMMU format cannot use the DMA API on this
+ * build (its granule is larger than the CPU page: iommu-dma cannot back a
+ * DMA-API domain with it, kapi_dev_format_backs_dma_api()), as one line
+ * naming the build that can; NULL if it can.
+ */
+const char *cli_format_not_for_dma_api(unsigned int fmt);
 
 /* Options every scenario takes: the machine and its state. */
 struct cli_machine {

@@ -52,12 +52,15 @@ unsigned long long bar_leaf_bytes(int leaf)
 	}
 }
 
-/* Count the IOMMU leaves the device's domain holds, by size. */
+/*
+ * Count the IOMMU leaves the device's domain holds, by size: from 4 KiB up
+ * whatever PAGE_SIZE is (a 4 KiB-granule IOMMU maps a 64 KiB page with 16).
+ */
 static void count_leaves(struct kapi_vfio_dev *dev, struct bar_result *r)
 {
 	struct sim_iommu_domain *d = kapi_vfio_dev_sim_domain(dev);
 
-	for (unsigned int shift = SIM_PAGE_SHIFT; shift < 64; shift++)
+	for (unsigned int shift = 0; shift < 64; shift++)
 		r->leaves_by_shift[shift] = sim_iommu_nr_leaves(d, shift);
 }
 
@@ -175,7 +178,7 @@ static void print_json(const struct bar_opts *o, const struct bar_result *r)
 	json_u64(&j, "gup_calls", r->map.c[SIM_CNT_GUP_CALL]);
 	json_u64(&j, "iommu_map_calls", r->map.c[SIM_CNT_IOMMU_MAP_CALL]);
 	json_begin_object(&j, "iommu_leaves");
-	for (unsigned int s = SIM_PAGE_SHIFT; s < 64; s++)
+	for (unsigned int s = 0; s < 64; s++)
 		if (r->leaves_by_shift[s])
 			json_u64(&j, cli_size_name(1ULL << s, label, sizeof(label)),
 				 r->leaves_by_shift[s]);
@@ -210,7 +213,7 @@ static void print_table(const struct bar_opts *o, const struct bar_result *r)
 	printf("  %-24s %llu\n", "pfn_lookups", r->map.c[SIM_CNT_PFN_LOOKUP]);
 	printf("  %-24s %llu\n", "gup_calls", r->map.c[SIM_CNT_GUP_CALL]);
 	printf("  %-24s %llu\n", "iommu_map_calls", r->map.c[SIM_CNT_IOMMU_MAP_CALL]);
-	for (unsigned int s = SIM_PAGE_SHIFT; s < 64; s++)
+	for (unsigned int s = 0; s < 64; s++)
 		if (r->leaves_by_shift[s])
 			printf("  iommu_leaves %-11s %llu\n",
 			       cli_size_name(1ULL << s, label, sizeof(label)),

@@ -8,7 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dmasim/impl.h>
+
 #include "scenario_heap.h"
+
+/*
+ * The orders the heap is set to by default: the project's heap has the
+ * system_heap.orders parameter; a kernel tree's heap without it (6.12,
+ * DMASIM_IMPL_HEAP_ORDERS_PARAM false) keeps its fixed orders unless
+ * --orders asks for others (which then fails: no such parameter).
+ */
+#define HEAP_DEFAULT_ORDERS (DMASIM_IMPL_HEAP_ORDERS_PARAM ? "9,8,4,0" : NULL)
 
 struct heap_opts {
 	struct heap_params p;
@@ -18,7 +28,7 @@ struct heap_opts {
 static const struct cli_opt heap_options[] = {
 	CLI_OPT_SIZE(struct heap_opts, p.size, "size", "1G", 1, 1ULL << 44, 0,
 		     "buffer length (the heap rounds it up to whole pages)"),
-	CLI_OPT_LIST(struct heap_opts, p.orders, "orders", "9,8,4,0", 0, SIM_MAX_ORDER,
+	CLI_OPT_LIST(struct heap_opts, p.orders, "orders", HEAP_DEFAULT_ORDERS, 0, SIM_MAX_ORDER,
 		     SIM_NR_ORDERS, 1,
 		     "allocation orders of the heap's blocks (module parameter "
 		     "system_heap.orders)"),
@@ -97,6 +107,8 @@ static int heap_main(void *opts)
 	if (res->err)
 		fprintf(stderr, "dmasim heap: failed at %s: %s (%d)\n", res->failed_step,
 			strerror(-res->err), res->err);
+	if (res->err && cli_format_not_for_dma_api(o->p.iommu))
+		fprintf(stderr, "dmasim heap: %s\n", cli_format_not_for_dma_api(o->p.iommu));
 	rc = res->err ? 1 : 0;
 	free(res);
 	return rc;

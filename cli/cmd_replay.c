@@ -650,6 +650,8 @@ static int replay_main(void *opts)
 		json_string(&j, "scenario", o->file);
 		json_u64(&j, "events", r.nr_events);
 		json_string(&j, "iommu", sim_iommu_format(r.fmt)->name);
+		/* per-page counts and the leaf sizes follow from it */
+		json_u64(&j, "page_size", SIM_PAGE_SIZE);
 		cli_json_params(&j);
 		json_begin_array(&j, "runs");
 	} else {

@@ -97,7 +97,7 @@ static void run_formats(const struct report_opts *o, int st, struct format_grid 
 	unsigned int n = 0;
 
 	for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++)
-		for (int after = 0; after < 2; after++) {
+		for (int after = 0; after < 2 && !cli_format_not_for_dma_api(f); after++) {
 			memset(&p[n], 0, sizeof(p[n]));
 			machine_for(&p[n].machine, o, state_level(st), state_names[st], 1);
 			p[n].size = REPORT_SIZE;
@@ -107,7 +107,7 @@ static void run_formats(const struct report_opts *o, int st, struct format_grid 
 		}
 	heap_run_variants(p, n, res);
 	for (int f = 0, i = 0; f < SIM_NR_IOMMU_FORMATS; f++)
-		for (int after = 0; after < 2; after++)
+		for (int after = 0; after < 2 && !cli_format_not_for_dma_api(f); after++)
 			g->r[f][after] = res[i++];
 	free(res);
 }
@@ -270,10 +270,34 @@ static void print_states(const struct format_grid g[NR_STATES])
 	printf("\n");
 }
 
+/* text after prefix, word-wrapped to 96 columns, continued under it. */
+static void report_wrap(const char *prefix, const char *text)
+{
+	int indent = (int)strlen(prefix), col = indent;
+
+	fputs(prefix, stdout);
+	while (*text) {
+		int word = (int)strcspn(text, " ");
+
+		if (col > indent && col + 1 + word > 96) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", word, text);
+		col += word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	putchar('\n');
+}
+
 static void print_format_tables(const struct format_grid g[NR_STATES])
 {
 	char leaves[160];
-	int sum, any = 0, failed = 0;
+	int sum, any = 0, failed = 0, left_out = 0;
 
 	printf("1b. IOMMU mapping per format\n\n");
 	printf("%-12s %-5s %-6s %7s %-36s %9s %9s\n", "iommu", "state", "orders",
@@ -283,6 +307,10 @@ static void print_format_tables(const struct format_grid g[NR_STATES])
 			for (int after = 0; after < 2; after++) {
 				const struct heap_result *r = &g[st].r[f][after];
 
+				if (cli_format_not_for_dma_api(f)) {
+					left_out = 1;
+					break;
+				}
 				if (r->err) {
 					printf("%-12s %-5s %-6s failed at %s: %s\n",
 					       sim_iommu_format(f)->name, state_names[st],
@@ -306,10 +334,14 @@ static void print_format_tables(const struct format_grid g[NR_STATES])
 		printf("   * summarised (largest and smallest leaf size, how many sizes between):\n"
 		       "   full counts in `dmasim report --json` (heap[].iommu_leaves).\n");
 	if (failed)
-		printf("   A format whose smallest IOMMU page is larger than the CPU page cannot\n"
-		       "   map a chunk not aligned to its granule: iommu_map() refuses the\n"
-		       "   physical address, -EINVAL, as the kernel does.  Those formats belong\n"
-		       "   with 16/64 KiB-page kernels (meson -Dpage_shift=14/16).\n");
+		printf("   failed: the buffer could not be mapped on that machine.\n");
+	if (left_out) {
+		printf("   Left out (iommu-dma refuses a DMA domain whose granule is larger than\n"
+		       "   the page; the kernel's drivers never offer one):\n");
+		for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++)
+			if (cli_format_not_for_dma_api(f))
+				report_wrap("   - ", cli_format_not_for_dma_api(f));
+	}
 	printf("\n");
 }
 
@@ -536,7 +568,8 @@ static void report_json(const struct report_opts *o, const struct format_grid g[
 	json_begin_array(&j, "heap");
 	for (int st = 0; st < NR_STATES; st++)
 		for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++)
-			for (int after = 0; after < 2; after++) {
+			for (int after = 0; after < 2 && !cli_format_not_for_dma_api(f);
+			     after++) {
 				memset(&p, 0, sizeof(p));
 				machine_for(&p.machine, o, state_level(st), state_names[st], 1);
 				p.size = REPORT_SIZE;
@@ -544,6 +577,16 @@ static void report_json(const struct report_opts *o, const struct format_grid g[
 				p.iommu = f;
 				heap_result_json(&j, &p, &g[st].r[f][after]);
 			}
+	json_end_array(&j);
+	json_begin_array(&j, "heap_formats_left_out");
+	for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++) {
+		if (!cli_format_not_for_dma_api(f))
+			continue;
+		json_begin_object(&j, NULL);
+		json_string(&j, "iommu", sim_iommu_format(f)->name);
+		json_string(&j, "why", cli_format_not_for_dma_api(f));
+		json_end_object(&j);
+	}
 	json_end_array(&j);
 	json_begin_array(&j, "heap_levels");
 	for (unsigned int l = 0; l < REPORT_NR_LEVELS; l++) {

@@ -199,6 +199,8 @@ void heap_result_json(struct json *j, const struct heap_params *p,
 	json_double(j, "frag_level", p->machine.frag);
 	json_u64(j, "seed", p->machine.seed);
 	json_u64(j, "ram", p->machine.ram);
+	/* the heap's orders are in pages of this size */
+	json_u64(j, "page_size", SIM_PAGE_SIZE);
 	cli_json_params(j);
 	if (res->err) {
 		json_i64(j, "error", res->err);

@@ -153,85 +153,6 @@ static inline unsigned long fuzz_pages(struct fuzz_input *in,
 	return n < max ? n : max;
 }
 
-/*
- * Choice points (include/dmasim/choices.def) answered by the input: bytes
- * after the last FUZZ_CHOICE_MARK are the choice stream, one byte per hit
- * (high bit clear: the default; set: alternative 1 + (low bits % (nalt -
- * 1))), and the operations end before the mark.  An input without the
- * mark decodes as it always did and takes every default; so does every
- * hit after the stream runs out.  fuzz_choice_deny[point] has bit k set
- * for an alternative k the harness cannot follow (its model would not
- * survive another task's munmap, say): that one is taken as the default.
- */
-#define FUZZ_CHOICE_MARK	"\xd3" "choice"
-#define FUZZ_CHOICE_MARK_LEN	(sizeof(FUZZ_CHOICE_MARK) - 1)
-
-static struct fuzz_input fuzz_choice_stream;
-static unsigned int fuzz_choice_deny[SIM_NR_CHOICE_POINTS];
-static unsigned long long fuzz_choices_taken;
-
-static unsigned int fuzz_choice_pick(void *ctx, enum sim_choice_point cp,
-				     unsigned int nalt)
-{
-	struct fuzz_input *in = ctx;
-	unsigned int b, alt;
-
-	if (fuzz_empty(in))
-		return 0;
-	b = fuzz_u8(in);
-	if (!(b & 0x80))
-		return 0;
-	alt = 1 + (b & 0x7f) % (nalt - 1);
-	if (fuzz_choice_deny[cp] & (1u << alt))
-		return 0;
-	fuzz_choices_taken++;
-	return alt;
-}
-
-/*
- * Split *in at the last occurrence of mark: *in keeps what is before it,
- * the result is what follows (empty, *in unchanged, without the mark).
- */
-static inline struct fuzz_input fuzz_split_at_mark(struct fuzz_input *in,
-						   const char *mark,
-						   size_t mark_len)
-{
-	for (size_t i = in->left; i >= mark_len; i--) {
-		if (!memcmp(in->p + i - mark_len, mark, mark_len)) {
-			struct fuzz_input tail = fuzz_input(in->p + i,
-							    in->left - i);
-
-			in->left = i - mark_len;
-			return tail;
-		}
-	}
-	return fuzz_input(NULL, 0);
-}
-
-/*
- * The input's operations (everything before the last mark), with the
- * choice stream after it armed for this input; end with fuzz_choices_end().
- */
-static inline struct fuzz_input fuzz_input_choosing(const uint8_t *data,
-						    size_t size)
-{
-	struct fuzz_input ops = fuzz_input(data, size);
-
-	fuzz_choice_stream = fuzz_split_at_mark(&ops, FUZZ_CHOICE_MARK,
-						FUZZ_CHOICE_MARK_LEN);
-	if (!fuzz_empty(&fuzz_choice_stream))
-		sim_choice_fuzz(fuzz_choice_pick, &fuzz_choice_stream);
-	return ops;
-}
-
-/* Disarm the input's choices; a SIGKILL one sent dies with the input. */
-static inline void fuzz_choices_end(void)
-{
-	if (!fuzz_empty(&fuzz_choice_stream) || sim_choices_armed) {
-		sim_choice_fuzz(NULL, NULL);
-		kapi_task_set_fatal_signal(0);
-	}
-}
 
 /*
  * DMASIM_FUZZ_VERBOSE=1 in the environment: FUZZ_LOG() prints each
@@ -305,6 +226,104 @@ static inline void fuzz_log_line(const char *fmt, ...)
 	} while (0)
 
 /*
+ * Choice points (include/dmasim/choices.def) answered by the input: bytes
+ * after the last FUZZ_CHOICE_MARK are the choice stream, one byte per hit
+ * (high bit clear: the default; set: alternative 1 + (low bits % (nalt -
+ * 1))), and the operations end before the mark.  An input without the
+ * mark decodes as it always did and takes every default; so does every
+ * hit after the stream runs out.  fuzz_choice_deny[point] has bit k set
+ * for an alternative k the harness cannot follow (its model would not
+ * survive another task's munmap, say): that one is taken as the default.
+ */
+#define FUZZ_CHOICE_MARK	"\xd3" "choice"
+#define FUZZ_CHOICE_MARK_LEN	(sizeof(FUZZ_CHOICE_MARK) - 1)
+
+static struct fuzz_input fuzz_choice_stream;
+static unsigned int fuzz_choice_deny[SIM_NR_CHOICE_POINTS];
+/*
+ * Inputs that carried a choice stream, and the alternatives they took:
+ * replay_main.c prints both under DMASIM_FUZZ_STATS (so a differential run
+ * can show its inputs reach the choice points).  Defined here: each
+ * harness is one translation unit.
+ */
+unsigned long long fuzz_choice_inputs;
+unsigned long long fuzz_choices_taken;
+static unsigned long long fuzz_choice_hits;	/* this input's, so far */
+
+static unsigned int fuzz_choice_pick(void *ctx, enum sim_choice_point cp,
+				     unsigned int nalt)
+{
+	struct fuzz_input *in = ctx;
+	unsigned int b, alt;
+
+	if (fuzz_empty(in))
+		return 0;
+	fuzz_choice_hits++;
+	b = fuzz_u8(in);
+	if (!(b & 0x80))
+		return 0;
+	alt = 1 + (b & 0x7f) % (nalt - 1);
+	if (fuzz_choice_deny[cp] & (1u << alt))
+		return 0;
+	fuzz_choices_taken++;
+	/*
+	 * Logged where it happens: two implementations whose hits differ
+	 * (tools/fuzz-differential.sh) show it here.
+	 */
+	FUZZ_LOG("choice %s: alternative %u at hit %llu", sim_choice_name(cp),
+		 alt, fuzz_choice_hits);
+	return alt;
+}
+
+/*
+ * Split *in at the last occurrence of mark: *in keeps what is before it,
+ * the result is what follows (empty, *in unchanged, without the mark).
+ */
+static inline struct fuzz_input fuzz_split_at_mark(struct fuzz_input *in,
+						   const char *mark,
+						   size_t mark_len)
+{
+	for (size_t i = in->left; i >= mark_len; i--) {
+		if (!memcmp(in->p + i - mark_len, mark, mark_len)) {
+			struct fuzz_input tail = fuzz_input(in->p + i,
+							    in->left - i);
+
+			in->left = i - mark_len;
+			return tail;
+		}
+	}
+	return fuzz_input(NULL, 0);
+}
+
+/*
+ * The input's operations (everything before the last mark), with the
+ * choice stream after it armed for this input; end with fuzz_choices_end().
+ */
+static inline struct fuzz_input fuzz_input_choosing(const uint8_t *data,
+						    size_t size)
+{
+	struct fuzz_input ops = fuzz_input(data, size);
+
+	fuzz_choice_hits = 0;
+	fuzz_choice_stream = fuzz_split_at_mark(&ops, FUZZ_CHOICE_MARK,
+						FUZZ_CHOICE_MARK_LEN);
+	if (!fuzz_empty(&fuzz_choice_stream)) {
+		fuzz_choice_inputs++;
+		sim_choice_fuzz(fuzz_choice_pick, &fuzz_choice_stream);
+	}
+	return ops;
+}
+
+/* Disarm the input's choices; a SIGKILL one sent dies with the input. */
+static inline void fuzz_choices_end(void)
+{
+	if (!fuzz_empty(&fuzz_choice_stream) || sim_choices_armed) {
+		sim_choice_fuzz(NULL, NULL);
+		kapi_task_set_fatal_signal(0);
+	}
+}
+
+/*
  * Report and abort.  The message names the invariant; the engine saves the
  * input that broke it.
  */
@@ -320,12 +339,13 @@ static inline void fuzz_log_line(const char *fmt, ...)
 	} while (0)
 
 /*
- * The machine every harness fuzzes on, built once per process: 256 MiB of
- * RAM, the sim seeded with seed, the kernel booted (kapi_boot()).
+ * The machine every harness fuzzes on, built once per process: 65,536 pages
+ * of RAM (256 MiB of 4 KiB pages), the sim seeded with seed, the kernel booted (kapi_boot()).
  */
 static inline void fuzz_boot_machine(unsigned long long seed)
 {
-	struct sim_config cfg = { .ram_bytes = 256ULL << 20, .seed = seed };
+	/* 65,536 pages: 256 MiB of 4 KiB pages, as many at every page size */
+	struct sim_config cfg = { .ram_bytes = 65536ULL * PAGE, .seed = seed };
 
 	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
 	FUZZ_CHECK(kapi_boot() == 0, "boot");

@@ -155,7 +155,10 @@ static void pgsize_map_or_unmap(struct fuzz_input *in, unsigned long long bitmap
 	}
 	if (unmap)
 		paddr = iova;
-	misaligned = ((iova | paddr | size) & (min - 1)) != 0;
+	/* Misaligned, or running past 2^64 (IOVA or physical): refused. */
+	misaligned = ((iova | paddr | size) & (min - 1)) != 0 ||
+		     (size && (iova + (size - 1) < iova ||
+			       paddr + (size - 1) < paddr));
 
 	kapi_iommu_trace_clear();
 	if (unmap) {

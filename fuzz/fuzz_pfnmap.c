@@ -42,6 +42,13 @@
 #define MAX_MAPS	6
 #define MAX_OPS		32
 #define MAX_PAGE_WALK	4096	/* page-by-page walks longer than this: skipped */
+/*
+ * The size step of VMAs that cost a page each (RAM-backed, PTE-mapped):
+ * a PMD with 4 KiB pages, 512 pages when a PMD has more (16, 64 KiB
+ * pages), so an input builds as many pages at every page size.  Huge-leaf
+ * BARs step by PMD and PUD: they need no RAM.
+ */
+#define SMALL_STEP	(PMD / PAGE <= 512 ? PMD : 512 * PAGE)
 
 struct mapping {
 	unsigned long va, len;
@@ -101,7 +108,7 @@ static void create_mapping(struct fuzz_input *in)
 	unsigned int flags = fuzz_u8(in);
 	struct kapi_mm_map req = { 0 };
 	unsigned long gigs = fuzz_u8(in) % 3, megs = fuzz_u8(in);
-	unsigned long pages = fuzz_u16(in) % 1024;
+	unsigned long pages = fuzz_u16(in) % 1024, step = PMD;
 	unsigned long bar_mis = (fuzz_u16(in) % 1024) * PAGE;
 	unsigned long va_mis;
 	int ret;
@@ -111,17 +118,21 @@ static void create_mapping(struct fuzz_input *in)
 		  (flags & 3) == 2 ? KAPI_MM_THP : KAPI_MM_PFNMAP;
 	m->max_leaf = KAPI_MM_LEAF_PTE + (flags >> 2) % 3;
 	m->writable = (flags >> 4) & 1;
-	/* Leaves are bounded: no PTE-only VMA above 4 MiB, no PMD above 1 GiB. */
+	/*
+	 * Leaves are bounded: no PTE-only VMA above 2 SMALL_STEPs (4 MiB with
+	 * 4 KiB pages), no PMD above 1 PUD.
+	 */
 	if (m->max_leaf == KAPI_MM_LEAF_PTE || m->kind != KAPI_MM_PFNMAP) {
 		gigs = 0;
 		megs %= 2;
+		step = SMALL_STEP;
 	} else if (m->max_leaf == KAPI_MM_LEAF_PMD) {
 		gigs = 0;
 	}
 	/* Mostly a few pages of ragged edge: cheap to populate and unmap. */
 	if (!(flags & 0x80))
 		pages %= 16;
-	m->len = gigs * PUD + (megs % 64) * PMD + pages * PAGE;
+	m->len = gigs * PUD + (megs % 64) * step + pages * PAGE;
 	if (!m->len)
 		m->len = PAGE;
 	/* Misalignment: a few pages and/or 2 MiB steps past 1 GiB. */
@@ -132,12 +143,12 @@ static void create_mapping(struct fuzz_input *in)
 		  ((unsigned long)fuzz_u16(in) % 512) * PAGE) & (PUD - 1);
 
 	/*
-	 * A BAR not co-aligned with its VMA at 2 MiB gets PTE leaves only:
-	 * keep those small (4 MiB), as populating and unmapping cost a PTE
-	 * each.
+	 * A BAR not co-aligned with its VMA at PMD size gets PTE leaves only:
+	 * keep those small (2 SMALL_STEPs, 4 MiB with 4 KiB pages), as
+	 * populating and unmapping cost a PTE each.
 	 */
-	if (((va_mis ^ bar_mis) & (PMD - 1)) && m->len > 2 * PMD)
-		m->len = 2 * PMD - PAGE * (pages % 16);
+	if (((va_mis ^ bar_mis) & (PMD - 1)) && m->len > 2 * SMALL_STEP)
+		m->len = 2 * SMALL_STEP - PAGE * (pages % 16);
 	req.len = m->len;
 	req.kind = m->kind;
 	req.writable = m->writable;
@@ -146,11 +157,23 @@ static void create_mapping(struct fuzz_input *in)
 	req.misalign = va_mis;
 	req.pgoff = fuzz_u16(in);
 	if (m->kind == KAPI_MM_PFNMAP) {
-		FUZZ_CHECK(fuzz_place_bar(&place, m->len, bar_mis, &m->pfn) == 0,
-			   "BAR of 0x%lx", m->len);
+		/*
+		 * Only 4 TiB PUDs (64 KiB pages) can fill the 64 TiB physical
+		 * map; the BAR is then not made, as PCI would not place it.
+		 */
+		ret = fuzz_place_bar(&place, m->len, bar_mis, &m->pfn);
+		if (ret && PUD > (1UL << 36)) {
+			FUZZ_LOG("no room for a BAR of 0x%lx", m->len);
+			return;
+		}
+		FUZZ_CHECK(ret == 0, "BAR of 0x%lx", m->len);
 		req.pfn = m->pfn;
 		req.max_leaf = m->max_leaf;
 	}
+	FUZZ_LOG("mmap %s 0x%lx bytes, largest leaf %d, va +0x%lx, bar +0x%lx%s",
+		 m->kind == KAPI_MM_PFNMAP ? "pfnmap" :
+		 m->kind == KAPI_MM_THP ? "thp" : "anon", m->len, m->max_leaf,
+		 va_mis, bar_mis, req.populate ? ", populated" : "");
 	ret = fuzz_mmap_placed(&place, &req, &m->va);
 	FUZZ_CHECK(ret == 0, "mmap of 0x%lx: %d", m->len, ret);
 	m->live = 1;
@@ -206,6 +229,9 @@ static void lookup(unsigned long addr)
 
 	ret = kapi_mm_follow_pfnmap(addr, &r);
 	cpu = kapi_mm_cpu_pfn(addr, &cpu_pfn, &level);
+	FUZZ_NOTE(addr - (m ? m->va : 0));
+	FUZZ_NOTE(ret);
+	FUZZ_NOTE(level);
 	if (!m) {
 		FUZZ_CHECK(ret == -EFAULT, "no VMA at 0x%lx: %d", addr, ret);
 		return;
@@ -293,6 +319,8 @@ static void walk(struct fuzz_input *in, const struct mapping *m)
 	 * in both.
 	 */
 	lookups = kapi_mm_pfnmap_walk(addr, npages, 1, &done, &sum);
+	FUZZ_NOTE(npages);
+	FUZZ_NOTE(lookups);
 	mapped = reference_walk(addr, npages, &leaves, &ref_sum) == 0;
 	if (!mapped) {
 		FUZZ_CHECK(lookups == -EINVAL, "walk over a hole: %ld", lookups);
@@ -364,7 +392,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int i = 0; i < n; i++)
 		create_mapping(&in);
 
-	for (unsigned int i = 0; i < MAX_OPS && !fuzz_empty(&in); i++) {
+	for (unsigned int i = 0; i < MAX_OPS && nr_maps && !fuzz_empty(&in); i++) {
 		unsigned int op = fuzz_u8(&in);
 		struct mapping *m = &maps[(op >> 2) % nr_maps];
 

@@ -8,9 +8,19 @@
  * A harness aborts on a broken invariant, so any crash fails the test; an
  * empty corpus is an error too (a replay that runs nothing proves nothing).
  *
+ * A file named *.pack holds many inputs (run_file()), for runs of
+ * 100,000 generated ones; --order-check takes plain files only.
+ *
+ * DMASIM_FUZZ_STATS set: also print (stderr) how many inputs carried a
+ * choice stream and how many choice alternatives they took.
+ *
  * --order-check first: run the inputs in name order, then in reverse order
  * each twice in a row, and fail if any input's outcome digest (what it did,
  * fuzz_common.h) depends on what ran before it in the process.
+ *
+ * --digests: run the inputs in name order and print each one's outcome
+ * digest and name, one a line: diff two builds' lists to prove a harness
+ * change left every input's outcome as it was (e.g. at PAGE_SHIFT 12).
  *
  * AFL++ (built by afl-clang-fast, which defines __AFL_FUZZ_TESTCASE_LEN):
  * with no argument, persistent mode: test cases arrive in shared memory and
@@ -34,8 +44,43 @@ __AFL_FUZZ_INIT();
 
 extern int fuzz_digesting;
 extern unsigned long long fuzz_digest;
+/* fuzz_common.h's choice counts (weak: a harness without choices has none). */
+extern unsigned long long fuzz_choice_inputs __attribute__((weak));
+extern unsigned long long fuzz_choices_taken __attribute__((weak));
 
-/* Run one file through the harness; 0, or -1 if it cannot be read. */
+/* Run one input through the harness. */
+static void run_input(const char *name, const uint8_t *data, size_t len)
+{
+	uint8_t *buf = malloc(len ? len : 1);
+
+	/* An exact-size heap copy, so ASan sees reads past the input. */
+	if (!buf)
+		abort();
+	memcpy(buf, data, len);
+	if (getenv("DMASIM_FUZZ_VERBOSE") && *getenv("DMASIM_FUZZ_VERBOSE") &&
+	    *getenv("DMASIM_FUZZ_VERBOSE") != '0')
+		fprintf(stderr, "replay: %s (%zu bytes)\n", name, len);
+	fuzz_digest = 0xcbf29ce484222325ULL;
+	LLVMFuzzerTestOneInput(buf, len);
+	free(buf);
+}
+
+/* A path ending in ".pack": many inputs in one file (below). */
+static int is_pack(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 5 && !strcmp(path + n - 5, ".pack");
+}
+
+static size_t inputs_run;
+
+/*
+ * Run one file through the harness; 0, or -1 if it cannot be read.  A
+ * pack (tools/fuzz-differential.sh writes its generated inputs so: one
+ * file, not 100,000) is a sequence of records, a 4-byte little-endian
+ * length and that many bytes, each an input named "FILE#INDEX".
+ */
 static int run_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -52,7 +97,6 @@ static int run_file(const char *path)
 		fprintf(stderr, "replay: %s: cannot size\n", path);
 		return -1;
 	}
-	/* An exact-size heap copy, so ASan sees reads past the input. */
 	buf = malloc(len ? (size_t)len : 1);
 	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
 		free(buf);
@@ -61,11 +105,34 @@ static int run_file(const char *path)
 		return -1;
 	}
 	fclose(f);
-	if (getenv("DMASIM_FUZZ_VERBOSE") && *getenv("DMASIM_FUZZ_VERBOSE") &&
-	    *getenv("DMASIM_FUZZ_VERBOSE") != '0')
-		fprintf(stderr, "replay: %s (%ld bytes)\n", path, len);
-	fuzz_digest = 0xcbf29ce484222325ULL;
-	LLVMFuzzerTestOneInput(buf, (size_t)len);
+	if (!is_pack(path)) {
+		run_input(path, buf, (size_t)len);
+		inputs_run++;
+	} else {
+		size_t off = 0, i = 0;
+
+		while (off + 4 <= (size_t)len) {
+			size_t n = buf[off] | buf[off + 1] << 8 |
+				   buf[off + 2] << 16 |
+				   (size_t)buf[off + 3] << 24;
+			char *name;
+
+			off += 4;
+			if (n > (size_t)len - off) {
+				fprintf(stderr, "replay: %s: record %zu cut short\n",
+					path, i);
+				free(buf);
+				return -1;
+			}
+			if (asprintf(&name, "%s#%zu", path, i) < 0)
+				abort();
+			run_input(name, buf + off, n);
+			free(name);
+			off += n;
+			i++;
+			inputs_run++;
+		}
+	}
 	free(buf);
 	return 0;
 }
@@ -161,7 +228,7 @@ static size_t order_check(const struct paths *p)
 int main(int argc, char **argv)
 {
 	struct paths p = { 0 };
-	int order = 0, status = 0;
+	int order = 0, digests = 0, status = 0;
 
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
@@ -180,9 +247,13 @@ int main(int argc, char **argv)
 		order = 1;
 		argc--;
 		argv++;
+	} else if (argc > 1 && !strcmp(argv[1], "--digests")) {
+		digests = 1;
+		argc--;
+		argv++;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s [--order-check] CORPUS_DIR|FILE...\n",
+		fprintf(stderr, "usage: %s [--order-check|--digests] CORPUS_DIR|FILE...\n",
 			argv[0]);
 		return 2;
 	}
@@ -192,6 +263,11 @@ int main(int argc, char **argv)
 		if (stat(argv[i], &st)) {
 			fprintf(stderr, "replay: %s: %s\n", argv[i], strerror(errno));
 			return 1;
+		}
+		if (order && is_pack(argv[i])) {
+			fprintf(stderr, "replay: --order-check takes no pack (%s)\n",
+				argv[i]);
+			return 2;
 		}
 		if (S_ISDIR(st.st_mode)) {
 			if (add_dir(&p, argv[i]))
@@ -207,10 +283,24 @@ int main(int argc, char **argv)
 		       p.n, bad);
 		status = bad ? 1 : 0;
 	} else {
-		for (size_t i = 0; i < p.n; i++)
+		fuzz_digesting = digests;
+		for (size_t i = 0; i < p.n; i++) {
 			if (run_file(p.v[i]))
 				return 1;
-		printf("replayed %zu inputs\n", p.n);
+			if (digests)
+				printf("%016llx %s\n", fuzz_digest, p.v[i]);
+		}
+		fuzz_digesting = 0;
+		printf("replayed %zu inputs\n", inputs_run);
+		/*
+		 * DMASIM_FUZZ_STATS=1: how many inputs carried a choice
+		 * stream and how many alternatives they took (stderr, one
+		 * line, for tools/fuzz-differential.sh).
+		 */
+		if (getenv("DMASIM_FUZZ_STATS") && &fuzz_choices_taken)
+			fprintf(stderr, "replay stats: %zu inputs, %llu with a choice stream, %llu choice alternatives taken\n",
+				inputs_run, fuzz_choice_inputs,
+				fuzz_choices_taken);
 	}
 	if (!p.n) {
 		fprintf(stderr, "replay: no input found\n");

@@ -27,6 +27,7 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 #include <shim/fs.h>
+#include <shim/dma_debug.h>
 #include <shim/sg_table.h>
 #include <linux/iommu.h>
 #include <linux/iommu-dma.h>
@@ -108,7 +109,8 @@ struct kapi_dev {
 };
 
 /* What the bus and the driver's probe set up before DMA. */
-static void kapi_dev_dma_init(struct kapi_dev *kd, unsigned int max_seg_size)
+static void kapi_dev_dma_init(struct kapi_dev *kd,
+			      const struct kapi_dev_opts *o)
 {
 	struct device *dev = kd->dev;
 
@@ -116,28 +118,30 @@ static void kapi_dev_dma_init(struct kapi_dev *kd, unsigned int max_seg_size)
 		dev->dma_mask = &kd->dma_mask;
 	dev->dma_parms = &kd->dma_parms;
 	dev->dma_coherent = true;
+	dev->untrusted = o->untrusted;
 	dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
-	if (max_seg_size)
-		dma_set_max_seg_size(dev, max_seg_size);
+	if (o->max_seg_size)
+		dma_set_max_seg_size(dev, o->max_seg_size);
+	if (o->seg_boundary)
+		dma_set_seg_boundary(dev, o->seg_boundary);
 }
 
-int kapi_dev_create(int format, unsigned int max_seg_size,
-		    struct kapi_dev **devp)
+int kapi_dev_create_opts(const struct kapi_dev_opts *o, struct kapi_dev **devp)
 {
 	struct kapi_dev *kd;
 	struct device *dev;
 
-	if (format != KAPI_DEV_NO_IOMMU &&
-	    (format < 0 || format >= SIM_NR_IOMMU_FORMATS))
+	if (o->format != KAPI_DEV_NO_IOMMU &&
+	    (o->format < 0 || o->format >= SIM_NR_IOMMU_FORMATS))
 		return -EINVAL;
 	kd = kzalloc(sizeof(*kd), GFP_KERNEL);
 	if (!kd)
 		return -ENOMEM;
-	if (format == KAPI_DEV_NO_IOMMU) {
+	if (o->format == KAPI_DEV_NO_IOMMU) {
 		kd->direct.init_name = "kapi-dmabuf-importer";
 		kd->dev = &kd->direct;
 	} else {
-		dev = sim_iommu_device_create("kapi-dmabuf-importer", format,
+		dev = sim_iommu_device_create("kapi-dmabuf-importer", o->format,
 					      NULL);
 		if (IS_ERR(dev)) {
 			kfree(kd);
@@ -146,16 +150,38 @@ int kapi_dev_create(int format, unsigned int max_seg_size,
 		kd->dev = dev;
 		kd->behind_iommu = true;
 		iommu_setup_dma_ops(dev);
+		/* A driver that needs its IOMMU fails its probe without it. */
+		if (!dev->dma_iommu) {
+			sim_iommu_device_destroy(dev);
+			kfree(kd);
+			return -EINVAL;
+		}
 	}
-	kapi_dev_dma_init(kd, max_seg_size);
+	kapi_dev_dma_init(kd, o);
 	*devp = kd;
 	return 0;
+}
+
+int kapi_dev_create(int format, unsigned int max_seg_size,
+		    struct kapi_dev **devp)
+{
+	struct kapi_dev_opts o = { .format = format,
+				   .max_seg_size = max_seg_size };
+
+	return kapi_dev_create_opts(&o, devp);
+}
+
+int kapi_dev_format_backs_dma_api(int format)
+{
+	return format >= 0 && format < SIM_NR_IOMMU_FORMATS &&
+	       sim_iommu_format(format)->granule_shift <= PAGE_SHIFT;
 }
 
 void kapi_dev_destroy(struct kapi_dev *kd)
 {
 	if (!kd)
 		return;
+	debug_dma_device_release(kd->dev);
 	if (kd->behind_iommu) {
 		kd->dev->dma_parms = NULL;
 		sim_iommu_device_destroy(kd->dev);
@@ -258,20 +284,27 @@ unsigned int kapi_attach_nr_segments(const struct kapi_attach *ka)
 	return ka->sgt ? ka->sgt->nents : 0;
 }
 
-int kapi_attach_sg_entry(const struct kapi_attach *ka, unsigned int i,
-			 struct kapi_sg_entry *entry)
+/* Entry i of a table, both sides. */
+static int kapi_sg_entry_of(struct sg_table *sgt, unsigned int i,
+			    struct kapi_sg_entry *entry)
 {
 	struct scatterlist *sg;
 
-	if (!ka->sgt || i >= ka->sgt->orig_nents)
+	if (!sgt || i >= sgt->orig_nents)
 		return -EINVAL;
-	sg = shim_sg_table_entry(ka->sgt, i);
+	sg = shim_sg_table_entry(sgt, i);
 	entry->pfn = page_to_pfn(sg_page(sg));
 	entry->offset = sg->offset;
 	entry->length = sg->length;
 	entry->dma_address = sg_dma_address(sg);
 	entry->dma_length = sg_dma_len(sg);
 	return 0;
+}
+
+int kapi_attach_sg_entry(const struct kapi_attach *ka, unsigned int i,
+			 struct kapi_sg_entry *entry)
+{
+	return kapi_sg_entry_of(ka->sgt, i, entry);
 }
 
 struct cover_walk {
@@ -328,6 +361,80 @@ int kapi_attach_iommu_cover(const struct kapi_attach *ka,
 			cover->windows_2m_superpage++;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Lists of one's own through the streaming DMA API.
+ */
+struct kapi_dma_list {
+	struct kapi_dev *kdev;
+	struct sg_table sgt;
+};
+
+int kapi_dma_list_map(struct kapi_dev *kd, const struct kapi_sg_entry *entries,
+		      unsigned int n, int dir, struct kapi_dma_list **listp)
+{
+	struct kapi_dma_list *l;
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret;
+
+	if (!valid_dma_direction(dir))
+		return -EINVAL;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return kapi_return(-ENOMEM);
+	ret = sg_alloc_table(&l->sgt, n, GFP_KERNEL);
+	if (ret)
+		goto free;
+	for_each_sgtable_sg(&l->sgt, sg, i)
+		sg_set_page(sg, pfn_to_page(entries[i].pfn), entries[i].length,
+			    entries[i].offset);
+	l->kdev = kd;
+	ret = dma_map_sgtable(kd->dev, &l->sgt, dir, 0);
+	if (ret) {
+		sg_free_table(&l->sgt);
+		goto free;
+	}
+	*listp = l;
+	return kapi_return(l->sgt.nents);
+free:
+	kfree(l);
+	return kapi_return(ret);
+}
+
+void kapi_dma_list_unmap(struct kapi_dma_list *l, int nents, int dir)
+{
+	dma_unmap_sg(l->kdev->dev, l->sgt.sgl, nents, dir);
+	kapi_dma_list_free(l);
+}
+
+void kapi_dma_list_free(struct kapi_dma_list *l)
+{
+	sg_free_table(&l->sgt);
+	kfree(l);
+	kapi_user_return();
+}
+
+void kapi_dma_list_sync(struct kapi_dma_list *l, int nents, int dir,
+			int for_device)
+{
+	if (for_device)
+		dma_sync_sg_for_device(l->kdev->dev, l->sgt.sgl, nents, dir);
+	else
+		dma_sync_sg_for_cpu(l->kdev->dev, l->sgt.sgl, nents, dir);
+	kapi_user_return();
+}
+
+int kapi_dma_list_entry(const struct kapi_dma_list *l, unsigned int i,
+			struct kapi_sg_entry *entry)
+{
+	return kapi_sg_entry_of((struct sg_table *)&l->sgt, i, entry);
+}
+
+int kapi_dma_list_is_swiotlb(const struct kapi_dma_list *l)
+{
+	return sg_dma_is_swiotlb(l->sgt.sgl);
 }
 
 /* ------------------------------------------------------------------------
@@ -480,6 +587,10 @@ int kapi_heap_add(const char *name, enum kapi_heap_ops ops,
  */
 int kapi_dmabuf_layout(int buf_fd, struct kapi_heap_layout *layout)
 {
+	/* It takes any segment: one block each, as long as the block. */
+	static const struct kapi_dev_opts layout_reader = {
+		.format = KAPI_DEV_NO_IOMMU, .max_seg_size = UINT_MAX,
+	};
 	struct kapi_dev kd = { 0 };
 	struct kapi_attach *ka;
 	struct scatterlist *sg;
@@ -488,7 +599,7 @@ int kapi_dmabuf_layout(int buf_fd, struct kapi_heap_layout *layout)
 
 	kd.direct.init_name = "kapi-layout";
 	kd.dev = &kd.direct;
-	kapi_dev_dma_init(&kd, 0);
+	kapi_dev_dma_init(&kd, &layout_reader);
 	ret = kapi_dmabuf_attach(buf_fd, &kd, &ka);
 	if (ret)
 		return ret;

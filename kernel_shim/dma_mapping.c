@@ -10,6 +10,7 @@
 #include <linux/scatterlist.h>
 
 #include <dmasim/sim.h>
+#include <shim/dma_debug.h>
 
 /* dma-direct: the bus address is the physical address. */
 static int dma_direct_map_sg(struct device *dev, struct scatterlist *sgl,
@@ -46,14 +47,27 @@ static int __dma_map_sg(struct device *dev, struct scatterlist *sgl,
 			int nents, enum dma_data_direction dir,
 			unsigned long attrs)
 {
+	int ents;
+
 	BUG_ON(!valid_dma_direction(dir));
 	if (WARN_ON_ONCE(!dev->dma_mask))
 		return 0;
 	if (sim_should_fail(SIM_FP_DMA_MAP_SG))
 		return -ENOMEM;
 	if (use_dma_iommu(dev))
-		return iommu_dma_map_sg(dev, sgl, nents, dir, attrs);
-	return dma_direct_map_sg(dev, sgl, nents);
+		ents = iommu_dma_map_sg(dev, sgl, nents, dir, attrs);
+	else
+		ents = dma_direct_map_sg(dev, sgl, nents);
+	if (ents > 0) {
+		debug_dma_map_sg(dev, sgl, nents, ents, dir);
+		return ents;
+	}
+	/* The DMA API's errors; anything else is a bug of the mapper. */
+	if (ents == -EINVAL || ents == -ENOMEM || ents == -EIO ||
+	    ents == -EREMOTEIO || !ents)
+		return ents;
+	WARN_ONCE(1, "dma_map_sg: unexpected error %d\n", ents);
+	return -EIO;
 }
 
 unsigned int dma_map_sg_attrs(struct device *dev, struct scatterlist *sg,
@@ -81,23 +95,35 @@ void dma_unmap_sg_attrs(struct device *dev, struct scatterlist *sg,
 			unsigned long attrs)
 {
 	BUG_ON(!valid_dma_direction(dir));
+	debug_dma_unmap_sg(dev, sg, nents, dir);
 	if (use_dma_iommu(dev))
 		iommu_dma_unmap_sg(dev, sg, nents, dir, attrs);
 	else
 		sim_count(SIM_CNT_SG_SEGMENT, nents);
 }
 
-/* The machine is coherent: a sync walks the entries and maintains nothing. */
+/*
+ * The machine is coherent: a sync walks the CPU entries it is given and
+ * maintains nothing (a bounced list copies, kernel_shim/dma_iommu.c).
+ */
 void dma_sync_sg_for_cpu(struct device *dev, struct scatterlist *sg,
 			 int nelems, enum dma_data_direction dir)
 {
 	BUG_ON(!valid_dma_direction(dir));
-	sim_count(SIM_CNT_SG_SEGMENT, nelems);
+	if (use_dma_iommu(dev))
+		iommu_dma_sync_sg_for_cpu(dev, sg, nelems, dir);
+	else
+		sim_count(SIM_CNT_SG_SEGMENT, nelems);
+	debug_dma_sync_sg(dev, sg, nelems, dir);
 }
 
 void dma_sync_sg_for_device(struct device *dev, struct scatterlist *sg,
 			    int nelems, enum dma_data_direction dir)
 {
 	BUG_ON(!valid_dma_direction(dir));
-	sim_count(SIM_CNT_SG_SEGMENT, nelems);
+	if (use_dma_iommu(dev))
+		iommu_dma_sync_sg_for_device(dev, sg, nelems, dir);
+	else
+		sim_count(SIM_CNT_SG_SEGMENT, nelems);
+	debug_dma_sync_sg(dev, sg, nelems, dir);
 }

@@ -189,6 +189,7 @@ static bool gup_step_killed(unsigned long i, unsigned long n_next,
 	struct task_struct *t = current;
 	bool offer = !i || (i < nr_pages / 2 && i + n_next >= nr_pages / 2);
 
+	sim_yield(SIM_YIELD_SIGNAL, "__get_user_pages");
 	if (!t->fatal_signal && offer &&
 	    sim_choose(SIM_CH_FATAL_SIGNAL, 2))
 		t->fatal_signal = true;

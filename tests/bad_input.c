@@ -91,6 +91,8 @@
 #define VA_RAM		(1ULL << VA_REGION_SHIFT)
 #define VA_RO		(2ULL << VA_REGION_SHIFT)
 #define VA_HOLE		(3ULL << VA_REGION_SHIFT)
+#define VA_ABS		(4ULL << VA_REGION_SHIFT)	/* the offset itself */
+#define VA_NEG		(5ULL << VA_REGION_SHIFT)	/* 2^64 - the offset */
 #define VA_TOP		(15ULL << VA_REGION_SHIFT)	/* TOP_IOVA as a vaddr */
 
 enum bitmap_where { BM_NONE, BM_OURS, BM_KERNEL };
@@ -323,6 +325,10 @@ static unsigned long long vaddr_of(unsigned long long v)
 		return fx.ro + off;
 	case 3:
 		return fx.hole + off;
+	case 4:
+		return off;
+	case 5:
+		return 0ULL - off;
 	default:
 		return TOP_IOVA;
 	}

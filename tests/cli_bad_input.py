@@ -9,7 +9,12 @@ says where on stderr with exit status 1; values at the edges of their
 ranges are accepted.  Usage: cli_bad_input.py PATH/TO/dmasim"""
 import re
 
-from cli_run import check, finish, run
+from cli_run import check, finish, page_geometry, run, size_name
+
+# Sizes the bar command checks against are the build's page geometry
+# (4K, 2M, 1G with 4 KiB pages; 64K, 512M, 4T with 64 KiB pages).
+PAGE, PMD, PUD = page_geometry()
+P, M, U = size_name(PAGE), size_name(PMD), size_name(PUD)
 
 
 # Every command and every option it takes.  The test fails if `dmasim
@@ -44,14 +49,14 @@ BAD = [
     (["heap", "--size", " 1G"], 2, r"--size ' 1G' is not a size"),
     (["heap", "--size", "99999999999T"], 2, r"--size '99999999999T' is not a size"),
     (["heap", "--ram", "63M"], 2, r"--ram 63M is out of range: 64M\.\.16T"),
-    (["bar", "--offset", "5"], 2, r"--offset 5 is not a multiple of 4K"),
+    (["bar", "--offset", "5"], 2, rf"--offset 5 is not a multiple of {P}"),
     (["bar", "--size", "0"], 2, r"--size 0 is out of range"),
     (["bar", "--ram", "1K"], 2, r"--ram 1K is out of range: 64M"),
     (["report", "--ram", "1G"], 2, r"dmasim report: --ram 1G is out of range: 4G\.\.16T"),
     # rules between options (a command's check)
-    (["bar", "--size", "3M"], 2, r"--size 3M is not a multiple of the pud leaf size, 1G"),
-    (["bar", "--size", "3M", "--leaf", "pmd"], 2, r"--size 3M is not a multiple of the pmd leaf size, 2M"),
-    (["bar", "--size", "1G", "--offset", "1G"], 2, r"--offset 1G is not below --size 1G"),
+    (["bar", "--size", "3M"], 2, rf"--size 3M is not a multiple of the pud leaf size, {U}"),
+    (["bar", "--size", "3M", "--leaf", "pmd"], 2, rf"--size 3M is not a multiple of the pmd leaf size, {M}"),
+    (["bar", "--size", U, "--offset", U], 2, rf"--offset {U} is not below --size {U}"),
     # uint
     (["heap", "--cpus", "0"], 2, r"--cpus 0 is out of range: 1\.\.64"),
     (["heap", "--cpus", "65"], 2, r"--cpus 65 is out of range: 1\.\.64"),
@@ -160,8 +165,9 @@ GOOD = [
     ["heap", "--ram", "64M", "--size", "1", "--orders", "10,9,8,7,6,5,4,3,2,1,0", "--cpus", "64"],
     ["heap", "--ram=64M", "--size=4K", "--orders=0", "--frag=1", "--seed=0"],
     ["heap", "--ram", "64M", "--size", "1M", "--frag", "aged", "--iommu", "arm-lpae-4k"],
-    ["bar", "--ram", "64M", "--size", "4K", "--leaf", "pte", "--iommu", "amd-v1", "--no-addr-mask"],
-    ["bar", "--ram", "64M", "--size", "4M", "--leaf", "pmd", "--offset", "4092K"],
+    ["bar", "--ram", "64M", "--size", P, "--leaf", "pte", "--iommu", "amd-v1", "--no-addr-mask"],
+    ["bar", "--ram", "64M", "--size", size_name(2 * PMD), "--leaf", "pmd",
+     "--offset", size_name(2 * PMD - PAGE)],
     ["params"],
     ["threads", "--cpus", "1,2", "--size", "64K", "--ram", "64M", "--rounds", "1"],
     ["threads", "--cpus=64", "--size=4K", "--ram=64M", "--rounds=0", "--json"],
@@ -224,13 +230,14 @@ for args in GOOD:
           f"dmasim {' '.join(args)}: exit 0, output on stdout only ({p.stderr.strip()!r})")
 
 # --param reaches the kernel: params shows it, and the type1 walk maps a
-# PMD BAR with 4 KiB IOMMU pages once huge pages are disabled.
+# PMD BAR with 4 KiB IOMMU pages (intel-sl's smallest) once huge pages are
+# disabled.
 p = run("params", "--param", "vfio_iommu_type1.disable_hugepages=1",
         "--param", "vfio_iommu_type1.dma_entry_limit=7")
 check(p.returncode == 0 and re.search(r"^vfio_iommu_type1\.disable_hugepages\s+bool\s+Y$", p.stdout, re.M)
       and re.search(r"^vfio_iommu_type1\.dma_entry_limit\s+uint\s+7$", p.stdout, re.M),
       "params --param: the values set are the values shown")
-bar = ["bar", "--ram", "64M", "--size", "8M", "--leaf", "pmd", "--json"]
+bar = ["bar", "--ram", "64M", "--size", size_name(4 * PMD), "--leaf", "pmd", "--json"]
 leaves = {}
 for extra in ([], ["--param", "vfio_iommu_type1.disable_hugepages=1"]):
     p = run(*bar, *extra)
@@ -238,7 +245,11 @@ for extra in ([], ["--param", "vfio_iommu_type1.disable_hugepages=1"]):
     leaves[bool(extra)] = re.sub(r"\s+", "", m.group(1)) if m else None
     check(p.returncode == 0 and ('"params"' in p.stdout) == bool(extra),
           f"bar {' '.join(extra)}: exit 0, JSON names the --param given")
-check(leaves[False] == '"2M":4' and leaves[True] == '"4K":2048',
-      f"disable_hugepages=1 maps the 8M PMD BAR with 4K IOMMU pages (got {leaves})")
+# With 4 KiB pages a PMD is one 2M IOMMU page; bigger PMDs map with 2M or
+# bigger pages (1G where the BAR lines up), never 4K ones.
+huge = leaves[False] == '"2M":4' if PAGE == 4096 else \
+    bool(leaves[False]) and '"4K"' not in leaves[False]
+check(huge and leaves[True] == f'"4K":{4 * PMD // 4096}',
+      f"disable_hugepages=1 maps the {size_name(4 * PMD)} PMD BAR with 4K IOMMU pages (got {leaves})")
 
 finish()

@@ -25,3 +25,21 @@ def check(cond, what):
 
 def finish():
     sys.exit(1 if failures else 0)
+
+
+def page_geometry():
+    """(PAGE, PMD, PUD) in bytes of the build under test, from the
+    page_size `dmasim heap --json` reports: a table holds PAGE / 8 entries."""
+    import json
+    p = run("heap", "--ram", "64M", "--size", "1", "--json")
+    page = json.loads(p.stdout)["page_size"]
+    pmd = page * (page // 8)
+    return page, pmd, pmd * (page // 8)
+
+
+def size_name(n):
+    """n bytes as the CLI spells sizes: 4K, 2M, 1G, 4T (n a power-of-two multiple)."""
+    for suffix, shift in (("T", 40), ("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{suffix}"
+    return str(n)

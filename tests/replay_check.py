@@ -8,7 +8,13 @@ Default: the 4-GPU, 128 GiB, 8-pass scenario after the huge-pfnmap series
 with unmap_stride on (seconds), the same with it off on the 1-GPU 64 GiB
 3-pass one (per-page unmap probes), and the sample QEMU trace.  --slow:
 the 4-GPU scenario before the series (about 1.2 billion pfn lookups) and
-after, unmap_stride off."""
+after, unmap_stride off.
+
+The counts follow from the build's page size (the JSON's page_size): a
+page table holds page_size / 8 entries, so a PMD leaf is 2 MiB, 32 MiB or
+512 MiB with 4, 16 or 64 KiB pages and a PUD 1 GiB, 64 GiB or 4 TiB; a
+leaf bigger than the BAR falls back to the next smaller one; type1 pins
+in batches of page_size / 8 pages (a page of struct page pointers)."""
 import json
 import os
 import sys
@@ -17,15 +23,41 @@ from cli_run import check, finish, run
 
 SCEN = sys.argv[2]
 SLOW = "--slow" in sys.argv[3:]
-PAGE = 4096
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+PAGE = None     # the build's page size, from the first replay's JSON
 
 
 def replay(path, *args):
+    global PAGE
     p = run("replay", "--json", *args, os.path.join(SCEN, path),
             timeout=1200 if SLOW else 120)
     check(p.returncode == 0, f"replay {path} {' '.join(args)}: exit 0 ({p.stderr.strip()})")
-    return json.loads(p.stdout) if p.returncode == 0 else None
+    if p.returncode:
+        return None
+    r = json.loads(p.stdout)
+    PAGE = r["page_size"]
+    return r
+
+
+def entries():
+    """Entries of one page-table page (8 bytes each)."""
+    return PAGE // 8
+
+
+def leaf_size(bar, level):
+    """The leaf a BAR mmap of leaves up to `level` is mapped with: that
+    level's size, or the next smaller one while it is bigger than the BAR."""
+    sizes = {"pud": PAGE * entries() ** 2, "pmd": PAGE * entries(), "pte": PAGE}
+    order = ["pud", "pmd", "pte"]
+    for lv in order[order.index(level):]:
+        if sizes[lv] <= bar:
+            return sizes[lv]
+    return PAGE
+
+
+def pin_batch():
+    """Bytes type1 pins per GUP call: a page of struct page pointers."""
+    return entries() * PAGE
 
 
 def phase(result, mode, name):
@@ -43,11 +75,12 @@ def expect(result, mode, name, side, **want):
     check(got == want, f"{mode} {name} {side}: {want} (got {got})")
 
 
-def bar_on(bar, leaf, before):
-    """One MAP_DMA of a zapped (or never faulted) BAR mmap of `leaf` leaves:
-    per leaf one GUP attempt that fails, a lookup that fails, the fault,
-    and then a lookup per page (before: 6.12 loop) or per leaf (after)."""
-    leaves = bar // leaf
+def bar_on(bar, level, before):
+    """One MAP_DMA of a zapped (or never faulted) BAR mmap of leaves up to
+    `level`: per leaf one GUP attempt that fails, a lookup that fails, the
+    fault, and then a lookup per page (before: 6.12 loop) or per leaf
+    (after)."""
+    leaves = bar // leaf_size(bar, level)
     if before:
         return dict(pfn_lookups=bar // PAGE + leaves, gup_calls=bar // PAGE, faults=leaves)
     return dict(pfn_lookups=2 * leaves, gup_calls=leaves, faults=leaves)
@@ -71,22 +104,23 @@ def check_4gpu(mode, stride):
     if not r:
         return
     before = mode == "before"
-    # RAM: 2 MiB THP folios, one GUP call per 512-page batch; nothing in the
-    # IOMMU walked, no pfnmap.
-    expect(r, mode, "ram", "map", ops=2, gup_calls=ram // (2 * MiB), pfn_lookups=0)
-    expect(r, mode, "firmware", "map", ops=gpus, **times(bar_on(bar, GiB, before), gpus))
+    # RAM: THP, one GUP call per batch (512 pages of 4 KiB: one 2 MiB
+    # folio); nothing in the IOMMU walked, no pfnmap.
+    expect(r, mode, "ram", "map", ops=2, gup_calls=ram // pin_batch(), pfn_lookups=0)
+    expect(r, mode, "firmware", "map", ops=gpus, **times(bar_on(bar, "pud", before), gpus))
     expect(r, mode, "sizing", "map", ops=gpus * passes,
-           **times(bar_on(bar, GiB, before), gpus * passes))
+           **times(bar_on(bar, "pud", before), gpus * passes))
     expect(r, mode, "sizing", "unmap", ops=gpus * passes,
            **times(bar_off(bar, stride), gpus * passes))
-    # Shutdown: four BARs, then the RAM (every 4 KiB page unpinned).
+    # Shutdown: four BARs, then the RAM (every page unpinned).
     off = times(bar_off(bar, stride), gpus)
     off["unpin_pages"] = ram // PAGE
     expect(r, mode, "shutdown", "unmap", ops=gpus + 2, **off)
     total = r["runs"][0]["total"]["map"]["counts"]["pfn_lookups"]
     if before:
-        check(total == 36 * (bar // PAGE + 128),
-              f"before: {total} pfn lookups = 36 BAR maps x (33,554,432 + 128)")
+        leaves = bar // leaf_size(bar, "pud")
+        check(total == 36 * (bar // PAGE + leaves),
+              f"before: {total} pfn lookups = 36 BAR maps x ({bar // PAGE:,} + {leaves})")
 
 
 def check_1gpu_probes():
@@ -95,23 +129,23 @@ def check_1gpu_probes():
                "--param", "vfio_iommu_type1.unmap_stride=0")
     if r:
         expect(r, "after", "sizing", "unmap", ops=3, **times(bar_off(bar, False), 3))
-        expect(r, "after", "sizing", "map", ops=3, **times(bar_on(bar, GiB, False), 3))
+        expect(r, "after", "sizing", "map", ops=3, **times(bar_on(bar, "pud", False), 3))
 
 
 def check_qemu_trace():
     """scenarios/qemu-sample.trace: RAM 0-2G and 4G-6G (adjacent in the
-    host: one 4 GiB THP object), a 256 KiB ROM (4 KiB pages), BAR0 16 MiB
-    (2 MiB leaves) and BAR1 8 GiB (1 GiB leaves) of one GPU, a sub-page
-    BAR QEMU does not map, three decode off/on passes, then RAM 4G-6G
-    removed."""
+    host: one 4 GiB THP object), a 256 KiB ROM (small pages: one GUP
+    call), BAR0 16 MiB (PMD leaves) and BAR1 8 GiB (PUD leaves) of one GPU,
+    a sub-page BAR QEMU does not map, three decode off/on passes, then RAM
+    4G-6G removed."""
     r = replay("qemu-sample.trace", "--qemu-trace", "--mode", "after",
                "--param", "vfio_iommu_type1.unmap_stride=1")
     if not r:
         return
     check(r["events"] == 24, f"trace: 24 events: container, 4 objects, phase, 11 adds, 7 dels "
           f"(got {r['events']})")
-    bars = {16 * MiB: 2 * MiB, 8 * GiB: GiB}
-    want = {"pfn_lookups": 0, "gup_calls": 4 * GiB // (2 * MiB) + 1, "faults": 0}
+    bars = {16 * MiB: "pmd", 8 * GiB: "pud"}
+    want = {"pfn_lookups": 0, "gup_calls": 4 * GiB // pin_batch() + 1, "faults": 0}
     for size, leaf in bars.items():
         for k, v in bar_on(size, leaf, False).items():
             want[k] += 4 * v          # mapped at boot and after each of 3 passes

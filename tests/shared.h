@@ -81,8 +81,35 @@
 #define PUD		SIM_PUD_SIZE
 #define PAGES_PER_PMD	(PMD / PAGE)
 #define PAGES_PER_PUD	(PUD / PAGE)
+/*
+ * A range whose dirty bitmap (a bit per page, in 64-bit words) is at least
+ * one word: 1 MiB (256 pages of 4 KiB), or 64 pages when that is more.
+ */
+#define DIRTY_LEN	(MiB > 64 * PAGE ? MiB : 64 * PAGE)
+/*
+ * The 32 GiB BAR of the VFIO report (DESIGN.md) and the largest CPU leaf
+ * it maps with: a PUD (1 GiB, 32 of them) with 4 KiB pages; a PMD (32 or
+ * 512 MiB) where a PUD (64 GiB, 4 TiB) is bigger than the BAR.
+ */
+#define BAR_32G		(32 * GiB)
+#define BAR_32G_LEAF	(PUD <= BAR_32G ? PUD : PMD)
+/*
+ * What backs a THP range: a PMD folio where the buddy allocator has PMD
+ * order (4 KiB pages); with 16 and 64 KiB pages (PMD order 11, 13 above
+ * SIM_MAX_ORDER, THP backed by small pages, sim_mem.h) a max-order block
+ * (16, 64 MiB), so a range of a few fits a small machine.
+ */
+#define THP_BLOCK	(SIM_PMD_ORDER <= SIM_MAX_ORDER ? PMD : PAGE << SIM_MAX_ORDER)
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The max_seg_size of a DMA importer that takes segments of any length, as
+ * GPU drivers declare it (dma_set_max_seg_size(dev, UINT_MAX)): the
+ * system heap's blocks (up to 2 MiB) are then within its limits, which
+ * the DMA-API checks (dma-debug's) verify at every map.
+ */
+#define ANY_SEGMENT_SIZE	0xffffffffu
 
 /* The address mask of a leaf at level (SIM_PT_PTE/PMD/PUD = KAPI_MM_LEAF_*). */
 unsigned long mask_of_level(int level);

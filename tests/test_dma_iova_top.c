@@ -25,7 +25,7 @@
 #include "shared.h"
 
 
-static const unsigned long long sizes[] = { 4 * MiB, 64 * 1024, 2 * MiB + 4096 };
+static const unsigned long long sizes[] = { 4 * MiB, 64 * 1024, 2 * MiB + SIM_PAGE_SIZE };
 
 static unsigned long long pow2_at_least(unsigned long long n)
 {

@@ -91,10 +91,10 @@ static void test_heap_gets_the_page_aligned_request(void **state)
 		unsigned int fd_flags;
 		unsigned long long want_len;
 	} cases[] = {
-		{ 1,			KAPI_O_RDWR,			4 * KiB },
-		{ 4 * KiB,		KAPI_O_RDONLY,			4 * KiB },
-		{ 5000,			KAPI_O_RDWR | KAPI_O_CLOEXEC,	8 * KiB },
-		{ 1 * GiB + 1,		KAPI_O_WRONLY,			1 * GiB + 4 * KiB },
+		{ 1,			KAPI_O_RDWR,			PAGE },
+		{ PAGE,			KAPI_O_RDONLY,			PAGE },
+		{ PAGE + PAGE / 4,	KAPI_O_RDWR | KAPI_O_CLOEXEC,	2 * PAGE },
+		{ 1 * GiB + 1,		KAPI_O_WRONLY,			1 * GiB + PAGE },
 		{ 64ULL * GiB,		KAPI_O_CLOEXEC,			64ULL * GiB },
 	};
 
@@ -122,11 +122,11 @@ static void test_refused_requests_never_reach_the_heap(void **state)
 		unsigned int fd_flags;
 		unsigned long long heap_flags;
 	} cases[] = {
-		{ "fd set on input",		4 * KiB, 3, KAPI_O_RDWR, 0 },
-		{ "O_APPEND",			4 * KiB, 0, 02000, 0 },
-		{ "O_NONBLOCK",			4 * KiB, 0, 04000, 0 },
-		{ "heap flag 0",		4 * KiB, 0, KAPI_O_RDWR, 1 },
-		{ "heap flag 40",		4 * KiB, 0, KAPI_O_RDWR, 1ULL << 40 },
+		{ "fd set on input",		PAGE, 3, KAPI_O_RDWR, 0 },
+		{ "O_APPEND",			PAGE, 0, 02000, 0 },
+		{ "O_NONBLOCK",			PAGE, 0, 04000, 0 },
+		{ "heap flag 0",		PAGE, 0, KAPI_O_RDWR, 1 },
+		{ "heap flag 40",		PAGE, 0, KAPI_O_RDWR, 1ULL << 40 },
 		{ "zero length",		0, 0, KAPI_O_RDWR, 0 },
 		{ "length that aligns to 0",	~0ULL - 100, 0, KAPI_O_RDWR, 0 },
 	};
@@ -269,7 +269,7 @@ static void test_ioctl_argument_up_to_128_bytes_needs_no_allocation(void **state
 static void test_short_argument_reads_as_zero_beyond_its_end(void **state)
 {
 	struct kapi_dma_heap_allocation_data req = {
-		.len = 8 * KiB, .fd_flags = KAPI_O_RDWR, .heap_flags = ~0ULL,
+		.len = 2 * PAGE, .fd_flags = KAPI_O_RDWR, .heap_flags = ~0ULL,
 	};
 
 	assert_int_equal(kapi_ioctl(probe_fd, KAPI_DMA_HEAP_IOCTL_ALLOC, &req),
@@ -278,7 +278,7 @@ static void test_short_argument_reads_as_zero_beyond_its_end(void **state)
 	assert_int_equal(kapi_ioctl(probe_fd, HEAP_IOC(IOC_READ | IOC_WRITE, 0, 16),
 				    &req), -EIO);
 	assert_int_equal(probe.calls, 1);
-	assert_int_equal(probe.len, 8 * KiB);
+	assert_int_equal(probe.len, 2 * PAGE);
 	assert_int_equal(probe.heap_flags, 0);
 	assert_nothing_left_behind();
 }
@@ -374,7 +374,7 @@ static void test_bad_export_info_is_refused(void **state)
 	}
 	assert_int_equal(kapi_heap_open("kapi-bad"), -ENOENT);
 	/* The names already taken still reach their own heaps. */
-	assert_int_equal(kapi_heap_alloc(probe_fd, 4 * KiB, KAPI_O_RDWR, 0), -EIO);
+	assert_int_equal(kapi_heap_alloc(probe_fd, PAGE, KAPI_O_RDWR, 0), -EIO);
 	assert_int_equal(probe.calls, 1);
 	assert_int_equal(req.calls, 0);
 }
@@ -417,7 +417,7 @@ static void test_every_allocation_failure_in_heap_add_unwinds(void **state)
 	assert_int_equal(ret, 0);
 	ret = kapi_heap_open("kapi-nth");
 	assert_true(ret >= 0);
-	assert_int_equal(kapi_heap_alloc((int)ret, 4 * KiB, KAPI_O_RDWR, 0),
+	assert_int_equal(kapi_heap_alloc((int)ret, PAGE, KAPI_O_RDWR, 0),
 			 -ENOSPC);
 	assert_string_equal(req.name, "kapi-nth");
 	assert_int_equal(kapi_close((int)ret), 0);
@@ -456,13 +456,13 @@ static void test_heap_minors_run_out(void **state)
 		snprintf(name, sizeof(name), "kapi-minor-%d", i);
 		fd = kapi_heap_open(name);
 		assert_true(fd >= 0);
-		assert_int_equal(kapi_heap_alloc(fd, 4 * KiB, KAPI_O_RDWR, 0),
+		assert_int_equal(kapi_heap_alloc(fd, PAGE, KAPI_O_RDWR, 0),
 				 -ENOSPC);
 		assert_string_equal(req.name, name);
 		assert_int_equal(kapi_close(fd), 0);
 	}
 	/* The system heap still allocates. */
-	ret = kapi_heap_alloc(system_fd, 4 * KiB, KAPI_O_RDWR, 0);
+	ret = kapi_heap_alloc(system_fd, PAGE, KAPI_O_RDWR, 0);
 	assert_true(ret >= 0);
 	assert_int_equal(kapi_close(ret), 0);
 }

@@ -276,6 +276,46 @@ static void test_argument_checks_before_and_in_the_driver(void **state)
 }
 
 /*
+ * A range that would run past 2^64 (its IOVA or its physical address) is
+ * refused before the driver is called, nothing mapped or unmapped (the
+ * kernel's loops would go on at address 0); one that ends
+ * exactly at 2^64 maps and unmaps whole (the loops stop at its last page
+ * instead of stepping to an address past the end: found by the
+ * unsigned-wrap trap, tools/ci-variants.sh wrap).
+ *
+ *   IOVA/phys  ... 2^64 - 8K  2^64 - 4K | 2^64 = 0
+ *                  [ ends at the top   ]|
+ *                             [ runs past the top ...]
+ */
+static void test_ranges_past_the_top_of_the_address_space(void **state)
+{
+	const unsigned long long top = 0ULL - SZ_4K;
+
+	machine_with_device_of_format(SIM_IOMMU_AMD_V1);
+	kapi_iommu_trace_enable(64);
+	assert_int_equal(kapi_iommu_map(fx.domain, 0, top, SZ_8K, RW), -EINVAL);
+	assert_int_equal(kapi_iommu_map(fx.domain, top, 0, SZ_8K, RW), -EINVAL);
+	assert_int_equal(count_trace_ops(KAPI_IOMMU_OP_MAP_PAGES), 0);
+	assert_nothing_mapped();
+
+	assert_int_equal(kapi_iommu_map(fx.domain, top - SZ_4K, 0, SZ_8K, RW), 0);
+	/* amd-v1 has an 8K page: one leaf. */
+	assert_int_equal(sim_iommu_nr_leaves_total(fx.tables), 1);
+	assert_int_equal(kapi_iommu_unmap(fx.domain, top - SZ_4K, SZ_8K), SZ_8K);
+	assert_nothing_mapped();
+
+	/* An unmap past the top would go on at IOVA 0: it unmaps nothing. */
+	assert_int_equal(kapi_iommu_map(fx.domain, top, 0, SZ_4K, RW), 0);
+	assert_int_equal(kapi_iommu_map(fx.domain, 0, SZ_4K, SZ_4K, RW), 0);
+	assert_int_equal(kapi_iommu_unmap(fx.domain, top, SZ_8K), 0);
+	assert_int_equal(sim_iommu_nr_leaves_total(fx.tables), 2);
+	assert_int_equal(kapi_iommu_unmap(fx.domain, top, SZ_4K), SZ_4K);
+	assert_int_equal(kapi_iommu_unmap(fx.domain, 0, SZ_4K), SZ_4K);
+	assert_nothing_mapped();
+	tear_down_and_check_nothing_left();
+}
+
+/*
  *  IOVA  0     4K    8K    12K   16K
  *        |.....|.....|#####|.....|      # already mapped
  *        map [0, 16K): leaves at 0 and 4K are written, 8K collides
@@ -580,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_unmap_inside_a_leaf_unmaps_the_whole_leaf),
 		cmocka_unit_test(test_unmap_stops_at_a_hole),
 		cmocka_unit_test(test_argument_checks_before_and_in_the_driver),
+		cmocka_unit_test(test_ranges_past_the_top_of_the_address_space),
 		cmocka_unit_test(test_map_over_a_leaf_is_eexist_and_unwinds),
 		cmocka_unit_test(test_injected_failures_unwind_everything),
 		cmocka_unit_test(test_iotlb_syncs_are_counted),

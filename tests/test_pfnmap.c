@@ -24,6 +24,22 @@
 
 #include "shared.h"
 
+#define PMDS_PER_PUD	(PUD / PMD)
+/* A 32-bit BAR: 256 MiB of the 1 GiB PCI hole, at least one PMD leaf. */
+#define BAR_BELOW_4G	(256 * MiB > PMD ? 256 * MiB : PMD)
+/* The largest RAM block the buddy hands out that a PMD leaf may map. */
+#define RAM_BLOCK_ORDER	(SIM_PMD_ORDER < SIM_MAX_ORDER ? SIM_PMD_ORDER : SIM_MAX_ORDER)
+/*
+ * Pages of a leaf checked one by one: all of them up to 2^18 per PUD (every
+ * page with 4 KiB pages); with bigger pages, the first and last
+ * LEAF_EDGE_PAGES of each leaf and every LEAF_STEP-th page between, so a
+ * 4 TiB PUD costs what a 1 GiB one does.
+ */
+#define LEAF_STEP	(PAGES_PER_PUD > (1UL << 18) ? PAGES_PER_PUD >> 18 : 1)
+#define LEAF_EDGE_PAGES	512
+/* At most as many PTE leaves as 3 PUDs have with 4 KiB pages. */
+#define MAX_PTE_LEAVES	(3UL << 18)
+
 struct bar_mapping {
 	unsigned long va;	/* start of the VMA */
 	unsigned long len;
@@ -77,15 +93,30 @@ static int reference_leaf_level(const struct bar_mapping *b, unsigned long addr,
 	return KAPI_MM_LEAF_PTE;
 }
 
-/* follow_pfnmap agrees with the reference walk on every page of b. */
+/* The next page after addr whose check LEAF_STEP does not skip. */
+static unsigned long next_checked_page(unsigned long addr, int level)
+{
+	unsigned long size = ~mask_of_level(level) + 1;
+	unsigned long off = (addr & (size - 1)) / PAGE;
+
+	if (off + 1 < LEAF_EDGE_PAGES || off + 1 >= size / PAGE - LEAF_EDGE_PAGES)
+		return addr + PAGE;
+	return addr + (LEAF_STEP - off % LEAF_STEP) * PAGE;
+}
+
+/*
+ * follow_pfnmap agrees with the reference walk on every page of b (on the
+ * sample LEAF_STEP keeps, with pages bigger than 4 KiB).
+ */
 static void assert_every_page_reports_its_leaf(const struct bar_mapping *b,
 					       int max_leaf, int writable)
 {
-	for (unsigned long addr = b->va; addr < b->va + b->len; addr += PAGE) {
-		struct kapi_pfnmap r;
-		unsigned long cpu_pfn;
-		int level;
+	struct kapi_pfnmap r;
+	unsigned long cpu_pfn;
+	int level = KAPI_MM_LEAF_PTE;
 
+	for (unsigned long addr = b->va; addr < b->va + b->len;
+	     addr = next_checked_page(addr, level)) {
 		assert_int_equal(kapi_mm_follow_pfnmap(addr, &r), 0);
 		assert_int_equal(kapi_mm_cpu_pfn(addr, &cpu_pfn, &level), 0);
 		assert_int_equal(level, reference_leaf_level(b, addr, max_leaf));
@@ -148,7 +179,7 @@ static const struct alignment_case alignment_cases[] = {
 	  KAPI_MM_LEAF_PTE },
 	{ "pmd_ragged", 8 * PMD, 3 * PAGE, 3 * PAGE, KAPI_MM_LEAF_PMD, 1, 0,
 	  KAPI_MM_LEAF_PMD },
-	{ "pmd_below_4g", 128 * PMD, 0, 0, KAPI_MM_LEAF_PMD, 1, 1,
+	{ "pmd_below_4g", BAR_BELOW_4G, 0, 0, KAPI_MM_LEAF_PMD, 1, 1,
 	  KAPI_MM_LEAF_PMD },
 	{ "pte_only", 4 * PMD, 0, 0, KAPI_MM_LEAF_PTE, 1, 0,
 	  KAPI_MM_LEAF_PTE },
@@ -181,7 +212,9 @@ static void test_ragged_mapping_uses_smaller_leaves_at_its_ends(void **state)
 					     2 * PMD + PAGE, KAPI_MM_LEAF_PUD,
 					     1, 0);
 
-	assert_int_equal(count_leaves(&b), 511 + 510 + 2 + 1 + 1);
+	/* PTEs to the first PMD line, PMDs to the PUD line, 2 PUDs, ... */
+	assert_int_equal(count_leaves(&b), (PAGES_PER_PMD - 1) +
+			 (PMDS_PER_PUD - 3) + 2 + 2 + 1);
 }
 
 /* Outside the VMA, or in a VMA that is not a pfn map, the lookup fails. */
@@ -211,8 +244,8 @@ static void test_lookup_outside_vma_or_in_anon_vma_is_einval(void **state)
 static void test_pfnmap_over_ram_reports_valid_pfns(void **state)
 {
 	unsigned long allocated = sim_buddy_nr_allocated();
-	struct sim_page *ram = sim_buddy_alloc(9, SIM_GFP_COMP);
-	struct kapi_mm_map m = { .len = PMD, .kind = KAPI_MM_PFNMAP,
+	struct sim_page *ram = sim_buddy_alloc(RAM_BLOCK_ORDER, SIM_GFP_COMP);
+	struct kapi_mm_map m = { .len = PAGE << RAM_BLOCK_ORDER, .kind = KAPI_MM_PFNMAP,
 				 .writable = 1, .populate = 1,
 				 .max_leaf = KAPI_MM_LEAF_PMD };
 	struct kapi_pfnmap r;
@@ -226,8 +259,9 @@ static void test_pfnmap_over_ram_reports_valid_pfns(void **state)
 	assert_true(sim_pfn_valid(r.pfn));
 	assert_true(r.special);
 	assert_int_equal(kapi_mm_munmap(va), 0);
-	assert_int_equal(sim_buddy_nr_allocated(), allocated + PAGES_PER_PMD);
-	sim_buddy_free(ram, 9);
+	assert_int_equal(sim_buddy_nr_allocated(),
+			 allocated + (1UL << RAM_BLOCK_ORDER));
+	sim_buddy_free(ram, RAM_BLOCK_ORDER);
 	assert_int_equal(sim_buddy_nr_allocated(), allocated);
 }
 
@@ -415,6 +449,8 @@ static void test_random_mappings_agree_with_reference_walk(void **state)
 		struct bar_mapping b;
 		unsigned long done;
 
+		if ((bar_off ^ va_off) & (PMD - 1))	/* PTE leaves only */
+			npages = 1 + (npages - 1) % MAX_PTE_LEAVES;
 		b = map_whole_bar(npages * PAGE, bar_off, va_off, max_leaf,
 				  1, 0);
 		want = (unsigned long long)npages * b.pfn +
@@ -437,6 +473,8 @@ static void test_random_mappings_agree_with_reference_walk(void **state)
 		}
 		assert_int_equal(kapi_mm_munmap(b.va), 0);
 		assert_int_equal(kapi_mm_nr_tables(), 1);
+		/* the next BAR reuses the space: 3 PUDs are 12 TiB at 64 KiB */
+		sim_bars_reset();
 	}
 }
 

@@ -40,7 +40,12 @@ struct heap_case {
 	const char *name;
 	int format;		/* enum sim_iommu_format_id, or KAPI_DEV_NO_IOMMU */
 	unsigned long long len;
+	/* system_heap.orders for trees that have the parameter; NULL: default */
+	const char *orders;
 };
+
+/* core's default system_heap.orders. */
+#define DEFAULT_ORDERS	"9,8,4,0"
 
 static struct {
 	int heap_fd, buf_fd;
@@ -51,6 +56,12 @@ static struct {
 
 static int nothing_open(const void *param)
 {
+	const struct heap_case *c = param;
+
+	if (DMASIM_IMPL_HEAP_ORDERS_PARAM &&
+	    kapi_param_set("system_heap.orders",
+			   c->orders ? c->orders : DEFAULT_ORDERS))
+		return -1;
 	h.heap_fd = h.buf_fd = -1;
 	h.dev = NULL;
 	h.attach = NULL;
@@ -72,7 +83,7 @@ static int alloc_attach_map_vmap_release(const void *param)
 	if (ret < 0)
 		return ret;
 	h.buf_fd = ret;
-	ret = kapi_dev_create(c->format, 0, &h.dev);
+	ret = kapi_dev_create(c->format, ANY_SEGMENT_SIZE, &h.dev);
 	if (ret)
 		return ret;
 	ret = kapi_dmabuf_attach(h.buf_fd, h.dev, &h.attach);
@@ -144,8 +155,11 @@ static const int heap_errnos[] = { -ENOMEM, -EFAULT, -EMFILE, -EINTR, 0 };
 
 /* The default suite: one IOMMU format and dma-direct. */
 static const struct heap_case cases[] = {
-	{ "heap_alloc_map/intel-sl", SIM_IOMMU_INTEL_SL, BUFFER_LEN },
-	{ "heap_alloc_map/dma-direct", KAPI_DEV_NO_IOMMU, BUFFER_LEN },
+	{ "heap_alloc_map/intel-sl", SIM_IOMMU_INTEL_SL, BUFFER_LEN, NULL },
+	{ "heap_alloc_map/dma-direct", KAPI_DEV_NO_IOMMU, BUFFER_LEN, NULL },
+	{ "heap_alloc_map_1page/amd-v1", SIM_IOMMU_AMD_V1, SZ_4K, NULL },
+	{ "heap_alloc_map_68k/arm-lpae-4k", SIM_IOMMU_ARM_LPAE_4K,
+	  64 * KiB + SZ_4K, NULL },
 };
 
 /*
@@ -153,38 +167,84 @@ static const struct heap_case cases[] = {
  * belong with 16K and 64K kernel pages), and a 64 MiB buffer.
  */
 static const struct heap_case slow_cases[] = {
-	{ "heap_alloc_map/amd-v1", SIM_IOMMU_AMD_V1, BUFFER_LEN },
-	{ "heap_alloc_map/amd-v2", SIM_IOMMU_AMD_V2, BUFFER_LEN },
-	{ "heap_alloc_map/arm-lpae-4k", SIM_IOMMU_ARM_LPAE_4K, BUFFER_LEN },
-	{ "heap_alloc_map_64m/intel-sl", SIM_IOMMU_INTEL_SL, 64 * MiB + 5 * 64 * KiB },
+	{ "heap_alloc_map/amd-v1", SIM_IOMMU_AMD_V1, BUFFER_LEN, NULL },
+	{ "heap_alloc_map/amd-v2", SIM_IOMMU_AMD_V2, BUFFER_LEN, NULL },
+	{ "heap_alloc_map/arm-lpae-4k", SIM_IOMMU_ARM_LPAE_4K, BUFFER_LEN, NULL },
+	{ "heap_alloc_map_64m/intel-sl", SIM_IOMMU_INTEL_SL, 64 * MiB + 5 * 64 * KiB,
+	  NULL },
 };
 
+/*
+ * --slow also crosses buffer sizes (one page; 64 KiB and a page; 8 MiB,
+ * 64 KiB and a page) with the chunk orders (core's orders parameter; a
+ * tree without it sweeps its own orders once per size) and two IOMMUs.
+ */
+static const unsigned long long slow_lens[] = {
+	SZ_4K, 64 * KiB + SZ_4K, 8 * MiB + 64 * KiB + SZ_4K,
+};
+static const char *const slow_orders[] = { "8,4,0", "4,0", "0" };
+static const int slow_formats[] = { SIM_IOMMU_INTEL_SL, SIM_IOMMU_AMD_V1 };
+
 static int slow;
+
+static int sweep_heap_case(const struct heap_case *c)
+{
+	const struct sweep_scenario s = {
+		.name = c->name,
+		.setup = nothing_open,
+		.run = alloc_attach_map_vmap_release,
+		.teardown = close_everything,
+		.param = c,
+		.errnos = heap_errnos,
+		/* 6.12's dma_buf_vmap() WARNs when the heap's vmap fails. */
+		.expected_warning = "kernel_shim/dma_buf.c:",
+	};
+	struct sweep_result res;
+	int failed = sweep_run(&s, &res);
+
+	assert_true(res.points > 0);
+	return failed;
+}
+
+/* The --slow cross of sizes, orders and formats. */
+static int sweep_sizes_orders_and_formats(void)
+{
+	size_t norders = DMASIM_IMPL_HEAP_ORDERS_PARAM ?
+			 ARRAY_SIZE(slow_orders) : 1;
+	int failed = 0;
+
+	for (size_t l = 0; l < ARRAY_SIZE(slow_lens); l++) {
+		for (size_t o = 0; o < norders; o++) {
+			for (size_t f = 0; f < ARRAY_SIZE(slow_formats); f++) {
+				char name[96];
+				const struct heap_case c = {
+					.name = name,
+					.format = slow_formats[f],
+					.len = slow_lens[l],
+					.orders = DMASIM_IMPL_HEAP_ORDERS_PARAM ?
+						  slow_orders[o] : NULL,
+				};
+
+				snprintf(name, sizeof(name),
+					 "heap_alloc_map_%llu/orders-%s/%s",
+					 c.len, c.orders ? c.orders : "tree",
+					 sim_iommu_format(c.format)->name);
+				failed |= sweep_heap_case(&c);
+			}
+		}
+	}
+	return failed;
+}
 
 /* Every failure from heap open to close leaves nothing behind. */
 static void test_heap_round_trip_unwinds(void **state)
 {
 	const struct heap_case *list = slow ? slow_cases : cases;
 	size_t n = slow ? ARRAY_SIZE(slow_cases) : ARRAY_SIZE(cases);
-	int failed = 0;
+	int failed = slow ? sweep_sizes_orders_and_formats() : 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct heap_case *c = &list[i];
-		const struct sweep_scenario s = {
-			.name = c->name,
-			.setup = nothing_open,
-			.run = alloc_attach_map_vmap_release,
-			.teardown = close_everything,
-			.param = c,
-			.errnos = heap_errnos,
-			/* 6.12's dma_buf_vmap() WARNs when the heap's vmap fails. */
-			.expected_warning = "kernel_shim/dma_buf.c:",
-		};
-		struct sweep_result res;
-
-		failed |= sweep_run(&s, &res);
-		assert_true(res.points > 0);
-	}
+	for (size_t i = 0; i < n; i++)
+		failed |= sweep_heap_case(&list[i]);
 	assert_int_equal(failed, 0);
 }
 

@@ -53,6 +53,33 @@ static int has_no_caller_in_impl(const char *name)
 	return 0;
 }
 
+/*
+ * Alternatives this build's geometry never offers.  GUP stops inside a
+ * huge leaf (gup_folio_partial, offered only for a step of more than one
+ * page) only where anonymous memory has huge leaves: PMD folios, which
+ * the buddy allocator has no order for with 16 and 64 KiB pages (PMD
+ * order 11, 13 above SIM_MAX_ORDER, sim_mem.h).
+ */
+static const struct {
+	const char *point;
+	unsigned int alt;
+} not_offered_here[] = {
+#if SIM_PMD_ORDER > SIM_MAX_ORDER
+	{ "choice/mm/gup_folio_partial", 1 },
+	{ "choice/mm/gup_folio_partial", 2 },
+#endif
+	{ NULL, 0 }
+};
+
+static int is_not_offered_here(const char *point, unsigned int alt)
+{
+	for (int i = 0; not_offered_here[i].point; i++)
+		if (!strcmp(not_offered_here[i].point, point) &&
+		    not_offered_here[i].alt == alt)
+			return 1;
+	return 0;
+}
+
 static int reached_file_is_current(const char *exe, const char *reached)
 {
 	struct stat e, r;
@@ -165,7 +192,7 @@ static void test_every_choice_alternative_is_taken_by_a_sweep(void **state)
 {
 	int chosen[SIM_NR_CHOICE_POINTS][SIM_CHOICE_MAX_ALT] = { { 0 } };
 	int reached[SIM_NR_FAULT_POINTS] = { 0 };
-	int missing = 0, alternatives = 0;
+	int missing = 0, alternatives = 0, not_offered = 0;
 
 	assert_true(nr_exes > 0);
 	for (int i = 0; i < nr_exes; i++)
@@ -173,6 +200,15 @@ static void test_every_choice_alternative_is_taken_by_a_sweep(void **state)
 	for (int cp = 0; cp < SIM_NR_CHOICE_POINTS; cp++) {
 		for (unsigned int k = 1; k < sim_choice_nalt(cp); k++) {
 			alternatives++;
+			if (is_not_offered_here(sim_choice_name(cp), k)) {
+				if (chosen[cp][k]) {
+					print_message("choice point %s: alternative %u is taken: drop it from not_offered_here[]\n",
+						      sim_choice_name(cp), k);
+					missing++;
+				}
+				not_offered++;
+				continue;
+			}
 			if (chosen[cp][k])
 				continue;
 			print_message("choice point %s: alternative %u is taken by no sweep\n",
@@ -180,8 +216,9 @@ static void test_every_choice_alternative_is_taken_by_a_sweep(void **state)
 			missing++;
 		}
 	}
-	print_message("%d choice points, %d alternatives, %d taken by sweeps\n",
-		      SIM_NR_CHOICE_POINTS, alternatives, alternatives - missing);
+	print_message("%d choice points, %d alternatives, %d taken by sweeps, %d not offered at this page size\n",
+		      SIM_NR_CHOICE_POINTS, alternatives,
+		      alternatives - missing - not_offered, not_offered);
 	assert_int_equal(missing, 0);
 }
 

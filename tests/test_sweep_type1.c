@@ -32,15 +32,28 @@
 #define RW	KAPI_VFIO_DMA_MAP_RW
 
 /*
- * The process every scenario runs in:
+ * The process every scenario runs in (IOVAs in PUDs: 1 GiB with 4 KiB
+ * pages, 4 TiB with 64 KiB; a BAR needs no RAM):
  *
  *  vaddr                                       IOVA
  *  anon   [ a, a + 64 pages )                  0
- *  THP    [ t, t + 2 PMD )  PMD aligned        1 GiB
- *  BAR0   [ p, p + 1 GiB )  PUD leaves         2 GiB
- *  BAR1   [ m, m + 4 PMD )  PMD leaves         4 GiB
- *  BAR2   [ s + 1 page, + 64 pages )  PTE      5 GiB + 1 page (unaligned)
+ *  THP    [ t, t + 2 THP_BLOCK )  PMD aligned  1 PUD
+ *  BAR0   [ p, p + 1 BIG_LEAF )  PUD leaves    2 PUD
+ *  BAR1   [ m, m + 4 PMD )  PMD leaves         4 PUD
+ *  BAR2   [ s + 1 page, + 64 pages )  PTE      5 PUD + 1 page (unaligned)
+ *
+ * THP_BLOCK (shared.h) is a PMD folio with 4 KiB pages, a max-order block
+ * with 16 and 64 KiB pages, so the range fits the sweep's machine.
  */
+/*
+ * BAR0's leaf: a PUD where it has at most 2^18 pages (1 GiB of 4 KiB
+ * pages), else a PMD.  Unmapping a DMA costs an iommu_iova_to_phys() per
+ * page (vfio_unmap_unpin), and a 64 GiB or 4 TiB PUD (16, 64 KiB pages)
+ * run hundreds of times is minutes; PUD leaves at those page sizes are
+ * tested in test_pfnmap.c.
+ */
+#define BIG_LEAF	(PUD / PAGE <= (1UL << 18) ? PUD : PMD)
+#define BIG_LEAF_LEVEL	(BIG_LEAF == PUD ? KAPI_MM_LEAF_PUD : KAPI_MM_LEAF_PMD)
 enum { ANON, THP, BAR_PUD, BAR_PMD, BAR_PTE, NR_REGIONS };
 
 struct region {
@@ -65,18 +78,18 @@ struct region {
 
 static const struct region regions[NR_REGIONS] = {
 	[ANON] = { KAPI_MM_ANON, 0, 64 * PAGE, 0, 0 },
-	[THP] = { KAPI_MM_THP, 0, 2 * PMD, 0, 1 * GiB },
-	[BAR_PUD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PUD, PUD, 0, 2 * GiB },
-	[BAR_PMD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PMD, 4 * PMD, 0, 4 * GiB },
+	[THP] = { KAPI_MM_THP, 0, 2 * THP_BLOCK, 0, 1 * PUD },
+	[BAR_PUD] = { KAPI_MM_PFNMAP, BIG_LEAF_LEVEL, BIG_LEAF, 0, 2 * PUD },
+	[BAR_PMD] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PMD, 4 * PMD, 0, 4 * PUD },
 	[BAR_PTE] = { KAPI_MM_PFNMAP, KAPI_MM_LEAF_PTE, 64 * PAGE, PAGE,
-		      5 * GiB + PAGE },
+		      5 * PUD + PAGE },
 };
 
 static struct {
 	struct kapi_proc *proc;
 	unsigned long va[NR_REGIONS];
 	struct kapi_vfio *c;
-	struct kapi_vfio_dev *dev;
+	struct kapi_vfio_dev *dev, *dev2;
 } vm;
 
 static int process_with_every_kind_of_memory(const void *param)
@@ -170,7 +183,7 @@ static int map_every_kind_then_unmap(const void *param)
 static int track_dirty_pages_over_several_ranges(const void *param)
 {
 	static const int ram[] = { ANON, THP };
-	unsigned long long bits[2 * PMD / PAGE / 64], unmapped;
+	unsigned long long bits[2 * THP_BLOCK / PAGE / 64], unmapped;
 	long ret;
 
 	ret = open_container_with_device(0);
@@ -220,6 +233,75 @@ static int pin_externally_then_unmap(const void *param)
 				   0, NULL);
 }
 
+/* A container with the IOMMU device, and which regions mapped. */
+static long open_and_map(const int *which, int n)
+{
+	long ret = open_container_with_device(0);
+
+	return ret ? ret : map_regions(which, n);
+}
+
+/* A device of another IOMMU than format: its group gets a domain of its own. */
+static enum sim_iommu_format_id another_format(enum sim_iommu_format_id f)
+{
+	return f == SIM_IOMMU_AMD_V1 ? SIM_IOMMU_INTEL_SL : SIM_IOMMU_AMD_V1;
+}
+
+/*
+ * Anon, THP and a PTE-mapped BAR mapped; a group of another IOMMU joins
+ * (vfio_iommu_replay() maps every DMA into its new domain), a PMD-mapped
+ * BAR is mapped into both domains, THP unmapped, UNMAP_ALL, the first
+ * group leaves (its domain empty: a domain freed with leaves in it is
+ * what the kernel does on detach, which this sweep does not count), and
+ * anon is mapped again into the survivor alone.
+ */
+static int replay_into_a_second_domain(const void *param)
+{
+	static const int first[] = { ANON, THP, BAR_PTE };
+	unsigned long long unmapped;
+	long ret;
+
+	ret = open_and_map(first, ARRAY_SIZE(first));
+	if (!ret)
+		ret = kapi_vfio_attach_iommu_dev(vm.c,
+						 another_format(iommu_format),
+						 &vm.dev2);
+	if (!ret)
+		ret = map_region(BAR_PMD);
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(vm.c, regions[THP].iova,
+					  regions[THP].len, 0, &unmapped);
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(vm.c, 0, 0,
+					  KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					  &unmapped);
+	if (ret)
+		return ret;
+	kapi_vfio_detach_dev(vm.c, vm.dev);
+	vm.dev = NULL;
+	return map_region(ANON);
+}
+
+/*
+ * UNMAP_DMA of ranges that hold several whole mappings: anon and THP in
+ * one call, THP mapped again, then THP and both small BARs in one.
+ */
+static int unmap_ranges_across_mappings(const void *param)
+{
+	static const int some[] = { ANON, THP, BAR_PMD, BAR_PTE };
+	unsigned long long unmapped;
+	long ret;
+
+	ret = open_and_map(some, ARRAY_SIZE(some));
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(vm.c, 0, 2 * GiB, 0, &unmapped);
+	if (!ret)
+		ret = map_region(THP);
+	if (!ret)
+		ret = kapi_vfio_unmap_dma(vm.c, 1 * GiB, 5 * GiB, 0, &unmapped);
+	return ret;
+}
+
 /*
  * The same process with entries the kernel may leave in its page tables
  * (kapi_mm_set_entry()): swap, migration and PROT_NONE entries in the
@@ -258,6 +340,14 @@ static int process_with_nonpresent_entries(const void *param)
 /* Close the container (type1 unmaps and unpins all), exit the process. */
 static void close_container_and_exit(const void *param)
 {
+	/*
+	 * Two domains: empty them first, as a VMM does before its groups
+	 * go; a group detached from one of several domains frees that
+	 * domain with its leaves still in it (type1 unmaps only the last).
+	 */
+	if (vm.c && vm.dev2)
+		kapi_vfio_unmap_dma(vm.c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+				    NULL);
 	if (vm.c)
 		kapi_vfio_close(vm.c);
 	if (kapi_vfio_nr_open())
@@ -302,11 +392,21 @@ static const struct type1_case cases[] = {
 	{ .name = "type1_external_pin", .run = pin_externally_then_unmap },
 	{ .name = "type1_map_nonpresent", .run = map_every_kind_then_unmap,
 	  .setup = process_with_nonpresent_entries },
+	{ .name = "type1_replay", .run = replay_into_a_second_domain },
+	{ .name = "type1_unmap_across", .run = unmap_ranges_across_mappings },
 };
 
-static void sweep_every_case(const char *suffix, int *failed)
+/*
+ * The default sweep: the first four cases; --slow adds the rest and
+ * sweeps every case again per other 4K-granule IOMMU.
+ */
+#define DEFAULT_CASES	4
+
+/* Sweep cases [from, to) with the current iommu_format. */
+static void sweep_cases(const char *suffix, size_t from, size_t to,
+			int *failed)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+	for (size_t i = from; i < to; i++) {
 		char name[64];
 		const struct sweep_scenario s = {
 			.name = name,
@@ -336,15 +436,17 @@ static void test_type1_ioctls_unwind(void **state)
 	int failed = 0;
 
 	if (!slow) {
-		sweep_every_case("", &failed);
+		sweep_cases("", 0, DEFAULT_CASES, &failed);
 	} else {
+		sweep_cases("/intel-sl", DEFAULT_CASES, ARRAY_SIZE(cases),
+			    &failed);
 		for (size_t i = 0; i < 3; i++) {
 			char suffix[32];
 
 			iommu_format = slow_formats[i];
 			snprintf(suffix, sizeof(suffix), "/%s",
 				 sim_iommu_format(iommu_format)->name);
-			sweep_every_case(suffix, &failed);
+			sweep_cases(suffix, 0, ARRAY_SIZE(cases), &failed);
 		}
 		iommu_format = SIM_IOMMU_INTEL_SL;
 	}

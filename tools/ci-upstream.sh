@@ -16,7 +16,9 @@
 #     run every suite that runs kernel code against 'upstream' (suite
 #     'upstream') plus 'differential', 'slow' left out (the sweeps run:
 #     6.12's known GET_INFO leak is expected by sweep_type1_info), and
-#     print the sweep totals (tools/sweep-totals.py).
+#     print the sweep totals (tools/sweep-totals.py);
+#  4. the 100,000-input differential replays of type1 and the heap
+#     (fuzz_differential_*_100k, suite 'slow', by name; their time printed).
 #
 # Usage: tools/ci-upstream.sh [KERNEL_SRC]
 #        tools/ci-upstream.sh --extract-only
@@ -102,5 +104,20 @@ python3 tools/sweep-totals.py "$builddir/meson-logs/testlog.json" --impl upstrea
 [ $status -eq 0 ] || tail -n 60 "$builddir/test.log"
 if [ -x tools/count-tests.sh ] && [ -f "$builddir/meson-logs/testlog.json" ]; then
 	tools/count-tests.sh "$builddir/meson-logs/testlog.json" upstream
+fi
+# The 100,000-input differential replays (suite 'slow', run by name, with a
+# log of their own so testlog.json above stays the suites'): random and
+# mutated inputs, half with a choice stream, through both type1s and both
+# heaps; each prints one summary line (inputs, identical or not, inputs
+# whose choice streams parted, choice alternatives taken, known bugs
+# steered around by name).
+if meson introspect --tests "$builddir" | grep -q fuzz_differential_type1_100k; then
+	start=$SECONDS
+	meson test -C "$builddir" fuzz_differential_type1_100k \
+		fuzz_differential_heap_100k --logbase differential-100k \
+		--print-errorlogs >"$builddir/differential-100k.log" 2>&1 || status=1
+	grep -h '^fuzz-differential: [0-9]' "$builddir/meson-logs/differential-100k.txt"
+	grep -E '^(Ok|Fail|Timeout):' "$builddir/differential-100k.log"
+	echo "ci-upstream: 100k differential replays took $((SECONDS - start)) s"
 fi
 exit $status

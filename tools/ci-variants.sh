@@ -8,10 +8,14 @@
 #              scenarios, points, runs, leaks, bad inputs tried
 #   asan       clang, AddressSanitizer + UndefinedBehaviorSanitizer, leaks
 #              detected, any UB fatal: every suite, 'slow' included
-#   pageshift  PAGE_SHIFT 16 (64 KiB pages, gcc): every suite but 'slow',
-#              less the tests listed in tools/pageshift16-known-failures.txt
+#   pageshift  PAGE_SHIFT 14 and 16 (16 and 64 KiB pages, gcc): every suite
+#              but 'slow' (build-pageshift14/, build-pageshift16/)
 #   tsan       clang, ThreadSanitizer: the 'concurrency' suite, statistics
 #              counters suppressed (tools/tsan.supp says why)
+#   wrap       clang, -Dkernel_wrap_trap=true: unsigned wraparound and
+#              implicit unsigned truncation trap in core/ (the kernel code
+#              under test, not the shims), the intended wraps allowed one
+#              by one in tools/kernel-wrap.ignorelist: every suite but 'slow'
 # The script checks (kbuild, style, docs) run no code of ours: not here.
 #
 # Usage: tools/ci-variants.sh [VARIANT...]    (default: all, in that order)
@@ -49,21 +53,22 @@ variant_asan() {
 	return $rc
 }
 
+pageshift() {	# PAGE_SHIFT
+	local t=$SECONDS rc=0 dir=build-pageshift$1
+	configure "$dir" -Dpage_shift="$1" || return 1
+	build "$dir" || return 1
+	meson test -C "$dir" --num-processes 2 --print-errorlogs --no-suite slow \
+		"${scripts[@]}" >"$dir/test.log" 2>&1 ||
+		{ rc=1; tail -n 60 "$dir/test.log"; }
+	tools/count-tests.sh "$dir/meson-logs/testlog.json" "page_shift=$1"
+	elapsed "pageshift $1" "$t"
+	return $rc
+}
+
 variant_pageshift() {
-	local t=$SECONDS rc=0 known=tools/pageshift16-known-failures.txt tests
-	configure build-pageshift -Dpage_shift=16 || return 1
-	build build-pageshift || return 1
-	# Every test of the default suites but the known failures (each one a
-	# reported defect; the list only shrinks).
-	tests=$(meson test -C build-pageshift --list --no-suite slow \
-		"${scripts[@]}" 2>/dev/null | sed 's/^.* \/ //' |
-		grep -vxF -f <(grep -v '^#' "$known" | sed '/^$/d'))
-	# shellcheck disable=SC2086
-	meson test -C build-pageshift --num-processes 2 --print-errorlogs \
-		$tests >build-pageshift/test.log 2>&1 ||
-		{ rc=1; tail -n 60 build-pageshift/test.log; }
-	tools/count-tests.sh build-pageshift/meson-logs/testlog.json page_shift=16
-	elapsed pageshift $t
+	local rc=0
+	pageshift 14 || rc=1
+	pageshift 16 || rc=1
 	return $rc
 }
 
@@ -81,12 +86,26 @@ variant_tsan() {
 	return $rc
 }
 
+variant_wrap() {
+	local t=$SECONDS rc=0
+	CC=clang configure build-wrap -Dkernel_wrap_trap=true -Db_lundef=false ||
+		return 1
+	build build-wrap || return 1
+	UBSAN_OPTIONS=print_stacktrace=1 \
+		meson test -C build-wrap --no-suite slow --num-processes 2 \
+		--print-errorlogs "${scripts[@]}" >build-wrap/test.log 2>&1 ||
+		{ rc=1; tail -n 60 build-wrap/test.log; }
+	tools/count-tests.sh build-wrap/meson-logs/testlog.json unsigned-wrap
+	elapsed wrap $t
+	return $rc
+}
+
 variants=("$@")
-[ ${#variants[@]} -eq 0 ] && variants=(sweeps asan pageshift tsan)
+[ ${#variants[@]} -eq 0 ] && variants=(sweeps asan pageshift tsan wrap)
 for v in "${variants[@]}"; do
 	case $v in
-	sweeps|asan|pageshift|tsan) "variant_$v" || status=1 ;;
-	*) echo "unknown variant $v (sweeps asan pageshift tsan)" >&2; exit 2 ;;
+	sweeps|asan|pageshift|tsan|wrap) "variant_$v" || status=1 ;;
+	*) echo "unknown variant $v (sweeps asan pageshift tsan wrap)" >&2; exit 2 ;;
 	esac
 done
 exit $status

@@ -237,4 +237,14 @@
 #define DMASIM_IMPL_TYPE1_FGSP_PROBE 1
 #endif
 
+/*
+ * The system heap's map_dma_buf maps the buffer's blocks (up to 2 MiB) as
+ * they are, whatever the importer's dma_get_max_seg_size(): an importer
+ * with the default 64 KiB limit gets entries over it, which the DMA-API
+ * checks report (known bug dma-heap-blocks-over-importer-max-seg).
+ * core/ and 6.12 through 7.0-era mainline all do; no tree is known to
+ * split the blocks, so no probe decides it yet.
+ */
+#define DMASIM_IMPL_HEAP_BLOCKS_OVER_IMPORTER_MAX_SEG 1
+
 #endif

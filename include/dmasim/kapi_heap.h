@@ -82,6 +82,31 @@ struct kapi_dev;
  */
 int kapi_dev_create(int format, unsigned int max_seg_size,
 		    struct kapi_dev **devp);
+/*
+ * The same with every option: seg_boundary is dma_set_seg_boundary()'s
+ * mask (0: none); untrusted marks it as behind an external-facing port
+ * (pci_dev->untrusted), so dma-iommu maps its lists one entry at a time
+ * and bounces what is not granule-aligned (swiotlb).  A format whose
+ * granule is larger than the build's page cannot back the DMA API:
+ * -EINVAL, nothing left (see kapi_dev_format_backs_dma_api()).
+ */
+struct kapi_dev_opts {
+	int format;			/* enum sim_iommu_format_id or NO_IOMMU */
+	unsigned int max_seg_size;
+	unsigned long seg_boundary;
+	int untrusted;
+};
+int kapi_dev_create_opts(const struct kapi_dev_opts *o, struct kapi_dev **devp);
+/*
+ * Whether a device behind this IOMMU format can use the DMA API on this
+ * build: its granule is at most PAGE_SIZE (16 and 64 KiB granules need a
+ * -Dpage_shift=14 / 16 build).
+ */
+int kapi_dev_format_backs_dma_api(int format);
+/*
+ * Unbinds the device: lists it still has mapped are a driver bug, reported
+ * by the DMA-API checks (a WARN) and forgotten.
+ */
 void kapi_dev_destroy(struct kapi_dev *dev);
 /* The device's simulated IOMMU table (NULL without an IOMMU). */
 struct sim_iommu_domain *kapi_dev_sim_domain(const struct kapi_dev *dev);
@@ -136,6 +161,33 @@ struct kapi_iommu_cover {
 /* 0, or -EINVAL if the attachment is not mapped through an IOMMU. */
 int kapi_attach_iommu_cover(const struct kapi_attach *attach,
 			    struct kapi_iommu_cover *cover);
+
+/* ------------------------------------------------------------------------
+ * A list of one's own through the streaming DMA API, as a driver maps it
+ * (what the DMA-API checks, dma-debug's, see of each call).
+ */
+struct kapi_dma_list;
+
+/*
+ * sg_alloc_table() of n entries, entry i = entries[i] (pfn, offset,
+ * length; the DMA fields are ignored), then dma_map_sgtable(dev, dir):
+ * the DMA segment count (sgt->nents) and *listp, or -errno and nothing
+ * left.
+ */
+int kapi_dma_list_map(struct kapi_dev *dev, const struct kapi_sg_entry *entries,
+		      unsigned int n, int dir, struct kapi_dma_list **listp);
+/* dma_unmap_sg(dev, sgl, nents, dir) as given, then the list freed. */
+void kapi_dma_list_unmap(struct kapi_dma_list *list, int nents, int dir);
+/* The list freed without an unmap (after its device was destroyed). */
+void kapi_dma_list_free(struct kapi_dma_list *list);
+/* dma_sync_sg_for_cpu() / _for_device() with the count and direction given. */
+void kapi_dma_list_sync(struct kapi_dma_list *list, int nents, int dir,
+			int for_device);
+/* Entry i (< n) as it is now: 0, or -EINVAL. */
+int kapi_dma_list_entry(const struct kapi_dma_list *list, unsigned int i,
+			struct kapi_sg_entry *entry);
+/* The list's first entry carries SG_DMA_SWIOTLB (bounced path). */
+int kapi_dma_list_is_swiotlb(const struct kapi_dma_list *list);
 
 /* ------------------------------------------------------------------------
  * CPU access to a dma-buf.

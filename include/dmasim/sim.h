@@ -67,6 +67,57 @@ void sim_counters_delta(const struct sim_counters *before,
 double sim_cost_ns(const struct sim_counters *delta);
 
 /* ------------------------------------------------------------------------
+ * The reschedule oracle (sim/yield.c): how much work kernel code does
+ * between two yields.  Kernel code reports each reschedule point
+ * (cond_resched(), kind SIM_YIELD_RESCHED) and each fatal-signal check
+ * (fatal_signal_pending(), SIM_YIELD_SIGNAL) with the name of the function
+ * that made it (the shims pass __func__).  While the meter runs, each
+ * report closes a stretch: the counters' growth since the previous report
+ * of that kind is that stretch's work, and each site keeps, counter by
+ * counter, the largest stretch it closed.  A test closes the last stretch
+ * of a system call with sim_yield_close("<label>") (the return to user
+ * space: work after the last yield, e.g. a loop with none).  Off, which is
+ * the default, a report costs one test.  One thread at a time.
+ */
+enum sim_yield_kind {
+	SIM_YIELD_RESCHED,	/* cond_resched() */
+	SIM_YIELD_SIGNAL,	/* fatal_signal_pending() */
+	SIM_NR_YIELD_KINDS
+};
+
+/* Start (or restart) the meter: every site forgotten, every kind open now. */
+void sim_yield_meter_start(void);
+void sim_yield_meter_stop(void);
+void sim_yield_slow(enum sim_yield_kind kind, const char *site);
+extern int sim_yield_metering;
+
+static inline void sim_yield(enum sim_yield_kind kind, const char *site)
+{
+	if (sim_unlikely(sim_yield_metering))
+		sim_yield_slow(kind, site);
+}
+
+/* Close the current stretch of every kind at label (a return to user). */
+void sim_yield_close(const char *label);
+/*
+ * Test-only knob: reports of kind from site stop closing stretches, as if
+ * the kernel lacked that yield (so a bound's test can show it would fail).
+ * NULL forgets every ignored site.
+ */
+void sim_yield_ignore(enum sim_yield_kind kind, const char *site);
+/* The largest growth of counter in a stretch site closed (0: none seen). */
+unsigned long long sim_yield_max(enum sim_yield_kind kind, const char *site,
+				 enum sim_counter counter);
+/* The largest growth of counter in any stretch of kind, and its site. */
+unsigned long long sim_yield_max_any(enum sim_yield_kind kind,
+				     enum sim_counter counter,
+				     const char **site);
+/* Stretches site closed. */
+unsigned long long sim_yield_count(enum sim_yield_kind kind, const char *site);
+/* The sites of kind seen so far: site i, or NULL past the last. */
+const char *sim_yield_site(enum sim_yield_kind kind, unsigned int i);
+
+/* ------------------------------------------------------------------------
  * Fault points (sim/fault.c, include/dmasim/faults.def)
  *
  * Every fallible shim call asks sim_should_fail() with its point first.  The

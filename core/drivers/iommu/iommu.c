@@ -133,8 +133,8 @@ static int iommu_map_nosync(struct iommu_domain *domain, unsigned long iova,
 			    gfp_t gfp)
 {
 	const struct iommu_domain_ops *ops = domain->ops;
-	unsigned long cur_iova = iova;
-	phys_addr_t cur_paddr = paddr;
+	unsigned long cur_iova = iova, last;
+	phys_addr_t cur_paddr = paddr, last_pa;
 	unsigned long min_pagesz;
 	size_t left = size;
 	int ret = 0;
@@ -151,6 +151,13 @@ static int iommu_map_nosync(struct iommu_domain *domain, unsigned long iova,
 		       iova, (unsigned long long)paddr, size, min_pagesz);
 		return -EINVAL;
 	}
+	/*
+	 * Neither range may run past the end of its address space (the last
+	 * byte of each is representable; a range may end exactly at 2^64).
+	 */
+	if (size && (check_add_overflow(iova, size - 1, &last) ||
+		     check_add_overflow(paddr, (phys_addr_t)size - 1, &last_pa)))
+		return -EINVAL;
 
 	while (left) {
 		size_t pgsize, count, done = 0;
@@ -167,6 +174,9 @@ static int iommu_map_nosync(struct iommu_domain *domain, unsigned long iova,
 			ret = -EINVAL;
 			break;
 		}
+		/* A range ending at 2^64 has no next address: stop, not wrap. */
+		if (!left)
+			break;
 		cur_iova += done;
 		cur_paddr += done;
 	}
@@ -276,7 +286,7 @@ static size_t __iommu_unmap(struct iommu_domain *domain, unsigned long iova,
 			    size_t size, struct iommu_iotlb_gather *gather)
 {
 	const struct iommu_domain_ops *ops = domain->ops;
-	unsigned long cur = iova;
+	unsigned long cur = iova, last;
 	unsigned long min_pagesz;
 	size_t total = 0;
 
@@ -291,6 +301,9 @@ static size_t __iommu_unmap(struct iommu_domain *domain, unsigned long iova,
 		       iova, size, min_pagesz);
 		return 0;
 	}
+	/* A range past 2^64 would go on at IOVA 0: unmap nothing. */
+	if (size && check_add_overflow(iova, size - 1, &last))
+		return 0;
 
 	while (total < size) {
 		size_t pgsize, count, got;
@@ -300,8 +313,11 @@ static size_t __iommu_unmap(struct iommu_domain *domain, unsigned long iova,
 		got = ops->unmap_pages(domain, cur, pgsize, count, gather);
 		if (!got)
 			break;
-		cur += got;
 		total += got;
+		/* A range ending at 2^64 has no next address: stop, not wrap. */
+		if (total >= size)
+			break;
+		cur += got;
 	}
 
 	trace_unmap(iova, size, total);

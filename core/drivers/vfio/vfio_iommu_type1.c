@@ -190,7 +190,7 @@ static int put_pfn(unsigned long pfn, int prot);
 
 static inline dma_addr_t vfio_dma_last(const struct vfio_dma *dma)
 {
-	return dma->iova + dma->size - 1;
+	return dma->iova + (dma->size - 1);
 }
 
 /* Any vfio_dma overlapping [first, last]. */
@@ -380,7 +380,7 @@ static struct vfio_pfn *vfio_find_vpfn(struct vfio_dma *dma, dma_addr_t iova)
 static long vpfn_pages(struct vfio_dma *dma, dma_addr_t iova,
 		       unsigned long npage)
 {
-	dma_addr_t last = iova + ((dma_addr_t)npage << PAGE_SHIFT) - 1;
+	dma_addr_t last = iova + (((dma_addr_t)npage << PAGE_SHIFT) - 1);
 	struct rb_node *n = dma->pfn_list.rb_node, *lowest = NULL;
 	long count = 0;
 
@@ -678,7 +678,6 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 				  unsigned long limit, struct vfio_batch *batch)
 {
 	struct mm_struct *mm = current->mm;
-	dma_addr_t iova = vaddr - dma->vaddr + dma->iova;
 	long ret = 0, pinned = 0, lock_acct = 0;
 	unsigned long pfn = 0;
 	bool rsvd = false;
@@ -718,7 +717,6 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 				pinned += ret;
 				npage -= ret;
 				vaddr += (unsigned long)ret << PAGE_SHIFT;
-				iova += (dma_addr_t)ret << PAGE_SHIFT;
 				continue;
 			}
 		}
@@ -736,7 +734,12 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 							   batch->size,
 							   npage), rsvd);
 			if (!rsvd) {
-				acct = nr - vpfn_pages(dma, iova, nr);
+				/*
+				 * The run's IOVA, from vaddr: never a step past
+				 * a range that ends at 2^64.
+				 */
+				acct = nr - vpfn_pages(dma, vaddr - dma->vaddr +
+							    dma->iova, nr);
 				if (acct && !dma->lock_cap &&
 				    mm->locked_vm + lock_acct + acct > limit) {
 					pr_warn("%s: RLIMIT_MEMLOCK (%ld) exceeded\n",
@@ -750,7 +753,6 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 			pinned += nr;
 			npage -= nr;
 			vaddr += nr << PAGE_SHIFT;
-			iova += (dma_addr_t)nr << PAGE_SHIFT;
 			batch->offset += nr;
 			batch->size -= nr;
 			if (!batch->size || !npage)

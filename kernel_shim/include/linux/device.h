@@ -21,6 +21,8 @@
  * Owners of other members: the DMA layer (heap work) added class (device
  * classes, <linux/device/class.h>) and dma_parms with struct
  * device_dma_parameters (segment limits, read by <linux/dma-mapping.h>);
+ * untrusted (pci_dev's in the kernel; no PCI device here) and
+ * dma_io_tlb_mem (its bounce slots) belong to kernel_shim/dma_iommu.c;
  * IOMMU members belong to kernel_shim/drivers/iommu_sim.c and
  * core/drivers/iommu/iommu.c.
  */
@@ -38,6 +40,8 @@ struct dev_iommu;
 struct iommu_group;
 
 /* Segment limits the DMA layer honours (0: the kernel's defaults). */
+struct io_tlb_mem;
+
 struct device_dma_parameters {
 	unsigned int max_segment_size;
 	unsigned int min_align_mask;
@@ -59,6 +63,12 @@ struct device {
 	struct iommu_group	*iommu_group;
 	bool			dma_coherent;
 	bool			dma_iommu;	/* DMA API goes through dma-iommu */
+	/*
+	 * The kernel's pci_dev->untrusted (a device behind an external-facing
+	 * port): dma-iommu bounces its unaligned buffers through swiotlb.
+	 */
+	bool			untrusted;
+	struct io_tlb_mem	*dma_io_tlb_mem;	/* its bounce slots in use */
 	int			refcount;	/* get_device()/put_device() */
 	void (*release)(struct device *dev);
 };

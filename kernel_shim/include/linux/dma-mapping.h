@@ -20,9 +20,15 @@
  *     Unmap finds the IOVA range from the segments, unmaps it and frees the
  *     IOVA.  Any other device is mapped direct (dma address = physical
  *     address, one segment per entry, -EIO beyond the DMA mask).
- * Simplified: no swiotlb bouncing, no P2P; the machine is cache-coherent,
- *     so the dma_sync_*() calls do no cache maintenance (they only walk the
- *     entries, counted as SIM_CNT_SG_SEGMENT).
+ *     An untrusted device takes dma-iommu's swiotlb path (one IOVA per
+ *     entry, unaligned entries bounced; kernel_shim/dma_iommu.c).  Every
+ *     map, unmap and sync is checked as dma-debug checks it
+ *     (<shim/dma_debug.h>), and dma_map_sg's errors other than -EINVAL,
+ *     -ENOMEM, -EIO and -EREMOTEIO become a WARN and -EIO.
+ * Simplified: no swiotlb for dma-direct, no P2P; the machine is
+ *     cache-coherent, so the dma_sync_*() calls do no cache maintenance
+ *     (they walk the entries, counted as SIM_CNT_SG_SEGMENT, and copy a
+ *     bounced list's slots).
  * (c) Test doubles: "shim/dma/map_sg" fails a map (-ENOMEM, nothing left
  *     mapped), "shim/dma/iova_alloc" fails the IOVA allocation.
  */

@@ -2,7 +2,9 @@
 /*
  * Tasks.  Test double: `current` is the simulated task the calling thread
  * runs as (kapi_task_*), with a pending-fatal-signal flag a test can raise.
- * cond_resched() is counted and is a choice point (it reschedules or not).  The VFIO work extends
+ * cond_resched() is counted, is a choice point (it reschedules or not) and
+ * reports its caller to the reschedule oracle (sim_yield()): a macro, so
+ * the site is the kernel function that called it.  The VFIO work extends
  * struct task_struct (mm, group_leader, rlimits, credentials).
  */
 #ifndef _DMASIM_LINUX_SCHED_H
@@ -30,11 +32,13 @@ struct task_struct *get_current(void);
 #define current get_current()
 
 /* A choice point (SIM_CH_COND_RESCHED): it may schedule away or not. */
-static inline int cond_resched(void)
+static inline int dmasim_cond_resched(const char *site)
 {
 	sim_count(SIM_CNT_COND_RESCHED, 1);
+	sim_yield(SIM_YIELD_RESCHED, site);
 	return sim_choose(SIM_CH_COND_RESCHED, 2);
 }
+#define cond_resched() dmasim_cond_resched(__func__)
 
 #define TASK_COMM_LEN 16
 

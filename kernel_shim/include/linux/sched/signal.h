@@ -20,14 +20,18 @@ struct signal_struct {
 
 /*
  * A choice point (SIM_CH_FATAL_SIGNAL): a SIGKILL may arrive at any check,
- * and then stays pending, as a real one does until the task exits.
+ * and then stays pending, as a real one does until the task exits.  A
+ * macro, so the reschedule oracle (sim_yield()) learns the calling function.
  */
-static inline bool fatal_signal_pending(struct task_struct *p)
+static inline bool dmasim_fatal_signal_pending(struct task_struct *p,
+					       const char *site)
 {
+	sim_yield(SIM_YIELD_SIGNAL, site);
 	if (!p->fatal_signal && sim_choose(SIM_CH_FATAL_SIGNAL, 2))
 		p->fatal_signal = true;
 	return p->fatal_signal;
 }
+#define fatal_signal_pending(p) dmasim_fatal_signal_pending((p), __func__)
 
 static inline bool signal_pending(struct task_struct *p)
 {

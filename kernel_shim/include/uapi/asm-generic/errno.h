@@ -54,6 +54,7 @@
 #define EADDRINUSE	98
 #define ENOBUFS		105
 #define ETIMEDOUT	110
+#define EREMOTEIO	121
 #define EALREADY	114
 #define EINPROGRESS	115
 #define ECANCELED	125
