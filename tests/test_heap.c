@@ -168,6 +168,62 @@ static void test_chunk_layouts_on_a_fresh_machine(void **state)
 }
 
 /*
+ * Before any test sets a parameter, the heap builds a buffer from its
+ * default orders: 9,8,4,0 for the project's heap (one block of each for
+ * ONE_OF_EACH), 8,4,0 fixed in a kernel tree.  Must run
+ * first in the process: every later test sets the orders.
+ */
+static void test_default_orders_build_the_buffer(void **state)
+{
+	const int pmd_order = DMASIM_IMPL_HEAP_ORDERS_PARAM;
+	struct kapi_heap_layout layout;
+	int fd;
+
+	given_a_machine_with_the_system_heap(2 * GiB);
+	fd = allocate(ONE_OF_EACH);
+	assert_true(fd >= 0);
+	heap_layout_of(fd, &layout);
+	assert_int_equal(layout.chunks_by_order[9], pmd_order ? 1 : 0);
+	assert_int_equal(layout.chunks_by_order[8], pmd_order ? 1 : 3);
+	assert_int_equal(layout.chunks_by_order[4], 1);
+	assert_int_equal(layout.chunks_by_order[0], 1);
+	assert_int_equal(layout.nr_chunks, pmd_order ? 4 : 5);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_nothing_left_behind();
+}
+
+/*
+ * Once the largest order fails and the heap falls back to a smaller one,
+ * it never asks for the larger order again within that buffer: 3 x
+ * ORDER(8) after a failed ORDER(9) block is three ORDER(8) blocks (6.12,
+ * whose largest order is 8: 48 blocks of ORDER(4)).
+ */
+static void test_no_larger_block_after_a_fallback(void **state)
+{
+	struct kapi_heap_layout layout;
+	int fd;
+
+	given_a_machine_with_the_system_heap(2 * GiB);
+	heap_uses_orders("9,8,4,0");
+	fail_nth_call_of("shim/mm/alloc_pages", 0);
+	fd = allocate(3 * ORDER(8));
+	assert_int_equal(stop_failing("shim/mm/alloc_pages") > 0, 1);
+	assert_true(fd >= 0);
+	heap_layout_of(fd, &layout);
+	assert_int_equal(layout.chunks_by_order[9], 0);
+	if (DMASIM_IMPL_HEAP_ORDERS_PARAM) {
+		assert_int_equal(layout.chunks_by_order[8], 3);
+		assert_int_equal(layout.nr_chunks, 3);
+	} else {
+		assert_int_equal(layout.chunks_by_order[8], 0);
+		assert_int_equal(layout.chunks_by_order[4], 48);
+		assert_int_equal(layout.nr_chunks, 48);
+	}
+	assert_int_equal(kapi_close(fd), 0);
+	assert_nothing_left_behind();
+}
+
+/*
  * 1 GiB with orders 9,8,4,0 on a fresh 4 GiB machine is 512 2 MiB blocks
  * (1 GiB / ORDER(9): 32 blocks of 32 MiB with 64 KiB pages), and behind an
  * intel-sl IOMMU every 2 MiB window of its IOVA range is mapped by one
@@ -615,6 +671,80 @@ static void test_vmap_aliases_the_blocks(void **state)
 	assert_nothing_left_behind();
 }
 
+static unsigned long long sg_segments_walked(void)
+{
+	return sim_counters.c[SIM_CNT_SG_SEGMENT];
+}
+
+/*
+ * CPU access brackets sync the buffer for every attachment that is mapped
+ * at the time, with the entries of its own table, and for no other: two
+ * importers of a 3-block buffer, one mapped, one not; then both; then the
+ * first unmapped again.
+ */
+static void test_cpu_access_syncs_every_mapped_attachment_only(void **state)
+{
+	struct kapi_attach *a, *b;
+	struct kapi_dev *dev_a, *dev_b;
+	unsigned long long before;
+	int fd;
+
+	given_a_machine_with_the_system_heap(2 * GiB);
+	heap_uses_orders("8,4,0");
+	fd = allocate(ORDER(8) + ORDER(4) + PAGE);
+	assert_true(fd >= 0);
+	/* Segments of a whole block: dma-debug warns past max_seg_size. */
+	assert_int_equal(kapi_dev_create(KAPI_DEV_NO_IOMMU, ORDER(8), &dev_a), 0);
+	assert_int_equal(kapi_dev_create(SIM_IOMMU_INTEL_SL, ORDER(8), &dev_b), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev_a, &a), 0);
+	assert_int_equal(kapi_dmabuf_attach(fd, dev_b, &b), 0);
+
+	/* Nothing mapped: nothing to sync. */
+	before = sg_segments_walked();
+	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_FROM_DEVICE), 0);
+	assert_int_equal(kapi_dmabuf_end_cpu_access(fd, KAPI_DMA_TO_DEVICE), 0);
+	assert_int_equal(sg_segments_walked(), before);
+
+	/* a mapped: its 3 entries, for the CPU and then for the device. */
+	assert_int_equal(kapi_dmabuf_map(a, KAPI_DMA_BIDIRECTIONAL), 3);
+	before = sg_segments_walked();
+	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sg_segments_walked(), before + 3);
+	assert_int_equal(kapi_dmabuf_end_cpu_access(fd, KAPI_DMA_TO_DEVICE), 0);
+	assert_int_equal(sg_segments_walked(), before + 6);
+
+	/* Both mapped: 3 entries each. */
+	assert_true(kapi_dmabuf_map(b, KAPI_DMA_BIDIRECTIONAL) > 0);
+	before = sg_segments_walked();
+	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(sg_segments_walked(), before + 6);
+	assert_int_equal(kapi_dmabuf_end_cpu_access(fd, KAPI_DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(sg_segments_walked(), before + 12);
+
+	/* a unmapped again: only b is synced. */
+	kapi_dmabuf_unmap(a);
+	before = sg_segments_walked();
+	assert_int_equal(kapi_dmabuf_sync(fd, KAPI_DMA_BUF_SYNC_START |
+					  KAPI_DMA_BUF_SYNC_RW), 0);
+	assert_int_equal(sg_segments_walked(), before + 3);
+	assert_int_equal(kapi_dmabuf_sync(fd, KAPI_DMA_BUF_SYNC_END |
+					  KAPI_DMA_BUF_SYNC_RW), 0);
+	assert_int_equal(sg_segments_walked(), before + 6);
+
+	kapi_dmabuf_detach(a);
+	kapi_dmabuf_detach(b);
+	/* Detached: nothing is synced any more. */
+	before = sg_segments_walked();
+	assert_int_equal(kapi_dmabuf_begin_cpu_access(fd, KAPI_DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(kapi_dmabuf_end_cpu_access(fd, KAPI_DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(sg_segments_walked(), before);
+	kapi_dev_destroy(dev_a);
+	kapi_dev_destroy(dev_b);
+	assert_int_equal(kapi_close(fd), 0);
+	heap_uses_orders("9,8,4,0");
+	assert_nothing_left_behind();
+}
+
 /*
  * A failed vmap (the page array or the mapping cannot be allocated) is
  * -ENOMEM and keeps nothing; the next vmap works, its users share it, and
@@ -995,7 +1125,12 @@ static void test_alloc_ioctl_size_handling(void **state)
 	assert_nothing_left_behind();
 }
 
-/* The orders parameter must be descending and within MAX_PAGE_ORDER. */
+/*
+ * The orders parameter must be descending and within MAX_PAGE_ORDER: an
+ * allocation with any other list is -EINVAL with a warning in the kernel
+ * log; a list longer than the MAX_PAGE_ORDER + 1 orders there are is
+ * refused by the parameter itself.
+ */
 static void test_invalid_orders_are_rejected(void **state)
 {
 	static const char *const bad[] = { "4,8,0", "8,8,0", "11,0" };
@@ -1004,9 +1139,16 @@ static void test_invalid_orders_are_rejected(void **state)
 		skip();
 	given_a_machine_with_the_system_heap(2 * GiB);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		unsigned long long warnings = sim_klog_count(SIM_KLOG_WARNING);
+
 		assert_int_equal(kapi_param_set("system_heap.orders", bad[i]), 0);
 		assert_int_equal(allocate(PAGE), -EINVAL);
+		assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
 	}
+	assert_int_equal(kapi_param_set("system_heap.orders",
+					"10,9,8,7,6,5,4,3,2,1,0"), 0);
+	assert_int_equal(kapi_param_set("system_heap.orders",
+					"11,10,9,8,7,6,5,4,3,2,1,0"), -EINVAL);
 	assert_int_equal(kapi_param_set("system_heap.orders", "9,8,4,0"), 0);
 	assert_nothing_left_behind();
 }
@@ -1093,7 +1235,10 @@ static void test_every_failure_in_the_round_trip_cleans_up(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* First: no test has set the orders yet. */
+		cmocka_unit_test_teardown(test_default_orders_build_the_buffer, teardown),
 		cmocka_unit_test_teardown(test_chunk_layouts_on_a_fresh_machine, teardown),
+		cmocka_unit_test_teardown(test_no_larger_block_after_a_fallback, teardown),
 		cmocka_unit_test_teardown(test_1g_with_pmd_order_is_512_superpages_on_intel_sl, teardown),
 		cmocka_unit_test_teardown(test_1g_with_mainline_orders_is_1024_blocks, teardown),
 		cmocka_unit_test_teardown(test_leaf_sizes_by_iommu_format, teardown),
@@ -1103,6 +1248,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_direct_mapping_is_one_segment_per_block, teardown),
 		cmocka_unit_test_teardown(test_chained_table_maps_every_entry_directly, teardown),
 		cmocka_unit_test_teardown(test_vmap_aliases_the_blocks, teardown),
+		cmocka_unit_test_teardown(test_cpu_access_syncs_every_mapped_attachment_only, teardown),
 		cmocka_unit_test_teardown(test_failed_vmap_leaves_nothing_and_the_next_works, teardown),
 		cmocka_unit_test_teardown(test_mmap_windows_map_the_buffer_pages, teardown),
 		cmocka_unit_test_teardown(test_failed_mmap_unwinds, teardown),

@@ -176,8 +176,9 @@ static void test_alloc_ioctl_copies_only_the_declared_directions(void **state)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* Low byte nonzero: a one-byte copy in would give len 1. */
 		struct kapi_dma_heap_allocation_data req = {
-			.len = 64 * KiB, .fd_flags = KAPI_O_RDWR,
+			.len = 64 * KiB + 1, .fd_flags = KAPI_O_RDWR,
 		};
 		/* The lowest free descriptor is the one a success takes. */
 		int next_fd = kapi_heap_open("system");
@@ -195,6 +196,91 @@ static void test_alloc_ioctl_copies_only_the_declared_directions(void **state)
 			assert_int_equal(kapi_close(next_fd), 0);
 		assert_nothing_left_behind();
 	}
+}
+
+/*
+ * Descriptor 0 is a descriptor like any other: with it free, the buffer
+ * gets it, and the caller is told 0.
+ */
+static void test_buffer_can_get_descriptor_zero(void **state)
+{
+	int heap = kapi_heap_open("system");
+	int zero_holder = system_fd < probe_fd ? system_fd : probe_fd;
+	struct kapi_dma_heap_allocation_data req = {
+		.len = 4 * KiB, .fd_flags = KAPI_O_RDWR,
+	};
+
+	assert_true(heap >= 0);
+	assert_int_equal(zero_holder, 0);
+	assert_int_equal(kapi_close(zero_holder), 0);
+	assert_int_equal(kapi_ioctl(heap, KAPI_DMA_HEAP_IOCTL_ALLOC, &req), 0);
+	assert_int_equal(req.fd, 0);
+	assert_int_equal(kapi_dmabuf_begin_cpu_access(0, KAPI_DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(kapi_dmabuf_end_cpu_access(0, KAPI_DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(kapi_close(0), 0);
+	/* Put the heap fd back where the teardown closes it. */
+	if (zero_holder == system_fd)
+		system_fd = kapi_heap_open("system");
+	else
+		probe_fd = kapi_heap_open("kapi-probe");
+	assert_int_equal(kapi_close(heap), 0);
+	assert_nothing_left_behind();
+}
+
+/*
+ * An argument of up to 128 bytes, the size the core stages on its stack,
+ * needs no allocation: with every kmalloc failing it still reaches the
+ * heap; one byte more is -ENOMEM.
+ */
+static void test_ioctl_argument_up_to_128_bytes_needs_no_allocation(void **state)
+{
+	static const struct { unsigned int size; long ret; } cases[] = {
+		{ 128, -EIO },
+		{ 129, -ENOMEM },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned char arg[129] = { 0 };
+		struct kapi_dma_heap_allocation_data req = {
+			.len = 4 * KiB, .fd_flags = KAPI_O_RDWR,
+		};
+		unsigned int calls = probe.calls;
+		long ret;
+
+		memcpy(arg, &req, sizeof(req));
+		fail_every_call_of("shim/slab/kmalloc");
+		ret = kapi_ioctl(probe_fd, HEAP_IOC(IOC_READ | IOC_WRITE, 0,
+						    cases[i].size), arg);
+		stop_failing("shim/slab/kmalloc");
+		if (ret != cases[i].ret)
+			fail_msg("%u bytes: got %ld, want %ld", cases[i].size,
+				 ret, cases[i].ret);
+		assert_int_equal(probe.calls, calls + (cases[i].ret == -EIO));
+		assert_nothing_left_behind();
+	}
+}
+
+/*
+ * A caller's argument shorter than the kernel's struct leaves the rest
+ * zero (heap_flags 0), whatever an earlier request left in the kernel's
+ * staging buffer: a full request with heap_flags set (refused), then a
+ * 16-byte one, which the heap gets with heap_flags 0.
+ */
+static void test_short_argument_reads_as_zero_beyond_its_end(void **state)
+{
+	struct kapi_dma_heap_allocation_data req = {
+		.len = 2 * PAGE, .fd_flags = KAPI_O_RDWR, .heap_flags = ~0ULL,
+	};
+
+	assert_int_equal(kapi_ioctl(probe_fd, KAPI_DMA_HEAP_IOCTL_ALLOC, &req),
+			 -EINVAL);
+	assert_int_equal(probe.calls, 0);
+	assert_int_equal(kapi_ioctl(probe_fd, HEAP_IOC(IOC_READ | IOC_WRITE, 0, 16),
+				    &req), -EIO);
+	assert_int_equal(probe.calls, 1);
+	assert_int_equal(probe.len, 2 * PAGE);
+	assert_int_equal(probe.heap_flags, 0);
+	assert_nothing_left_behind();
 }
 
 /* Fail the nth call of one fault point during fn(arg); was one failed? */
@@ -256,7 +342,10 @@ static void test_large_ioctl_argument_failures_unwind(void **state)
  * Registration.
  */
 
-/* Export info the core refuses: the errno, and no node, object or minor. */
+/*
+ * Export info the core refuses: the errno, one error in the kernel log,
+ * and no node, object or minor.
+ */
 static void test_bad_export_info_is_refused(void **state)
 {
 	static const struct {
@@ -274,10 +363,13 @@ static void test_bad_export_info_is_refused(void **state)
 	struct kapi_heap_request req = { .ret = -EIO };
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long long errors = sim_klog_count(SIM_KLOG_ERR);
 		int ret = kapi_heap_add(cases[i].name, cases[i].ops, &req);
 
 		if (ret != -EINVAL)
 			fail_msg("%s: got %d, want -EINVAL", cases[i].what, ret);
+		/* The driver's author is told why, once. */
+		assert_int_equal(sim_klog_count(SIM_KLOG_ERR), errors + 1);
 		assert_nothing_left_behind();
 	}
 	assert_int_equal(kapi_heap_open("kapi-bad"), -ENOENT);
@@ -295,8 +387,9 @@ static long add_nth_heap(void *arg)
 /*
  * Fail each allocation dma_heap_add() makes in turn (the heap, its minor's
  * slot, the char device, the device, its name and node) until a run makes
- * none fail: every failure is -ENOMEM and leaves no object, no node and no
- * minor behind; the run that succeeds gives a working heap.
+ * none fail: every failure is -ENOMEM, logged as an error unless it is
+ * the heap's own allocation, and leaves no object, no node and no minor
+ * behind; the run that succeeds gives a working heap.
  */
 static void test_every_allocation_failure_in_heap_add_unwinds(void **state)
 {
@@ -304,9 +397,18 @@ static void test_every_allocation_failure_in_heap_add_unwinds(void **state)
 	unsigned long long nth;
 	long ret;
 
-	for (nth = 0; with_nth_call_failing("shim/slab/kmalloc", nth,
-					    add_nth_heap, &req, &ret); nth++) {
+	for (nth = 0;; nth++) {
+		unsigned long long errors = sim_klog_count(SIM_KLOG_ERR);
+
+		if (!with_nth_call_failing("shim/slab/kmalloc", nth,
+					   add_nth_heap, &req, &ret))
+			break;
 		assert_int_equal(ret, -ENOMEM);
+		/*
+		 * Past the name's copy (kapi_heap_add()'s) and the heap's own
+		 * allocation, each failure is logged.
+		 */
+		assert_int_equal(sim_klog_count(SIM_KLOG_ERR), errors + (nth > 1));
 		assert_nothing_left_behind();
 		assert_int_equal(kapi_heap_open("kapi-nth"), -ENOENT);
 	}
@@ -323,7 +425,7 @@ static void test_every_allocation_failure_in_heap_add_unwinds(void **state)
 
 /*
  * There are 128 minors: heaps are added until one is refused with -EBUSY,
- * which leaves nothing behind; every heap added before opens and answers.
+ * which logs an error and leaves nothing behind; every heap added before opens and answers.
  */
 static void test_heap_minors_run_out(void **state)
 {
@@ -335,9 +437,12 @@ static void test_heap_minors_run_out(void **state)
 		unsigned long long before = sim_kmalloc_outstanding();
 
 		snprintf(name, sizeof(name), "kapi-minor-%d", added);
+		unsigned long long errors = sim_klog_count(SIM_KLOG_ERR);
+
 		ret = kapi_heap_add(name, KAPI_HEAP_OPS, &req);
 		if (ret) {
 			assert_int_equal(sim_kmalloc_outstanding(), before);
+			assert_int_equal(sim_klog_count(SIM_KLOG_ERR), errors + 1);
 			break;
 		}
 	}
@@ -369,6 +474,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refused_requests_never_reach_the_heap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_ioctl_copies_only_the_declared_directions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_ioctl_argument_failures_unwind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buffer_can_get_descriptor_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ioctl_argument_up_to_128_bytes_needs_no_allocation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_short_argument_reads_as_zero_beyond_its_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_export_info_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_allocation_failure_in_heap_add_unwinds, setup, teardown),
 		/* Last: it leaves no minor free. */

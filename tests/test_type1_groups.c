@@ -1305,7 +1305,7 @@ static void close_container_and_exit(const void *param)
 static void test_every_failure_of_groups_unwinds(void **state)
 {
 	static const int errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EBUSY,
-				      -EOPNOTSUPP, 0 };
+				      -EOPNOTSUPP, SWEEP_DOMAIN_ALLOC_EIO, 0 };
 	const struct sweep_scenario s = {
 		.name = "type1_groups",
 		.ram_bytes = 256ULL << 20,
