@@ -392,6 +392,7 @@ static void test_importer_with_the_default_segment_limit(void **state)
 	assert_nothing_left_behind();
 }
 
+/*
  * Mainline's orders make the same 1 GiB out of 1024 1 MiB blocks
  * (1 GiB / ORDER(8)); leaves are in the IOMMU's own 4 KiB granule.
  */
