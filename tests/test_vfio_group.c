@@ -480,7 +480,7 @@ static void test_region_info_of_each_region(void **state)
 {
 	struct kapi_vfio_pci_opts o = {
 		.fmt = SIM_IOMMU_INTEL_SL,
-		.bar_size = { 256 * MiB, 0, 256, 2048, 16 * KiB, 0 },
+		.bar_size = { 256 * MiB, 0, 256, 2048, 4 * PAGE, 0 },
 		.bar_flags = { KAPI_VFIO_PCI_BAR_64, 0, KAPI_VFIO_PCI_BAR_IO },
 		.has_msix = 1, .msix_bar = 4,
 	};
@@ -500,8 +500,8 @@ static void test_region_info_of_each_region(void **state)
 		{ "its upper half", 1, 32, 0, 0, 32, 0, 0, 0 },
 		{ "I/O BAR", 2, 32, 0, R | W, 32, 0, 256, 0 },
 		{ "sub-page memory BAR", 3, 32, 0, R | W, 32, 0, 2048, 0 },
-		{ "MSI-X BAR, no room", 4, 32, 0, R | W | M | C, 40, 0, 16 * KiB, 0 },
-		{ "MSI-X BAR, room", 4, 64, 0, R | W | M | C, 64, 32, 16 * KiB, 1 },
+		{ "MSI-X BAR, no room", 4, 32, 0, R | W | M | C, 40, 0, 4 * PAGE, 0 },
+		{ "MSI-X BAR, room", 4, 64, 0, R | W | M | C, 64, 32, 4 * PAGE, 1 },
 		{ "absent BAR", 5, 32, 0, 0, 32, 0, 0, 0 },
 		{ "no ROM", 6, 32, 0, 0, 32, 0, 0, 0 },
 		{ "config space", 7, 32, 0, R | W, 32, 0, 4096, 0 },
