@@ -17,6 +17,7 @@
 #include <linux/string.h>
 
 #include "kapi_door.h"
+#include "kapi_impl.h"
 #include <dmasim/kapi_mm.h>
 #include <dmasim/sim.h>
 
@@ -201,6 +202,13 @@ static void vma_setup(struct vm_area_struct *vma, const struct kapi_mm_map *m)
 static void kapi_mm_race(struct mm_struct *mm, unsigned long addr,
 			 enum sim_mm_race what);
 
+static bool exact_pfnmap_leaves;
+
+void kapi_mm_set_exact_pfnmap_leaves(int on)
+{
+	exact_pfnmap_leaves = on;
+}
+
 /* mmap() into mm, which the caller does not hold locked. */
 static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 		   unsigned long *addr_out)
@@ -219,6 +227,9 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 	     ((m->len | m->addr) & (PUD_SIZE - 1))) ||
 	    max_leaf > KAPI_MM_LEAF_PUD)
 		return -EINVAL;
+	/* A tree without huge pfnmap faults (6.1) installs PTEs only. */
+	if (!exact_pfnmap_leaves && max_leaf > kapi_impl_pfnmap_max_leaf)
+		max_leaf = kapi_impl_pfnmap_max_leaf;
 	vma = sim_kmalloc(sizeof(*vma), 1);
 	if (!vma)
 		return -ENOMEM;

@@ -84,8 +84,19 @@ int kapi_vfio_open(unsigned long type, struct kapi_vfio **out)
 	return kapi_return(0);
 }
 
+/*
+ * The container's file is closed: 6.1's VFIO core tells the backend first
+ * (ops->notify, which later trees do not have), then the groups go.
+ */
+static void kapi_vfio_notify_close(struct kapi_vfio *c)
+{
+	if (c->ops->notify)
+		c->ops->notify(c->data, VFIO_IOMMU_CONTAINER_CLOSE);
+}
+
 void kapi_vfio_close(struct kapi_vfio *c)
 {
+	kapi_vfio_notify_close(c);
 	while (!list_empty(&c->devices))
 		kapi_vfio_detach_dev(c, list_first_entry(&c->devices,
 							 struct kapi_vfio_dev,
@@ -869,6 +880,7 @@ void kapi_vfio_release_attached(struct kapi_vfio *c)
 {
 	struct kapi_vfio_dev *dev, *tmp;
 
+	kapi_vfio_notify_close(c);
 	list_for_each_entry(dev, &c->devices, next) {
 		if (!dev->emulated && !dev->pinning)
 			continue;

@@ -2,7 +2,7 @@
 /*
  * Tasks and address-space lifetimes: the last put_task_struct(), the last
  * mmput() (address-space teardown) and mmdrop() (struct free),
- * kthread_use_mm(), and locked_vm accounting against RLIMIT_MEMLOCK
+ * kthread_use_mm(), schedule() (a BUG: see there), and locked_vm accounting against RLIMIT_MEMLOCK
  * (mm/util.c's account_locked_vm() contract).
  *
  * Simulated processes are made by kapi/kapi_mm.c: a task_struct
@@ -87,6 +87,16 @@ void kthread_unuse_mm(struct mm_struct *mm)
 	WARN_ON(tsk->mm != mm);
 	tsk->mm = NULL;
 	mmdrop(mm);
+}
+
+/*
+ * A sleep: the simulated task is the only one running on its thread, and
+ * nothing can wake it (see <linux/wait.h>), so the kernel would hang here.
+ */
+void schedule(void)
+{
+	__dmasim_bug(__FILE__, __LINE__,
+		     "schedule(): a sleep nothing in the simulation can end");
 }
 
 int __account_locked_vm(struct mm_struct *mm, unsigned long pages, bool inc,

@@ -92,6 +92,7 @@ struct held_lock {
 
 static _Thread_local struct held_lock held[SIM_LOCKDEP_DEPTH];
 static _Thread_local unsigned int nr_held;
+static _Thread_local unsigned int rcu_read_depth;
 static unsigned long long lockdep_reports[SIM_LOCKDEP_NR_REPORTS];
 
 /* An order edge: class a was held when class b was taken. */
@@ -352,6 +353,32 @@ void sim_locks_user_return(const char *door)
 	for (i = 0; i < nr_held; i++)
 		lockdep_report(SIM_LOCKDEP_HELD_AT_RETURN, door, 0,
 			       "%s still held", held[i].name);
+	if (rcu_read_depth) {
+		lockdep_report(SIM_LOCKDEP_HELD_AT_RETURN, door, 0,
+			       "rcu_read_lock still held (%u deep)",
+			       rcu_read_depth);
+		rcu_read_depth = 0;
+	}
+}
+
+void sim_rcu_read_lock(void)
+{
+	rcu_read_depth++;
+}
+
+void sim_rcu_read_unlock(const char *file, int line)
+{
+	if (!rcu_read_depth) {
+		lockdep_report(SIM_LOCKDEP_BAD_UNLOCK, file, line,
+			       "rcu_read_unlock without rcu_read_lock");
+		return;
+	}
+	rcu_read_depth--;
+}
+
+unsigned int sim_rcu_read_depth(void)
+{
+	return rcu_read_depth;
 }
 
 unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind)

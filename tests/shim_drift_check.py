@@ -14,10 +14,19 @@ naming a member the shim's struct lacks, and NAME(x); at file scope with no
 macro NAME, are drift.
 
 Each case is a file of the tree, passed with --file; the report has one
-"== file" section per file.  Exit 0 when every case holds, 1 otherwise,
-77 (skipped) without libclang for python.
+"== file" section per file.
 
-    tests/shim_drift_check.py
+Then drift stops the build: a made-up tree holding the files upstream mode
+compiles, whose type1 calls a function no shim has, is configured as
+-Dkernel_src in a scratch build directory (meson passes its own source
+tree and meson command); building the type1 library must fail at the drift
+step with the report (the name, its line, the file), before the compiler
+sees the file, and write no stamp.  Clean, the same tree passes the step.
+
+Exit 0 when every case holds, 1 otherwise, 77 (skipped) without libclang
+for python.
+
+    tests/shim_drift_check.py [MESON...]
 """
 
 import os
@@ -119,6 +128,71 @@ def sections(report):
     return out
 
 
+# A tree with the five files upstream mode reads; type1 uses one name the
+# shim lacks on its line 3 (the other two files are clean).
+GATE_TREE = {
+    'Makefile': 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n',
+    'drivers/vfio/vfio.h': ('#ifndef __VFIO_VFIO_H__\n#define __VFIO_VFIO_H__\n'
+                            '#endif\n'),
+    'drivers/vfio/vfio_iommu_type1.c': ('#include <linux/types.h>\n'
+                                        'int dmasim_gate_f(void);\n'
+                                        'int dmasim_gate_f(void) { return dmasim_gate_missing(1); }\n'),
+    'drivers/dma-buf/heaps/system_heap.c': ('#include <linux/types.h>\n'
+                                            'int dmasim_gate_g(void);\n'
+                                            'int dmasim_gate_g(void) { return 0; }\n'),
+    'drivers/dma-buf/dma-heap.c': ('#include <linux/types.h>\n'
+                                   'int dmasim_gate_h(void);\n'
+                                   'int dmasim_gate_h(void) { return 0; }\n'),
+}
+GATE_LIB = 'upstream/libupstream_vfio_iommu_type1.a'
+GATE_STAMP = 'upstream/shim-drift-ok.h'
+
+
+def check_build_gate(meson, failures):
+    """Drift stops `ninja` at the drift step with the report."""
+    before = len(failures)
+    with tempfile.TemporaryDirectory(prefix='shim-drift-gate.') as tmp:
+        tree = os.path.join(tmp, 'linux')
+        for rel, text in GATE_TREE.items():
+            path = os.path.join(tree, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'w') as f:
+                f.write(text)
+        build = os.path.join(tmp, 'build')
+        setup = subprocess.run(meson + ['setup', build, TOP, '-Dkernel_src=' + tree],
+                               capture_output=True, text=True)
+        if setup.returncode != 0:
+            failures.append('gate: meson setup failed:\n' + setup.stdout[-2000:] + setup.stderr)
+            return
+        run = subprocess.run(['ninja', '-C', build, GATE_LIB], capture_output=True, text=True)
+        out = run.stdout + run.stderr
+        want = [r'FAILED: .*shim-drift-ok\.h', r'== drivers/vfio/vfio_iommu_type1\.c: .* 1 not provided',
+                r'dmasim_gate_missing:3', r'drift: 1 missing items',
+                r'upstream mode: .* uses what kernel_shim lacks']
+        for pat in want:
+            if not re.search(pat, out):
+                failures.append('gate: the failed build says nothing like /%s/' % pat)
+        if run.returncode == 0:
+            failures.append('gate: the build passed with drift')
+        if re.search(r'error:|Compiling C object upstream/', out):
+            failures.append('gate: the compiler ran on the tree before the drift step stopped it')
+        if os.path.exists(os.path.join(build, GATE_STAMP)):
+            failures.append('gate: stamp written despite drift')
+        if not os.path.isfile(os.path.join(build, 'shim-drift.txt')):
+            failures.append('gate: no build/shim-drift.txt')
+        if len(failures) > before:
+            print(out[-4000:])
+            return
+        # Without the missing call, the step passes and the file compiles.
+        path = os.path.join(tree, 'drivers/vfio/vfio_iommu_type1.c')
+        with open(path, 'w') as f:
+            f.write(GATE_TREE['drivers/dma-buf/dma-heap.c'].replace('_h(', '_f('))
+        run = subprocess.run(['ninja', '-C', build, GATE_LIB], capture_output=True, text=True)
+        if run.returncode != 0 or not os.path.isfile(os.path.join(build, GATE_STAMP)):
+            failures.append('gate: the clean tree does not pass the drift step:\n' +
+                            (run.stdout + run.stderr)[-3000:])
+
+
 def main():
     try:
         import clang.cindex  # noqa: F401
@@ -156,11 +230,17 @@ def main():
                 failures.append('%s: report has /%s/' % (rel, pat))
     if failures:
         print(run.stdout)
+    meson = sys.argv[1:]
+    if meson:
+        check_build_gate(meson, failures)
+    else:
+        print('shim_drift_check: no meson command given, the build gate is not checked')
+    if failures:
         print(run.stderr, file=sys.stderr)
         for f in failures:
             print('FAIL: ' + f)
         return 1
-    print('shim_drift_check: %d cases hold' % len(CASES))
+    print('shim_drift_check: %d cases hold%s' % (len(CASES), ', and the build gate' if meson else ''))
     return 0
 
 

@@ -38,7 +38,17 @@
 
 #include <stddef.h>
 
+#include <dmasim/impl.h>
 #include <dmasim/sim.h>
+
+/*
+ * For a type1 scenario's errnos: -EIO where a failed IOMMU domain
+ * allocation fails the attach with it (6.1,
+ * DMASIM_IMPL_DOMAIN_ALLOC_FAILURE_IS_EIO), else -ENOMEM again (listed
+ * already), so the entry never ends the list.
+ */
+#define SWEEP_DOMAIN_ALLOC_EIO \
+	(DMASIM_IMPL_DOMAIN_ALLOC_FAILURE_IS_EIO ? -EIO : -ENOMEM)
 
 struct sweep_scenario {
 	const char *name;

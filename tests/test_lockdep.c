@@ -167,10 +167,42 @@ static void test_unlock_by_another_thread_is_reported(void **state)
 	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_BAD_UNLOCK) - bad, 1);
 }
 
+/*
+ * RCU read sections (the shim's pte_offset_map()/pte_unmap()) nest and
+ * balance silently; one unlock too many is a bad unlock, and a section
+ * still open at the return to user space is reported once and closed.
+ */
+static void test_rcu_read_sections_balance_or_are_reported(void **state)
+{
+	unsigned long long bad = sim_lockdep_reports(SIM_LOCKDEP_BAD_UNLOCK);
+	unsigned long long held = sim_lockdep_reports(SIM_LOCKDEP_HELD_AT_RETURN);
+	unsigned long long total = sim_lockdep_reports_total();
+
+	sim_rcu_read_lock();
+	sim_rcu_read_lock();
+	assert_int_equal(sim_rcu_read_depth(), 2);
+	sim_rcu_read_unlock(__FILE__, __LINE__);
+	sim_rcu_read_unlock(__FILE__, __LINE__);
+	sim_locks_user_return(__func__);
+	assert_int_equal(sim_lockdep_reports_total() - total, 0);
+
+	sim_rcu_read_unlock(__FILE__, __LINE__);
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_BAD_UNLOCK) - bad, 1);
+	assert_int_equal(sim_rcu_read_depth(), 0);
+
+	sim_rcu_read_lock();
+	sim_locks_user_return(__func__);
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_HELD_AT_RETURN) - held, 1);
+	assert_int_equal(sim_rcu_read_depth(), 0);
+	sim_locks_user_return(__func__);
+	assert_int_equal(sim_lockdep_reports_total() - total, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_broken_rule_is_reported),
+		cmocka_unit_test(test_rcu_read_sections_balance_or_are_reported),
 		cmocka_unit_test(test_lock_order_inversions_are_reported_once),
 		cmocka_unit_test(test_lock_held_on_return_to_user_space_is_reported),
 		cmocka_unit_test(test_unlock_by_another_thread_is_reported),

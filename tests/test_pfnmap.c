@@ -125,6 +125,12 @@ static void assert_every_page_reports_its_leaf(const struct bar_mapping *b,
 		assert_int_equal(r.addr_mask, mask_of_level(level));
 		assert_int_equal(r.writable, writable);
 		assert_true(r.special);
+		/* pgprot is the leaf's protection: present, user, RW as mapped. */
+		assert_true(r.pgprot & SIM_PTE_PRESENT);
+		assert_true(r.pgprot & SIM_PTE_USER);
+		assert_int_equal(!!(r.pgprot & SIM_PTE_WRITE), writable);
+		assert_false(r.pgprot & SIM_PTE_PSE);
+		assert_false(r.pgprot & SIM_PTE_ADDR_MASK);
 	}
 }
 
@@ -263,6 +269,26 @@ static void test_pfnmap_over_ram_reports_valid_pfns(void **state)
 			 allocated + (1UL << RAM_BLOCK_ORDER));
 	sim_buddy_free(ram, RAM_BLOCK_ORDER);
 	assert_int_equal(sim_buddy_nr_allocated(), allocated);
+}
+
+/*
+ * The address just past a VMA is outside it even when the next VMA maps a
+ * leaf there: the lookup checks the VMA it was given, not the page table.
+ */
+static void test_lookup_at_vma_end_is_einval_even_if_next_vma_maps_it(void **state)
+{
+	struct bar_mapping a = map_whole_bar(PMD, 0, 0, KAPI_MM_LEAF_PTE, 1, 0);
+	unsigned long next_va;
+	struct kapi_pfnmap r;
+
+	next_va = map_bar(&(struct kapi_mm_map){
+		.addr = a.va + a.len, .len = PMD, .writable = 1,
+		.populate = 1, .max_leaf = KAPI_MM_LEAF_PTE, .pgoff = 7,
+	}, NULL, NULL);
+	assert_int_equal(next_va, a.va + a.len);
+	assert_int_equal(kapi_mm_follow_pfnmap(next_va, &r), 0);
+	assert_int_equal(kapi_mm_follow_pfnmap_vma(a.va, next_va, &r), -EINVAL);
+	assert_int_equal(kapi_mm_follow_pfnmap_vma(a.va, next_va - PAGE, &r), 0);
 }
 
 /* A pfn map not yet faulted in fails until fixup_user_fault maps the leaf. */
@@ -501,6 +527,7 @@ int main(void)
 		T(test_ragged_mapping_uses_smaller_leaves_at_its_ends),
 		T(test_lookup_outside_vma_or_in_anon_vma_is_einval),
 		T(test_pfnmap_over_ram_reports_valid_pfns),
+		T(test_lookup_at_vma_end_is_einval_even_if_next_vma_maps_it),
 		T(test_unpopulated_pfnmap_is_einval_until_faulted),
 		T(test_legacy_switch_reports_page_mask_for_every_leaf),
 		T(test_stride_covers_rest_of_pmd_leaf_from_every_offset),
@@ -512,5 +539,7 @@ int main(void)
 #undef T
 	};
 
+	/* The page walk under test, over the leaves each test builds. */
+	kapi_mm_set_exact_pfnmap_leaves(1);
 	return cmocka_run_group_tests_name("pfnmap", tests, NULL, NULL);
 }

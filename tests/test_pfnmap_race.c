@@ -118,5 +118,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_changed_before_the_lock),
 	};
 
+	/* The page walk under test, over the leaves each test builds. */
+	kapi_mm_set_exact_pfnmap_leaves(1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,5 +100,7 @@ int main(void)
 						setup, check_and_destroy_the_machine),
 	};
 
+	/* The page walk under test, over the leaves each test builds. */
+	kapi_mm_set_exact_pfnmap_leaves(1);
 	return cmocka_run_group_tests_name("pfnmap_scale", tests, NULL, NULL);
 }

@@ -367,5 +367,7 @@ int main(void)
 		cmocka_unit_test(test_pfnmap_walk_unwinds),
 	};
 
+	/* The page walk under test, over the leaves each test builds. */
+	kapi_mm_set_exact_pfnmap_leaves(1);
 	return sweep_exit_status(cmocka_run_group_tests(tests, NULL, NULL), 0);
 }

@@ -376,7 +376,7 @@ static void close_container_and_exit(const void *param)
  * (DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP).
  */
 static const int type1_errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EINVAL,
-				    -EBUSY, -EOPNOTSUPP,
+				    -EBUSY, -EOPNOTSUPP, SWEEP_DOMAIN_ALLOC_EIO,
 				    DMASIM_IMPL_MAP_DMA_EAGAIN_AFTER_LOCK_DROP ?
 				    -EAGAIN : 0, 0 };
 

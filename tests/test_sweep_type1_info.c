@@ -133,7 +133,7 @@ static unsigned long known_caps_leak(const void *param)
 /* -ENOMEM: allocations, GUP, IOMMU tables; -EFAULT: user copies; -EINTR: the charge. */
 /* ... and a FOLL_LONGTERM pin GUP refuses: -EBUSY, -EOPNOTSUPP. */
 static const int info_errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EBUSY,
-				   -EOPNOTSUPP, 0 };
+				   -EOPNOTSUPP, SWEEP_DOMAIN_ALLOC_EIO, 0 };
 
 static void test_get_info_failures_unwind(void **state)
 {

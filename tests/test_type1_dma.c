@@ -235,6 +235,30 @@ static void test_another_process_gets_efault(void **state)
 }
 
 /*
+ * The last byte of a DMA belongs to it: a one-byte write and read there
+ * reach the owner's last byte, the byte after it belongs to no DMA.
+ */
+static void test_last_byte_of_a_dma_is_reachable(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * PAGE);
+	unsigned char byte = 0xa5, back = 0;
+
+	attach_an_emulated_device(c);
+	map_dma(c, va, MiB, 2 * PAGE, RW);
+
+	assert_int_equal(kapi_vfio_dma_rw(c, MiB + 2 * PAGE - 1, &byte, 1, 1), 0);
+	assert_int_equal(kapi_vfio_dma_rw(c, MiB + 2 * PAGE - 1, &back, 1, 0), 0);
+	assert_int_equal(back, byte);
+	assert_int_equal(*(unsigned char *)cpu_bytes(va + 2 * PAGE - 1), byte);
+	assert_int_equal(kapi_vfio_dma_rw(c, MiB + 2 * PAGE, &back, 1, 0),
+			 -EINVAL);
+
+	unmap_dma_exactly(c, MiB, 2 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
  *   iova:  [ DMA a: 1 page ][ DMA b: 1 page ][ nothing ]
  *   va:    [ a ]  (hole)    [ b ]
  *
@@ -1538,7 +1562,7 @@ static void close_container_and_exit_both(const void *param)
 static void test_sweeps_of_live_update_and_an_emulated_device(void **state)
 {
 	static const int errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EBUSY,
-				      -EOPNOTSUPP, 0 };
+				      -EOPNOTSUPP, SWEEP_DOMAIN_ALLOC_EIO, 0 };
 	static const struct {
 		const char *name;
 		int (*run)(const void *param);
@@ -1573,6 +1597,7 @@ int main(void)
 		T(test_device_reads_and_writes_the_owners_memory),
 		T(test_kernel_thread_borrows_the_owners_mm),
 		T(test_another_process_gets_efault),
+		T(test_last_byte_of_a_dma_is_reachable),
 		T(test_access_crosses_dmas_and_stops_at_a_hole),
 		T(test_refused_accesses),
 		T(test_faulting_copy_is_efault),

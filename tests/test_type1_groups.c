@@ -161,6 +161,38 @@ static void test_groups_of_one_iommu_share_a_domain(void **state)
 }
 
 /*
+ *   iova:  [ DMA a: 2 pages ][ DMA b: 2 pages ]
+ *   pfns:  [ one BAR, contiguous over both    ]
+ *
+ * A new domain replays each DMA alone even where the next DMA continues
+ * it in IOVA and physical address: both map, and unmapping a leaves b
+ * mapped in both domains.
+ */
+static void test_replay_keeps_adjacent_contiguous_dmas_apart(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *second;
+	unsigned long va = map_bar(&(struct kapi_mm_map){
+		.len = 4 * PAGE, .max_leaf = KAPI_MM_LEAF_PTE, .writable = 1,
+		.populate = 1,
+	}, NULL, NULL);
+
+	map_dma(c, va, 0, 2 * PAGE, RW);
+	map_dma(c, va + 2 * PAGE, 2 * PAGE, 2 * PAGE, RW);
+	second = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	assert_ptr_not_equal(kapi_vfio_dev_sim_domain(first),
+			     kapi_vfio_dev_sim_domain(second));
+	assert_iommu_matches_cpu(second, 0, va, 4 * PAGE);
+
+	unmap_dma_exactly(c, 0, 2 * PAGE);
+	assert_iommu_matches_cpu(first, 2 * PAGE, va + 2 * PAGE, 2 * PAGE);
+	assert_iommu_matches_cpu(second, 2 * PAGE, va + 2 * PAGE, 2 * PAGE);
+	unmap_dma_exactly(c, 2 * PAGE, 2 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
  * Which second group joins the first group's domain: only one of the same
  * driver, the same coherency (blocking no-snoop DMA or not) and a format
  * the domain can take; the container reports DMA_CC_IOMMU while every
@@ -1273,7 +1305,7 @@ static void close_container_and_exit(const void *param)
 static void test_every_failure_of_groups_unwinds(void **state)
 {
 	static const int errnos[] = { -ENOMEM, -EFAULT, -EINTR, -EBUSY,
-				      -EOPNOTSUPP, 0 };
+				      -EOPNOTSUPP, SWEEP_DOMAIN_ALLOC_EIO, 0 };
 	const struct sweep_scenario s = {
 		.name = "type1_groups",
 		.ram_bytes = 256ULL << 20,
@@ -1318,6 +1350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_groups_of_one_iommu_share_a_domain),
+		T(test_replay_keeps_adjacent_contiguous_dmas_apart),
 		T(test_which_groups_share_a_domain),
 		T(test_aperture_of_one_page),
 		T(test_iommu_group_that_pins_reports_its_own_dirt),

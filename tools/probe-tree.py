@@ -9,7 +9,10 @@ include/dmasim/impl.h.  A version number does not say what a tree does:
 stable trees carry backports (Debian's 6.12.117 installs the heap fd after
 the copy-out, as mainline does; the trees between lack it).  So each
 predicate is settled here by probing the tree's code: a function, a call or
-a construct present, the order of two calls in one function.
+a construct present, the order of two calls in one function.  The same
+goes for a shim declaration that must match the tree's own code
+(HEAP_ALLOCATE_ULONG_FLAGS: the type of dma_heap_ops.allocate, which the
+tree's heap defines a function for; <linux/dma-heap.h>).
 
 Usage: probe-tree.py KERNEL_SRC [--meson]
 Prints one line per predicate:
@@ -194,11 +197,16 @@ def probe_heap_fd_after_copy_out(t):
     text = t.text(DMA_HEAP)
     if text is None:
         return undecided(DMA_HEAP + ' not found')
-    if re.search(r'\bfd_install\s*\(', text) and 'copy_to_user' in text:
-        return 1, 'dma-heap.c installs the fd with fd_install() after the copy-out'
+    # 6.12.117 installs with fd_install(), 6.1.192 with dma_buf_fd_install()
+    # (a stable-only helper): either, after the copy-out, is the fix.
+    copy = text.find('copy_to_user(')
+    install = re.search(r'\b(?:dma_buf_)?fd_install\s*\(', text)
+    if install and copy >= 0 and install.start() > copy:
+        return 1, ('dma-heap.c installs the fd with %s) after the copy-out' %
+                   install.group(0).replace(' ', ''))
     if re.search(r'\bdma_buf_fd\s*\(', text):
         return 0, 'dma-heap.c installs the fd with dma_buf_fd() before the copy-out'
-    return undecided('dma-heap.c: neither fd_install() nor dma_buf_fd()')
+    return undecided('dma-heap.c: no fd install after copy_to_user(), no dma_buf_fd()')
 
 
 def probe_msi_cookie_before_replay(t):
@@ -260,6 +268,54 @@ def probe_map_dma_eagain(t):
                'that is no longer a pfnmap returns -EAGAIN')
 
 
+def probe_pfnmap_huge_leaves(t):
+    body = t.function(TYPE1, 'follow_fault_pfn')
+    if body is None:
+        return undecided('follow_fault_pfn() not found in ' + TYPE1)
+    if re.search(r'\bfollow_pfnmap_start\s*\(', body):
+        return 1, ('follow_fault_pfn() reads PMD and PUD leaves too '
+                   '(follow_pfnmap_start(): huge pfnmap faults exist)')
+    if re.search(r'\bfollow_pte\s*\(', body):
+        return 0, ('follow_fault_pfn() walks to PTEs only (follow_pte(): '
+                   'BARs are faulted in with PTEs)')
+    return undecided('follow_fault_pfn(): neither follow_pfnmap_start() nor follow_pte()')
+
+
+def probe_domain_alloc_eio(t):
+    attach = t.function(TYPE1, 'vfio_iommu_type1_attach_group')
+    alloc = t.function(TYPE1, 'vfio_iommu_domain_alloc')
+    if attach is None or alloc is None:
+        return undecided('attach_group() or vfio_iommu_domain_alloc() not found')
+    if re.search(r'\biommu_paging_domain_alloc\s*\(', alloc):
+        return 0, ('attach_group() passes on the error of '
+                   'iommu_paging_domain_alloc() (an ERR_PTR)')
+    if (re.search(r'\biommu_domain_alloc\s*\(', alloc) and
+            re.search(r'\bret\s*=\s*-EIO\s*;', attach)):
+        return 1, ('attach_group() fails with -EIO when iommu_domain_alloc() '
+                   'returns NULL, whatever failed inside')
+    return undecided('vfio_iommu_domain_alloc(): no iommu_paging_domain_alloc(), '
+                     'or iommu_domain_alloc() without -EIO in attach_group()')
+
+
+def probe_heap_allocate_ulong_flags(t):
+    text = t.text(SYSTEM_HEAP)
+    if text is None:
+        return undecided(SYSTEM_HEAP + ' not found')
+    m = re.search(r'\.allocate\s*=\s*(\w+)', text)
+    if not m:
+        return undecided('system_heap.c: no .allocate in its dma_heap_ops')
+    head = re.search(r'\b%s\s*\(([^)]*)\)\s*\{' % re.escape(m.group(1)), text)
+    if not head:
+        return undecided('system_heap.c: %s() not defined' % m.group(1))
+    params = ' '.join(head.group(1).split())
+    if re.search(r'\bunsigned long fd_flags\b', params):
+        return 1, ('%s() takes unsigned long fd_flags, heap_flags (the older '
+                   'dma_heap_ops.allocate)' % m.group(1))
+    if re.search(r'\bu32 fd_flags\b', params):
+        return 0, '%s() takes u32 fd_flags, u64 heap_flags' % m.group(1)
+    return undecided('%s(): fd_flags neither unsigned long nor u32' % m.group(1))
+
+
 PROBES = [
     ('PFNMAP_STRIDE', probe_pfnmap_stride),
     ('GUP_ZERO_IS_EFAULT', probe_gup_zero_is_efault),
@@ -274,6 +330,9 @@ PROBES = [
     ('TYPE1_FGSP_PROBE', probe_fgsp),
     ('FOLLOW_PFNMAP_ARGS_WRITE', probe_follow_pfnmap_write),
     ('MAP_DMA_EAGAIN_AFTER_LOCK_DROP', probe_map_dma_eagain),
+    ('HEAP_ALLOCATE_ULONG_FLAGS', probe_heap_allocate_ulong_flags),
+    ('PFNMAP_HUGE_LEAVES', probe_pfnmap_huge_leaves),
+    ('DOMAIN_ALLOC_FAILURE_IS_EIO', probe_domain_alloc_eio),
 ]
 
 

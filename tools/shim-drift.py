@@ -25,7 +25,8 @@ upstream/meson.build) it prints:
 How:
   provided  every header under kernel_shim/include (and upstream/include,
             the displacement headers) is parsed in one translation unit
-            with libclang: macro names, functions, variables, typedefs,
+            with libclang, with the tree's version (what a shim header
+            selects by version is what the tree's files see): macro names, functions, variables, typedefs,
             struct/union/enum tags, fields and enum constants, each with
             the header that defines it;
   reached   the headers the file can see: its #includes followed
@@ -59,8 +60,15 @@ these rules on a made-up tree.
 against the real headers (/work/shared/kernel-notes/api-surface-*.md style:
 "- kind: a b struct.field ..."): fields are checked qualified there.
 
+Upstream mode runs it as a build step before the tree's files compile
+(upstream/meson.build): with --stamp FILE it writes FILE only when nothing
+is missing, and --depfile FILE lists what it read, so ninja runs it again
+only when the tree's files or the shim change; while something is missing
+the build stops there, with this report, before any compiler error.
+
 Exit status: 0 when nothing is missing, 1 when something is, 2 on usage
-errors.  Needs python3-clang (libclang) from tools/install-deps.sh.
+errors.  Needs python3-clang (libclang) from tools/install-deps.sh;
+--have-libclang alone exits 0 when it is there (meson asks).
 """
 
 import argparse
@@ -79,6 +87,9 @@ except ImportError:  # a python3 other than Debian's: use Debian's package
         import clang.cindex as ci
     except ImportError:
         sys.exit('shim-drift: needs libclang for python (Debian: python3-clang-14)')
+
+if sys.argv[1:] == ['--have-libclang']:
+    sys.exit(0)
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -446,6 +457,11 @@ def main():
                     help='api-surface note to cross-check (file name says '
                          'which source: api-surface-*-<basename>.md)')
     ap.add_argument('--output', '-o', help='also write the report here')
+    ap.add_argument('--stamp', metavar='FILE',
+                    help='write FILE when nothing is missing (a build step)')
+    ap.add_argument('--depfile', metavar='FILE',
+                    help='write a make depfile: the stamp depends on every '
+                         'file read')
     ap.add_argument('--show-parse-errors', action='store_true',
                     help='print libclang errors (they shrink as the shim grows)')
     opts = ap.parse_args()
@@ -500,6 +516,7 @@ def main():
 
     report = []
     total_missing = 0
+    read = set()	# every file the report depends on (--depfile)
     with tempfile.TemporaryDirectory(prefix='shim-drift.') as tmp:
         stub_dir = os.path.join(tmp, 'missing')
         os.makedirs(stub_dir)
@@ -513,7 +530,7 @@ def main():
         make_stub_dir(shim_missing, stub_dir)
 
         provided, pfields, shim_errors = provided_names(
-            [shim_inc], forced_all, base_args, stub_dir)
+            [shim_inc], forced_all, base_args + vargs, stub_dir)
 
         report.append('Shim drift report: Linux %s at %s' % (vstr, ksrc))
         report.append('kernel_shim provides %d names (%d struct fields)' %
@@ -540,6 +557,7 @@ def main():
             missing_h, reached = walk_includes(
                 [kconfig] + forced_abs + [path], search,
                 displaced=defined_macros(forced_abs))
+            read |= reached
             fstub = os.path.join(tmp, 'missing-' + os.path.basename(rel))
             os.makedirs(fstub)
             make_stub_dir(missing_h, fstub)
@@ -634,11 +652,29 @@ def main():
     report.append('')
     report.append('drift: %s' % ('none' if total_missing == 0 else
                                  '%d missing items' % total_missing))
+    if total_missing and opts.stamp:
+        report.append('upstream mode: %s uses what kernel_shim lacks (above); the build '
+                      'stops here. Add it to kernel_shim/ (docs/upstream.md, section 2)%s.' %
+                      (ksrc, '; report in ' + opts.output if opts.output else ''))
     text = '\n'.join(report) + '\n'
-    sys.stdout.write(text)
+    if not (opts.stamp and total_missing == 0):
+        sys.stdout.write(text)	# a build step that passes says nothing
     if opts.output:
         with open(opts.output, 'w') as f:
             f.write(text)
+    if opts.depfile:
+        read |= set(shim_headers) | {os.path.join(ksrc, 'Makefile'), os.path.abspath(__file__)}
+        read |= {os.path.join(ksrc, rel) for rel, _ in files}
+        deps = sorted(p.replace(' ', '\\ ') for p in read if os.path.isfile(p))
+        with open(opts.depfile, 'w') as f:
+            f.write('%s: %s\n' % ((opts.stamp or 'shim-drift').replace(' ', '\\ '),
+                                  ' \\\n '.join(deps)))
+    if opts.stamp:
+        if total_missing == 0:
+            with open(opts.stamp, 'w') as f:
+                f.write('/* tools/shim-drift.py: drift: none for %s */\n' % ksrc)
+        elif os.path.exists(opts.stamp):
+            os.unlink(opts.stamp)
     return 0 if total_missing == 0 else 1
 
 

@@ -247,4 +247,32 @@
  */
 #define DMASIM_IMPL_HEAP_BLOCKS_OVER_IMPORTER_MAX_SEG 1
 
+/*
+ * The kernel faults pfnmaps (vfio-pci BARs) in with PMD and PUD leaves, and
+ * VFIO type1 reads them through follow_pfnmap_start() (huge pfnmap faults
+ * and the follow_pfnmap API: 6.12).  Before, in 6.1, type1's
+ * follow_pte() walks to PTEs only and vfio-pci's fault handler installs
+ * PTEs: the simulated fault handlers then install PTEs only, whatever leaf
+ * a mapping asks for (kapi_mm_map()'s max_leaf, kapi/kapi_impl.c), and a
+ * BAR costs one IOMMU mapping per page.  The project's core/ has them.
+ */
+#ifdef DMASIM_PROBED_PFNMAP_HUGE_LEAVES
+#define DMASIM_IMPL_PFNMAP_HUGE_LEAVES DMASIM_PROBED_PFNMAP_HUGE_LEAVES
+#else
+#define DMASIM_IMPL_PFNMAP_HUGE_LEAVES DMASIM_IMPL_AT_LEAST(6, 12, 0)
+#endif
+
+/*
+ * VFIO type1's attach fails with -EIO when no IOMMU domain can be
+ * allocated, whatever the cause (6.1: iommu_domain_alloc() returns NULL).
+ * From 6.11 iommu_paging_domain_alloc() returns an ERR_PTR and attach
+ * passes that errno on (-ENOMEM for a failed allocation), as the project's
+ * core does.  The sweeps accept -EIO where this holds.
+ */
+#ifdef DMASIM_PROBED_DOMAIN_ALLOC_FAILURE_IS_EIO
+#define DMASIM_IMPL_DOMAIN_ALLOC_FAILURE_IS_EIO DMASIM_PROBED_DOMAIN_ALLOC_FAILURE_IS_EIO
+#else
+#define DMASIM_IMPL_DOMAIN_ALLOC_FAILURE_IS_EIO (!DMASIM_IMPL_AT_LEAST(6, 11, 0))
+#endif
+
 #endif

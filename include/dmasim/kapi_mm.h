@@ -72,6 +72,16 @@ struct kapi_mm_map {
 	int prot_none;			/* PROT_NONE: no access (writable, populate ignored) */
 };
 
+/*
+ * A PFNMAP mapping gets leaves up to max_leaf where the kernel linked in
+ * has huge pfnmap faults; a tree without them (6.1,
+ * DMASIM_IMPL_PFNMAP_HUGE_LEAVES) faults PTEs only.  Tests of the
+ * simulated page walk itself (core/mm/memory.c, the same in every
+ * implementation) build the leaves they walk: on, max_leaf is kept as
+ * asked whatever the tree (for the rest of the process).
+ */
+void kapi_mm_set_exact_pfnmap_leaves(int on);
+
 /* Map into the current process; *addr_out gets the start address. */
 int kapi_mm_mmap(const struct kapi_mm_map *m, unsigned long *addr_out);
 /* Unmap the VMA starting at addr (-EINVAL if none starts there). */

@@ -407,8 +407,19 @@ void sim_lockdep_assert(const void *lock, int how, int want, const char *what,
 			const char *file, int line);
 /* The number of locks the calling thread holds. */
 unsigned int sim_locks_held(void);
-/* A door returns to user space: reports every lock the thread still holds. */
+/*
+ * A door returns to user space: reports every lock the thread still holds,
+ * and an RCU read-side section left open (then closes it).
+ */
 void sim_locks_user_return(const char *door);
+/*
+ * rcu_read_lock()/rcu_read_unlock() nesting of the calling thread (the
+ * shim's pte_offset_map()/pte_unmap() take and drop it, as the kernel's
+ * do): an unlock at depth 0 is reported as a bad unlock.
+ */
+void sim_rcu_read_lock(void);
+void sim_rcu_read_unlock(const char *file, int line);
+unsigned int sim_rcu_read_depth(void);
 /* Reports of one kind, and of all kinds, since the process started. */
 unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind);
 unsigned long long sim_lockdep_reports_total(void);

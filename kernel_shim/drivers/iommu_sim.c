@@ -72,6 +72,7 @@ struct sim_drv_iommu {
 
 struct sim_drv_device {
 	struct device dev;
+	struct bus_type bus;	/* the device alone (<linux/device.h>) */
 	struct dev_iommu dev_iommu;
 	u64 dma_mask;
 	enum sim_iommu_format_id format;
@@ -368,6 +369,8 @@ static bool sim_capable(struct device *dev, enum iommu_cap cap)
 		return !arm && !to_sim_device(dev)->opts.no_snoop_control;
 	case IOMMU_CAP_NOEXEC:
 		return arm;
+	case IOMMU_CAP_INTR_REMAP:	/* 6.1: the same answer, per device */
+		return msi_device_has_isolated_msi(dev);
 	default:
 		return false;
 	}
@@ -508,6 +511,9 @@ struct device *sim_iommu_device_create_opts(const char *name,
 	sdev->dev.dma_coherent = true;
 	sdev->dev.release = sim_device_release;
 	sdev->dev.iommu = &sdev->dev_iommu;
+	sdev->bus.name = "dmasim";
+	sdev->bus.dmasim_dev = &sdev->dev;
+	sdev->dev.bus = &sdev->bus;
 	mutex_init(&sdev->dev_iommu.lock);
 	sdev->dev_iommu.iommu_dev = &iommu->iommu;
 	device_initialize(&sdev->dev);

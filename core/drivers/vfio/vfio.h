@@ -7,7 +7,8 @@
  * core, which a backend does not use and dmasim does not have.
  *
  * Kernel contract (6.12 through mainline agree): the enum's values and the
- * ops' members, types and order.  The shim's VFIO core, which calls these
+ * ops' members, types and order; the last member, notify, is 6.1's, kept
+ * so the layout is the one every tree's backend is called through.  The shim's VFIO core, which calls these
  * ops, sees the same contract in kernel_shim/include/shim/vfio_iommu_driver.h;
  * the two must stay identical.  Same include guard as the kernel's header,
  * so either one stands in for the other.
@@ -29,6 +30,11 @@ enum vfio_group_type {
 	VFIO_EMULATED_IOMMU,
 	/* A physical device with no IOMMU at all (explicit, unsafe opt-in). */
 	VFIO_NO_IOMMU,
+};
+
+/* Events for the notify op (6.1's core sends them; later cores have none). */
+enum vfio_iommu_notify_type {
+	VFIO_IOMMU_CONTAINER_CLOSE = 0,
 };
 
 /* The backend behind a container (VFIO_SET_IOMMU picks one by type). */
@@ -55,6 +61,8 @@ struct vfio_iommu_driver_ops {
 		      size_t count, bool write);
 	struct iommu_domain *(*group_iommu_domain)(void *iommu_data,
 						   struct iommu_group *group);
+	/* 6.1: the container's file was closed (NULL here and after 6.1). */
+	void (*notify)(void *iommu_data, enum vfio_iommu_notify_type event);
 };
 
 int vfio_register_iommu_driver(const struct vfio_iommu_driver_ops *ops);

@@ -9,7 +9,7 @@
  *     accessors dev_name(), dev_set_name(), dev_get_drvdata(),
  *     dev_set_drvdata(), get_device()/put_device(), dev_iommu_priv_get()
  *     (in <linux/iommu.h>).
- * Simplified: there is no kobject, sysfs, bus or driver binding.  The name
+ * Simplified: there is no kobject, sysfs or driver binding.  The name
  *     dev_set_name() builds lives in @name (the kernel keeps it in the
  *     kobject); dev_name() returns init_name if set, else @name.  The
  *     reference count is a plain counter: put_device() dropping the last
@@ -17,6 +17,12 @@
  *     the kernel's device_release() does; a device that was never
  *     device_initialize()d is owned by whoever allocated it, who frees the
  *     name with dev_free_name() (shim helper, no kernel counterpart).
+ *     The bus (@bus, read by 6.1's VFIO type1 to allocate an IOMMU domain
+ *     with iommu_domain_alloc(dev->bus)) holds only what that needs: a
+ *     simulated IOMMU device sits alone on its own bus, whose dmasim_dev
+ *     is the device (kernel_shim/drivers/iommu_sim.c), so the bus's
+ *     domains are those of the device's IOMMU instance; other devices
+ *     have no bus (NULL), as a device no bus driver claimed.
  * (b) Nothing here is a stub.
  * Owners of other members: the DMA layer (heap work) added class (device
  * classes, <linux/device/class.h>) and dma_parms with struct
@@ -38,6 +44,13 @@
 
 struct dev_iommu;
 struct iommu_group;
+struct device;
+
+/* A bus, reduced to the device whose IOMMU serves it (see above). */
+struct bus_type {
+	const char		*name;
+	struct device		*dmasim_dev;
+};
 
 /* Segment limits the DMA layer honours (0: the kernel's defaults). */
 struct io_tlb_mem;
@@ -61,6 +74,7 @@ struct device {
 	struct device_dma_parameters *dma_parms;
 	struct dev_iommu	*iommu;		/* per-device IOMMU data */
 	struct iommu_group	*iommu_group;
+	const struct bus_type	*bus;		/* NULL: on no bus */
 	bool			dma_coherent;
 	bool			dma_iommu;	/* DMA API goes through dma-iommu */
 	/*

@@ -128,6 +128,16 @@ struct dma_buf_attachment *dma_buf_attach(struct dma_buf *dmabuf,
 void dma_buf_detach(struct dma_buf *dmabuf, struct dma_buf_attachment *attach);
 struct dma_buf *dma_buf_export(const struct dma_buf_export_info *exp_info);
 int dma_buf_fd(struct dma_buf *dmabuf, int flags);
+
+/*
+ * Debian's 6.1.192 (a stable-only helper, no mainline version has it):
+ * publish a reserved fd for the buffer, after DMA_HEAP_IOCTL_ALLOC copied
+ * its result out.
+ */
+static inline void dma_buf_fd_install(struct dma_buf *dmabuf, int fd)
+{
+	fd_install(fd, dmabuf->file);
+}
 struct dma_buf *dma_buf_get(int fd);
 void dma_buf_put(struct dma_buf *dmabuf);
 struct sg_table *dma_buf_map_attachment(struct dma_buf_attachment *attach,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * DMA-BUF heaps, as the kernel's <linux/dma-heap.h> (6.12, plus current
- * trees' mem_accounting).
+ * trees' mem_accounting, and 6.1's ->allocate flag types).
  * (a) Definitions that must match the kernel: struct dma_heap_ops,
  *     struct dma_heap_export_info, the three functions a heap driver
  *     calls and the mem_accounting flag current heap cores export.  The heap core itself is kernel code under test
@@ -11,14 +11,34 @@
 #define _DMASIM_LINUX_DMA_HEAP_H
 
 #include <linux/types.h>
+#include <linux/version.h>
 
 struct dma_buf;
 struct dma_heap;
 
+/*
+ * The flags' types of ->allocate follow the tree's heap, whose function
+ * the member points to: unsigned long for both in 6.1, u32 and u64 in
+ * 6.12 (DMASIM_PROBED_HEAP_ALLOCATE_ULONG_FLAGS reads system_heap.c's;
+ * when it cannot, trees before 6.12 get unsigned long).  The struct is the
+ * same one pointer either way, and on x86-64 both are passed alike in
+ * 64-bit registers, so a heap of one kind (kapi's test heap is 6.12's) is
+ * called correctly by a core of the other.
+ */
+#if defined(DMASIM_PROBED_HEAP_ALLOCATE_ULONG_FLAGS) ? \
+	DMASIM_PROBED_HEAP_ALLOCATE_ULONG_FLAGS : \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+struct dma_heap_ops {
+	struct dma_buf *(*allocate)(struct dma_heap *heap, unsigned long len,
+				    unsigned long fd_flags,
+				    unsigned long heap_flags);
+};
+#else
 struct dma_heap_ops {
 	struct dma_buf *(*allocate)(struct dma_heap *heap, unsigned long len,
 				    u32 fd_flags, u64 heap_flags);
 };
+#endif
 
 struct dma_heap_export_info {
 	const char *name;

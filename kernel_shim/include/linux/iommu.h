@@ -47,6 +47,7 @@
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
+#include <linux/version.h>
 
 /* Protection bits of a mapping (same values as SIM_IOMMU_*). */
 #define IOMMU_READ	(1 << 0)
@@ -124,6 +125,12 @@ enum iommu_cap {
 	IOMMU_CAP_ENFORCE_CACHE_COHERENCY,
 	IOMMU_CAP_DEFERRED_FLUSH,
 	IOMMU_CAP_DIRTY_TRACKING,
+	/*
+	 * 6.1's (between CACHE_COHERENCY and NOEXEC there; removed in 6.3
+	 * for iommu_group_has_isolated_msi()): the device's interrupts are
+	 * remapped.  The simulated driver answers it as msi_device_has_isolated_msi().
+	 */
+	IOMMU_CAP_INTR_REMAP,
 };
 
 enum iommu_resv_type {
@@ -372,5 +379,39 @@ static inline bool iommu_iotlb_gather_queued(struct iommu_iotlb_gather *gather)
 {
 	return gather && gather->queued;
 }
+
+/*
+ * Older trees' API, selected by the tree's version (<linux/version.h>):
+ * each is the current call under the older name or arity.
+ *
+ * iommu_map() before 6.3 took no gfp_t and allocated page tables with
+ * GFP_KERNEL.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline int shim_iommu_map_no_gfp(struct iommu_domain *domain,
+					unsigned long iova, phys_addr_t paddr,
+					size_t size, int prot)
+{
+	return iommu_map(domain, iova, paddr, size, prot, GFP_KERNEL);
+}
+#define iommu_map shim_iommu_map_no_gfp
+#endif
+
+/*
+ * iommu_domain_alloc(bus) before iommu_paging_domain_alloc(dev) (6.11):
+ * an unmanaged domain of the bus's IOMMU, NULL on any failure.  A
+ * simulated device's bus is the device alone (<linux/device.h>).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+static inline struct iommu_domain *iommu_domain_alloc(const struct bus_type *bus)
+{
+	struct iommu_domain *domain;
+
+	if (!bus || !bus->dmasim_dev)
+		return NULL;
+	domain = iommu_paging_domain_alloc(bus->dmasim_dev);
+	return IS_ERR(domain) ? NULL : domain;
+}
+#endif
 
 #endif

@@ -17,4 +17,10 @@ struct mm_struct;
 void kthread_use_mm(struct mm_struct *mm);
 void kthread_unuse_mm(struct mm_struct *mm);
 
+/* No kthread is ever asked to stop (none is created). */
+static inline bool kthread_should_stop(void)
+{
+	return false;
+}
+
 #endif

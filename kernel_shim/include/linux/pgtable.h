@@ -31,8 +31,14 @@
  *     fault and remap code walks through sim/ and counts nothing here),
  *     so it is one count per lookup (a walk retried after a racing change
  *     counts twice, as it costs twice).
- * Simplified: no highmem pte mapping (pte_unmap does nothing), no RCU
- * freeing of page tables.
+ * (c) Checking: a successful pte_offset_map() enters an RCU read-side
+ *     section and pte_unmap() leaves it, as the kernel's do (since 6.5,
+ *     so that a page table freed by RCU stays valid while mapped); the
+ *     lock checker (sim_rcu_read_lock(), <dmasim/sim.h>) reports a
+ *     pte_unmap() without a map, and a map still open when a kapi door
+ *     returns to user space.
+ * Simplified: no highmem pte mapping (no kmap_local), no RCU freeing of
+ * page tables.
  */
 #ifndef _DMASIM_LINUX_PGTABLE_H
 #define _DMASIM_LINUX_PGTABLE_H
@@ -145,11 +151,13 @@ static inline pte_t *pte_offset_map(pmd_t *pmd, unsigned long address)
 
 	if (pmd_none(pmdval) || pmd_leaf(pmdval) || pmd_bad(pmdval))
 		return NULL;
+	sim_rcu_read_lock();
 	return (pte_t *)pmd_page_vaddr(pmdval) + pte_index(address);
 }
 
 static inline void pte_unmap(pte_t *pte)
 {
+	sim_rcu_read_unlock(__FILE__, __LINE__);
 }
 
 static inline spinlock_t *pte_lockptr(struct mm_struct *mm, pmd_t *pmd)

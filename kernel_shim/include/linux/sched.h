@@ -4,7 +4,8 @@
  * runs as (kapi_task_*), with a pending-fatal-signal flag a test can raise.
  * cond_resched() is counted, is a choice point (it reschedules or not) and
  * reports its caller to the reschedule oracle (sim_yield()): a macro, so
- * the site is the kernel function that called it.  The VFIO work extends
+ * the site is the kernel function that called it; schedule() (a sleep
+ * nobody can end here) is a kernel BUG.  The VFIO work extends
  * struct task_struct (mm, group_leader, rlimits, credentials).
  */
 #ifndef _DMASIM_LINUX_SCHED_H
@@ -12,6 +13,7 @@
 
 #include <dmasim/sim.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 struct mm_struct;
 
@@ -41,5 +43,19 @@ static inline int dmasim_cond_resched(const char *site)
 #define cond_resched() dmasim_cond_resched(__func__)
 
 #define TASK_COMM_LEN 16
+
+/* Task states a sleeper asks for (prepare_to_wait(), <linux/wait.h>). */
+#define TASK_RUNNING		0x00000000
+#define TASK_INTERRUPTIBLE	0x00000001
+#define TASK_UNINTERRUPTIBLE	0x00000002
+#define TASK_WAKEKILL		0x00000100
+#define TASK_KILLABLE		(TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
+
+/*
+ * Sleep until woken.  Nothing runs beside the simulated task to wake it,
+ * so the shim's schedule() (kernel_shim/task.c) is a kernel BUG: code
+ * that reaches it would hang on a machine where nobody wakes it.
+ */
+void schedule(void);
 
 #endif

@@ -43,6 +43,8 @@
 
 #include <dmasim/sim.h>
 #include <linux/bits.h>
+#include <linux/bug.h>
+#include <linux/errno.h>
 #include <linux/mmap_lock.h>
 #include <linux/pgtable.h>
 #include <linux/sched.h>
@@ -213,6 +215,64 @@ void follow_pfnmap_end(struct follow_pfnmap_args *args);
 	LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255)
 int shim_follow_pfnmap_start_write(struct follow_pfnmap_args *args);
 #define follow_pfnmap_start(args) shim_follow_pfnmap_start_write(args)
+#endif
+
+/*
+ * follow_pte(mm, address, &ptep, &ptl) of trees before 6.10 (6.1's type1
+ * follow_fault_pfn()): on success the PTE mapping address is mapped and
+ * its lock held; the caller reads it (pte_pfn(), pte_write()) and lets go
+ * with pte_unmap_unlock().  The same walk as follow_pfnmap_start() (the
+ * VMA is vma_lookup()'s), so it also wants a VM_IO/VM_PFNMAP VMA and the
+ * mmap lock held, which 6.1 does not check but its one caller satisfies.
+ * 6.1 walks to the PTE level only: a PMD or PUD leaf (pmd_bad/pud_bad
+ * there) is -EINVAL, with nothing held.  Selected by the tree's version
+ * (6.10 and 6.11 took the VMA instead; 6.12 removed it).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 10, 0)
+static inline int follow_pte(struct mm_struct *mm, unsigned long address,
+			     pte_t **ptepp, spinlock_t **ptlp)
+{
+	struct follow_pfnmap_args args = {
+		.vma = vma_lookup(mm, address),
+		.address = address,
+	};
+	int ret;
+
+	if (!args.vma)
+		return -EINVAL;
+	ret = follow_pfnmap_start(&args);
+	if (ret)
+		return ret;
+	if (!args.ptep) {
+		follow_pfnmap_end(&args);
+		return -EINVAL;
+	}
+	*ptepp = args.ptep;
+	*ptlp = args.lock;
+	return 0;
+}
+#endif
+
+/*
+ * pin_user_pages_remote() before 6.5 also returned the VMAs (vmas, which
+ * 6.1's type1 passes as NULL).  The same GUP; a caller that asks for the
+ * VMAs is told so (WARN) and gets -EINVAL, as no tree here does.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+static inline long shim_pin_user_pages_remote_vmas(struct mm_struct *mm,
+						   unsigned long start,
+						   unsigned long nr_pages,
+						   unsigned int gup_flags,
+						   struct page **pages,
+						   struct vm_area_struct **vmas,
+						   int *locked)
+{
+	if (WARN_ON_ONCE(vmas))
+		return -EINVAL;
+	return pin_user_pages_remote(mm, start, nr_pages, gup_flags, pages,
+				     locked);
+}
+#define pin_user_pages_remote shim_pin_user_pages_remote_vmas
 #endif
 
 /*

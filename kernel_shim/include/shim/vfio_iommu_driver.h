@@ -10,7 +10,10 @@
  *
  * Definitions that must match the kernel: enum vfio_group_type (values and
  * order) and struct vfio_iommu_driver_ops (members, their types and order),
- * as in Linux 6.12 through mainline (v7.1-rc1), which agree.  Declarations
+ * as in Linux 6.12 through mainline (v7.1-rc1), which agree, plus 6.1's
+ * last member, notify, with enum vfio_iommu_notify_type (6.1 calls it with
+ * VFIO_IOMMU_CONTAINER_CLOSE when the container's file is closed, before
+ * the groups detach; later trees have no such op and leave it NULL).  Declarations
  * of vfio_register_iommu_driver() / vfio_unregister_iommu_driver(), which
  * the VFIO container code implements (core/drivers/vfio/container.c).  No stubs, no test doubles.
  */
@@ -30,6 +33,11 @@ enum vfio_group_type {
 	VFIO_IOMMU,		/* a physical device behind an IOMMU */
 	VFIO_EMULATED_IOMMU,	/* a mediated device: the VFIO core fakes the group */
 	VFIO_NO_IOMMU,		/* a physical device without one (unsafe opt-in) */
+};
+
+/* 6.1: events for the backend's notify op. */
+enum vfio_iommu_notify_type {
+	VFIO_IOMMU_CONTAINER_CLOSE = 0,
 };
 
 /* The callbacks an IOMMU backend registers with the VFIO core. */
@@ -53,6 +61,7 @@ struct vfio_iommu_driver_ops {
 		      bool write);
 	struct iommu_domain *(*group_iommu_domain)(void *backend,
 						   struct iommu_group *group);
+	void (*notify)(void *backend, enum vfio_iommu_notify_type event);
 };
 
 int vfio_register_iommu_driver(const struct vfio_iommu_driver_ops *ops);
