@@ -40,6 +40,17 @@
 #define PMD		SIM_PMD_SIZE
 #define PUD		SIM_PUD_SIZE
 
+/*
+ * RAM is FUZZ_RAM_BYTES wherever it goes: 65,536 pages, as many at every
+ * page size as fuzz_boot_machine() gives (256 MiB of 4 KiB pages, 1 GiB
+ * of 16 KiB, 4 GiB of 64 KiB), so an input that populates some pages
+ * finds as much room at every page size.
+ */
+#define FUZZ_RAM_BYTES		(65536ULL * PAGE)
+/* RAM ending at 4 GiB: half the space below it at most, BARs get the rest. */
+#define FUZZ_RAM_BELOW_4G_BYTES						\
+	(FUZZ_RAM_BYTES < (2ULL << 30) ? FUZZ_RAM_BYTES : 2ULL << 30)
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -345,7 +356,7 @@ static inline void fuzz_choices_end(void)
 static inline void fuzz_boot_machine(unsigned long long seed)
 {
 	/* 65,536 pages: 256 MiB of 4 KiB pages, as many at every page size */
-	struct sim_config cfg = { .ram_bytes = 65536ULL * PAGE, .seed = seed };
+	struct sim_config cfg = { .ram_bytes = FUZZ_RAM_BYTES, .seed = seed };
 
 	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine");
 	FUZZ_CHECK(kapi_boot() == 0, "boot");
@@ -362,10 +373,10 @@ static inline void fuzz_boot_machine(unsigned long long seed)
 #define FUZZ_PLACE_MARK_LEN	(sizeof(FUZZ_PLACE_MARK) - 1)
 
 enum fuzz_ram_place {
-	FUZZ_RAM_DEFAULT,	/* the sim's default 256 MiB */
-	FUZZ_RAM_AT_PFN0,	/* 256 MiB from physical page 0 */
-	FUZZ_RAM_BELOW_4G,	/* 256 MiB ending at 4 GiB */
-	FUZZ_RAM_AT_TOP,	/* 256 MiB ending at 2^52 */
+	FUZZ_RAM_DEFAULT,	/* the sim's default layout */
+	FUZZ_RAM_AT_PFN0,	/* from physical page 0 */
+	FUZZ_RAM_BELOW_4G,	/* ending at 4 GiB (2 GiB at most: a hole stays) */
+	FUZZ_RAM_AT_TOP,	/* ending at 2^52 */
 	FUZZ_RAM_RAGGED,	/* two ranges sharing a section, not PMD aligned */
 	FUZZ_RAM_NR
 };
@@ -412,25 +423,26 @@ static inline struct fuzz_placement fuzz_placement_of(struct fuzz_input *ops)
 
 /*
  * The machine of fuzz_boot_machine(seed 0) with its RAM where ram says
- * (the same 256 MiB, placed), booted again only when the layout differs
+ * (the same FUZZ_RAM_BYTES, placed), booted again only when the layout differs
  * from the machine's now.  Returns 1 if it booted (the caller then makes
  * its one-time state again), 0 if the machine stays.
  */
 static inline int fuzz_boot_machine_for(enum fuzz_ram_place ram)
 {
 	static const struct sim_phys_range layouts[FUZZ_RAM_NR][2] = {
-		[FUZZ_RAM_AT_PFN0] = { { 0, 256ULL << 20 } },
-		[FUZZ_RAM_BELOW_4G] = { { (4ULL << 30) - (256ULL << 20),
-					  256ULL << 20 } },
-		[FUZZ_RAM_AT_TOP] = { { (1ULL << 52) - (256ULL << 20),
-					256ULL << 20 } },
+		[FUZZ_RAM_AT_PFN0] = { { 0, FUZZ_RAM_BYTES } },
+		[FUZZ_RAM_BELOW_4G] = { { (4ULL << 30) - FUZZ_RAM_BELOW_4G_BYTES,
+					  FUZZ_RAM_BELOW_4G_BYTES } },
+		[FUZZ_RAM_AT_TOP] = { { (1ULL << 52) - FUZZ_RAM_BYTES,
+					FUZZ_RAM_BYTES } },
+		/* a quarter, 16 pages of gap, three quarters */
 		[FUZZ_RAM_RAGGED] = {
-			{ (1ULL << 30) + 3 * PAGE, 64ULL << 20 },
-			{ (1ULL << 30) + (64ULL << 20) + 19 * PAGE,
-			  192ULL << 20 } },
+			{ (1ULL << 30) + 3 * PAGE, FUZZ_RAM_BYTES / 4 },
+			{ (1ULL << 30) + FUZZ_RAM_BYTES / 4 + 19 * PAGE,
+			  FUZZ_RAM_BYTES / 4 * 3 } },
 	};
 	static int booted_ram = -1;
-	struct sim_config cfg = { .ram_bytes = 256ULL << 20 };
+	struct sim_config cfg = { .ram_bytes = FUZZ_RAM_BYTES };
 
 	if (booted_ram == (int)ram)
 		return 0;

@@ -43,7 +43,7 @@
  * first and last pages of user space; the top half and the last PUD of
  * the IOVA space); without the mark, today's placement.
  *
- * The machine (256 MiB: 65,536 pages of 4 KiB) is built once per process
+ * The machine (65,536 pages: 256 MiB of 4 KiB) is built once per process
  * and RAM layout; each input runs in a new process (kapi_proc_create)
  * that exits at the end, and the buddy allocator is rewound to its state
  * after boot (sim_buddy_rewind), so an input does the same whatever ran

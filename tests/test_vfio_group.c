@@ -29,6 +29,8 @@
 #define RW		KAPI_VFIO_DMA_MAP_RW
 #define IOVA		(8 * GiB)
 #define BAR_SIZE	(4 * GiB)
+/* The BAR whose mmap gets each leaf size: 4 PUDs (4 GiB with 4 KiB pages). */
+#define LEAF_BAR	(4 * PUD)
 #define VIABLE		KAPI_VFIO_GROUP_FLAGS_VIABLE
 #define CONTAINER_SET	KAPI_VFIO_GROUP_FLAGS_CONTAINER_SET
 
@@ -50,18 +52,24 @@ static int teardown(void **state)
 
 /* ---- helpers ---- */
 
-/* A vfio-pci device with a 64-bit 4 GiB BAR0 (BAR1 its upper half). */
-static struct kapi_vfio_pci *a_gpu(void)
+/* A vfio-pci device with a 64-bit BAR0 of bar_size (BAR1 its upper half). */
+static struct kapi_vfio_pci *a_gpu_with_a_bar_of(unsigned long long bar_size)
 {
 	struct kapi_vfio_pci_opts o = {
 		.fmt = SIM_IOMMU_INTEL_SL,
-		.bar_size = { BAR_SIZE },
+		.bar_size = { bar_size },
 		.bar_flags = { KAPI_VFIO_PCI_BAR_64 },
 	};
 	struct kapi_vfio_pci *p;
 
 	assert_int_equal(kapi_vfio_pci_create(&o, &p), 0);
 	return p;
+}
+
+/* A vfio-pci device with a 64-bit 4 GiB BAR0. */
+static struct kapi_vfio_pci *a_gpu(void)
+{
+	return a_gpu_with_a_bar_of(BAR_SIZE);
 }
 
 /* What a VMM holds for one device. */
@@ -480,7 +488,7 @@ static void test_region_info_of_each_region(void **state)
 {
 	struct kapi_vfio_pci_opts o = {
 		.fmt = SIM_IOMMU_INTEL_SL,
-		.bar_size = { 256 * MiB, 0, 256, 2048, 16 * KiB, 0 },
+		.bar_size = { 256 * MiB, 0, 256, 2048, 4 * PAGE, 0 },
 		.bar_flags = { KAPI_VFIO_PCI_BAR_64, 0, KAPI_VFIO_PCI_BAR_IO },
 		.has_msix = 1, .msix_bar = 4,
 	};
@@ -500,8 +508,8 @@ static void test_region_info_of_each_region(void **state)
 		{ "its upper half", 1, 32, 0, 0, 32, 0, 0, 0 },
 		{ "I/O BAR", 2, 32, 0, R | W, 32, 0, 256, 0 },
 		{ "sub-page memory BAR", 3, 32, 0, R | W, 32, 0, 2048, 0 },
-		{ "MSI-X BAR, no room", 4, 32, 0, R | W | M | C, 40, 0, 16 * KiB, 0 },
-		{ "MSI-X BAR, room", 4, 64, 0, R | W | M | C, 64, 32, 16 * KiB, 1 },
+		{ "MSI-X BAR, no room", 4, 32, 0, R | W | M | C, 40, 0, 4 * PAGE, 0 },
+		{ "MSI-X BAR, room", 4, 64, 0, R | W | M | C, 64, 32, 4 * PAGE, 1 },
 		{ "absent BAR", 5, 32, 0, 0, 32, 0, 0, 0 },
 		{ "no ROM", 6, 32, 0, 0, 32, 0, 0, 0 },
 		{ "config space", 7, 32, 0, R | W, 32, 0, 4096, 0 },
@@ -560,7 +568,8 @@ static int leaf_level_at(unsigned long va, unsigned long *pfn)
 
 /*
  * A touch maps the largest leaf whose block lies inside the VMA with
- * user address and BAR address aligned alike: PUD, PMD or PTE, by table.
+ * user address and BAR address aligned alike: PUD, PMD or PTE, by table
+ * (sizes from the geometry: a BAR of 4 PUDs, 4 GiB with 4 KiB pages).
  */
 static void test_bar_mmap_leaf_size_follows_alignment(void **state)
 {
@@ -568,36 +577,34 @@ static void test_bar_mmap_leaf_size_follows_alignment(void **state)
 		const char *what;
 		unsigned long long offset;	/* into the BAR */
 		unsigned long len;
-		unsigned long misalign;		/* of the va from 1 GiB */
+		unsigned long misalign;		/* of the va from a PUD */
 		unsigned long touch;		/* offset into the VMA */
 		int level;
 		unsigned long fallbacks;
 	} cases[] = {
-		{ "1G-aligned, whole BAR", 0, BAR_SIZE, 0, 0, KAPI_MM_LEAF_PUD, 0 },
-		{ "1G-aligned, second GiB", 0, BAR_SIZE, 0, GiB + 5 * PAGE,
+		{ "PUD-aligned, whole BAR", 0, LEAF_BAR, 0, 0, KAPI_MM_LEAF_PUD, 0 },
+		{ "PUD-aligned, second PUD", 0, LEAF_BAR, 0, PUD + 5 * PAGE,
 		  KAPI_MM_LEAF_PUD, 0 },
-		{ "va 2M off 1G", 0, BAR_SIZE - GiB, 2 * MiB, 0,
+		{ "va a PMD off a PUD", 0, LEAF_BAR - PUD, PMD, 0,
 		  KAPI_MM_LEAF_PMD, 1 },
-		{ "BAR offset 2M, va 1G-aligned", 2 * MiB, GiB, 0, 0,
+		{ "BAR offset a PMD, va PUD-aligned", PMD, PUD, 0, 0,
 		  KAPI_MM_LEAF_PMD, 1 },
-		{ "VMA of 512 MiB", 0, 512 * MiB, 0, 0, KAPI_MM_LEAF_PMD, 1 },
-		{ "va 4K off 1G", 0, 64 * MiB, PAGE, 0, KAPI_MM_LEAF_PTE, 2 },
-		{ "ragged tail of a PMD-aligned VMA", 0, 2 * MiB + PAGE, 0,
-		  2 * MiB, KAPI_MM_LEAF_PTE, 2 },
+		{ "VMA of half a PUD", 0, PUD / 2, 0, 0, KAPI_MM_LEAF_PMD, 1 },
+		{ "va a page off a PUD", 0, 32 * PMD, PAGE, 0, KAPI_MM_LEAF_PTE, 2 },
+		{ "ragged tail of a PMD-aligned VMA", 0, PMD + PAGE, 0,
+		  PMD, KAPI_MM_LEAF_PTE, 2 },
 	};
 	unsigned int i;
 
-	if (PUD != GiB)
-		skip();		/* the table is of 4 KiB-page geometry */
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct vmm v = { .dev = a_gpu() };
+		struct vmm v = { .dev = a_gpu_with_a_bar_of(LEAF_BAR) };
 		struct kapi_vfio_pci_stats s;
 		unsigned long va, pfn, bar;
 
 		print_message("%s\n", cases[i].what);
 		the_vmm_reaches(&v, DEVICE);
 		bar = kapi_vfio_pci_bar_pfn(v.dev, 0);
-		va = the_vmm_mmaps(&v, cases[i].offset, cases[i].len, GiB,
+		va = the_vmm_mmaps(&v, cases[i].offset, cases[i].len, PUD,
 				   cases[i].misalign);
 		/* Nothing is mapped before the first touch. */
 		assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
@@ -621,22 +628,20 @@ static void test_bar_mmap_leaf_size_follows_alignment(void **state)
  */
 static void test_decode_off_zaps_and_on_faults_back(void **state)
 {
-	struct vmm v = { .dev = a_gpu() };
+	struct vmm v = { .dev = a_gpu_with_a_bar_of(LEAF_BAR) };
 	struct kapi_vfio_pci_stats s;
-	unsigned long va, pfn;
+	unsigned long va, pfn, off;
 
-	if (PUD != GiB) {
-		kapi_vfio_pci_destroy(v.dev);
-		skip();		/* 4 KiB-page geometry: four PUD leaves */
-	}
 	the_vmm_reaches(&v, DEVICE);
-	va = the_vmm_mmaps(&v, 0, BAR_SIZE, GiB, 0);
-	assert_int_equal(kapi_mm_touch(va, BAR_SIZE, 0), 0);
-	assert_int_equal(leaf_level_at(va + 3 * GiB, &pfn), KAPI_MM_LEAF_PUD);
+	va = the_vmm_mmaps(&v, 0, LEAF_BAR, PUD, 0);
+	/* One touch per PUD (kapi_mm_touch() walks every page it is given). */
+	for (off = 0; off < LEAF_BAR; off += PUD)
+		assert_int_equal(kapi_mm_touch(va + off, 1, 0), 0);
+	assert_int_equal(leaf_level_at(va + 3 * PUD, &pfn), KAPI_MM_LEAF_PUD);
 
 	kapi_vfio_pci_set_memory(v.dev, 0);
 	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
-	assert_int_equal(kapi_mm_cpu_pfn(va + 3 * GiB, NULL, NULL), -ENOENT);
+	assert_int_equal(kapi_mm_cpu_pfn(va + 3 * PUD, NULL, NULL), -ENOENT);
 	assert_int_equal(kapi_mm_touch(va, 1, 0), -EFAULT);
 	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
 	kapi_vfio_pci_stats(v.dev, &s);
@@ -644,9 +649,9 @@ static void test_decode_off_zaps_and_on_faults_back(void **state)
 	assert_int_equal(s.sigbus, 1);
 
 	kapi_vfio_pci_set_memory(v.dev, 1);
-	assert_int_equal(kapi_mm_touch(va + GiB, 1, 0), 0);
-	assert_int_equal(leaf_level_at(va + GiB, &pfn), KAPI_MM_LEAF_PUD);
-	assert_int_equal(pfn, kapi_vfio_pci_bar_pfn(v.dev, 0) + GiB / PAGE);
+	assert_int_equal(kapi_mm_touch(va + PUD, 1, 0), 0);
+	assert_int_equal(leaf_level_at(va + PUD, &pfn), KAPI_MM_LEAF_PUD);
+	assert_int_equal(pfn, kapi_vfio_pci_bar_pfn(v.dev, 0) + PUD / PAGE);
 	kapi_vfio_pci_stats(v.dev, &s);
 	assert_int_equal(s.faults_pud, 5);	/* 4 + the one back */
 	assert_int_equal(kapi_mm_munmap(va), 0);
