@@ -101,16 +101,19 @@ static int err_at(struct replay *r, unsigned int line, const char *fmt, const ch
 
 int replay_push_event(struct replay *r, const struct replay_event *e)
 {
+	/* e may point into r->events (a repeat block): copy it first. */
+	const struct replay_event ev = *e;
+
 	if (r->nr_events == r->max_events) {
 		unsigned int max = r->max_events ? r->max_events * 2 : 64;
 		struct replay_event *n = realloc(r->events, max * sizeof(*n));
 
 		if (!n)
-			return err_at(r, e->line, "%s", "out of memory");
+			return err_at(r, ev.line, "%s", "out of memory");
 		r->events = n;
 		r->max_events = max;
 	}
-	r->events[r->nr_events++] = *e;
+	r->events[r->nr_events++] = ev;
 	return 0;
 }
 

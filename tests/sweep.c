@@ -277,7 +277,7 @@ int sweep_run(const struct sweep_scenario *sc, struct sweep_result *res)
 	if (!hits) {
 		res->setup_failed = 1;
 		nr = 0;
-	} else {
+	} else if (nr) {
 		memcpy(hits, log, nr * sizeof(*hits));
 	}
 	if (!res->setup_failed) {
