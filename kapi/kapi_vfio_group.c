@@ -16,6 +16,8 @@
 #include <linux/uaccess.h>
 #include <linux/vfio.h>
 #include <shim/fs.h>
+#include <shim/vfio_core.h>
+#include <shim/vfio_iommu_driver.h>
 #include <shim/vfio_pci_sim.h>
 
 #include <dmasim/kapi_mm.h>
@@ -327,10 +329,45 @@ void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 	s->fallbacks = st.fallbacks;
 	s->sigbus = st.sigbus;
 	s->zaps = st.zaps;
+	s->opens = st.opens;
+	s->closes = st.closes;
 	kapi_user_return();
 }
 
 unsigned long kapi_vfio_pci_nr_alive(void)
 {
 	return kapi_vfio_pci_alive;
+}
+
+int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p)
+{
+	return kapi_return(vfio_pci_sim_register_again(p->sim));
+}
+
+/* The backend registered at boot (type1), remembered across unregister. */
+static const struct vfio_iommu_driver_ops *kapi_vfio_backend(void)
+{
+	static const struct vfio_iommu_driver_ops *ops;
+
+	if (!ops)
+		ops = vfio_shim_first_backend();
+	return ops;
+}
+
+int kapi_vfio_backend_register(void)
+{
+	const struct vfio_iommu_driver_ops *ops = kapi_vfio_backend();
+
+	if (!ops)
+		return kapi_return(-ENODEV);
+	return kapi_return(vfio_register_iommu_driver(ops));
+}
+
+void kapi_vfio_backend_unregister(void)
+{
+	const struct vfio_iommu_driver_ops *ops = kapi_vfio_backend();
+
+	if (ops)
+		vfio_unregister_iommu_driver(ops);
+	kapi_user_return();
 }

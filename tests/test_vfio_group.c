@@ -23,6 +23,7 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/kapi_vfio_group.h>
 #include <dmasim/sim.h>
+#include <dmasim/sim_iommu.h>
 
 #include "shared.h"
 
@@ -751,6 +752,270 @@ static void test_a_bar_mmap_holds_the_device_file(void **state)
 	the_vmm_exits(&v);
 }
 
+/* ---- device opens, groups of several devices, registration ---- */
+
+static struct kapi_vfio_pci_stats stats_of(struct kapi_vfio_pci *dev)
+{
+	struct kapi_vfio_pci_stats s;
+
+	kapi_vfio_pci_stats(dev, &s);
+	return s;
+}
+
+/*
+ * A second GET_DEVICE_FD of an open device shares its open: the driver's
+ * open_device ran once, close_device runs after the last fd, and the
+ * group stays busy until then.
+ */
+static void test_a_second_device_fd_shares_the_driver_open(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	int dfd2;
+
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(stats_of(v.dev).opens, 1);
+	dfd2 = kapi_vfio_group_get_device_fd(v.gfd, kapi_vfio_pci_name(v.dev));
+	assert_true(dfd2 >= 0 && dfd2 != v.dfd);
+	assert_int_equal(stats_of(v.dev).opens, 1);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	v.dfd = -1;
+	assert_int_equal(stats_of(v.dev).closes, 0);
+	assert_int_equal(kapi_vfio_group_unset_container(v.gfd), -EBUSY);
+	assert_int_equal(kapi_close(dfd2), 0);
+	assert_int_equal(stats_of(v.dev).closes, 1);
+	assert_int_equal(kapi_vfio_group_unset_container(v.gfd), 0);
+	assert_int_equal(group_status_of(&v), VIABLE);
+	the_vmm_exits(&v);
+}
+
+/*
+ * GET_DEVICE_FD fails at each of its steps with that step's errno: no fd
+ * number (-EMFILE), the driver's open_device (-ENOMEM); the device is not
+ * left open and the group can leave its container (no user held).
+ */
+static void test_get_device_fd_failing_at_each_step_opens_nothing(void **state)
+{
+	static const struct {
+		const char *what;
+		const char *point;
+		unsigned long long nth;	/* of the point's calls in the ioctl */
+		long err;
+	} cases[] = {
+		{ "no free fd number", "shim/fs/get_unused_fd", 0, -EMFILE },
+		/* strndup_user() of the name, then open_device's config space */
+		{ "open_device", "shim/slab/kmalloc", 1, -ENOMEM },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct vmm v = { .dev = a_gpu() };
+		unsigned long fds;
+
+		print_message("%s\n", cases[i].what);
+		the_vmm_reaches(&v, IOMMU);
+		fds = kapi_nr_files();
+		fail_nth_call_of(cases[i].point, cases[i].nth);
+		assert_int_equal(kapi_vfio_group_get_device_fd(v.gfd,
+				kapi_vfio_pci_name(v.dev)), cases[i].err);
+		assert_true(stop_failing(cases[i].point) > cases[i].nth);
+		assert_int_equal(stats_of(v.dev).opens, 0);
+		assert_int_equal(kapi_nr_files(), fds);
+		assert_int_equal(kapi_vfio_group_unset_container(v.gfd), 0);
+		assert_int_equal(group_status_of(&v), VIABLE);
+		the_vmm_exits(&v);
+		assert_nothing_held();
+	}
+}
+
+/*
+ * A group joins a container whose backend cannot attach it (the IOMMU
+ * driver refuses the domain): SET_CONTAINER fails with the backend's
+ * errno, the group's DMA ownership is given back (viable, no container),
+ * the group already there keeps its mapping, and the retry succeeds.
+ */
+static void test_joining_a_container_whose_backend_refuses_the_group(void **state)
+{
+	struct vmm a = { .dev = a_gpu() }, b = { .dev = a_gpu() };
+	unsigned long va = map_anon(2 * MiB);
+
+	the_vmm_reaches(&a, IOMMU);
+	assert_int_equal(kapi_vfio_fd_map_dma(a.cfd, va, IOVA, 2 * MiB, RW), 0);
+	b.cfd = a.cfd;
+	b.dfd = -1;
+	b.gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(b.dev));
+	assert_true(b.gfd >= 0);
+	fail_every_call_of("shim/iommu/attach_dev");
+	assert_int_equal(kapi_vfio_group_set_container(b.gfd, a.cfd), -ENOMEM);
+	assert_true(stop_failing("shim/iommu/attach_dev") > 0);
+	assert_int_equal(group_status_of(&b), VIABLE);
+	assert_int_equal(group_status_of(&a), VIABLE | CONTAINER_SET);
+	assert_int_equal(kapi_mm_pins_outstanding(), 2 * MiB / PAGE);
+	assert_int_equal(kapi_vfio_group_set_container(b.gfd, a.cfd), 0);
+	assert_int_equal(group_status_of(&b), VIABLE | CONTAINER_SET);
+	assert_int_equal(kapi_close(b.gfd), 0);
+	kapi_vfio_pci_destroy(b.dev);
+	the_vmm_exits(&a);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
+/*
+ * SET_IOMMU of a container with two groups, each IOMMU attach failing in
+ * turn: a failure attaching either group fails the call -ENOMEM, the group
+ * attached before it is detached again, no backend is set (MAP_DMA
+ * -EINVAL) and no IOMMU domain is left.  (A failure moving the second
+ * group into the first one's domain, type1's third attach, is absorbed:
+ * type1 keeps the group in a domain of its own.)
+ */
+static void test_set_iommu_unwinds_the_groups_attached_before_a_failure(void **state)
+{
+	unsigned long long nth, calls, failed = 0;
+	unsigned long va = map_anon(2 * MiB);
+
+	for (nth = 0;; nth++) {
+		struct vmm a = { .dev = a_gpu() }, b = { .dev = a_gpu() };
+		unsigned long domains;
+		long ret;
+
+		the_vmm_reaches(&a, CONTAINER);
+		b.cfd = a.cfd;
+		b.dfd = -1;
+		b.gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(b.dev));
+		assert_true(b.gfd >= 0);
+		assert_int_equal(kapi_vfio_group_set_container(b.gfd, a.cfd), 0);
+		domains = sim_iommu_nr_domains();
+		fail_nth_call_of("shim/iommu/attach_dev", nth);
+		ret = kapi_vfio_ioctl_val(a.cfd, KAPI_VFIO_SET_IOMMU,
+					  KAPI_VFIO_TYPE1v2_IOMMU);
+		calls = stop_failing("shim/iommu/attach_dev");
+		if (ret) {
+			assert_int_equal(ret, -ENOMEM);
+			assert_int_equal(kapi_vfio_fd_map_dma(a.cfd, va, IOVA,
+							      2 * MiB, RW),
+					 -EINVAL);
+			assert_int_equal(sim_iommu_nr_domains(), domains);
+			failed++;
+		}
+		assert_int_equal(group_status_of(&a), VIABLE | CONTAINER_SET);
+		assert_int_equal(group_status_of(&b), VIABLE | CONTAINER_SET);
+		assert_int_equal(kapi_close(b.gfd), 0);
+		kapi_vfio_pci_destroy(b.dev);
+		the_vmm_exits(&a);
+		assert_nothing_held();
+		if (calls <= nth)
+			break;
+	}
+	assert_int_equal(failed, 2);
+}
+
+/*
+ * Two VFIO devices in one IOMMU group share one group node: each gets its
+ * own device fd and driver open, and the group goes with its last device.
+ */
+static void test_two_devices_of_one_group_share_its_node(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct kapi_vfio_pci_opts peer_opts = {
+		.fmt = SIM_IOMMU_INTEL_SL, .group_peer = v.dev,
+	};
+	struct kapi_vfio_pci *peer;
+	int group, pfd, gfd;
+
+	assert_int_equal(kapi_vfio_pci_create(&peer_opts, &peer), 0);
+	group = kapi_vfio_pci_group_id(v.dev);
+	assert_int_equal(kapi_vfio_pci_group_id(peer), group);
+	the_vmm_reaches(&v, DEVICE);
+	pfd = kapi_vfio_group_get_device_fd(v.gfd, kapi_vfio_pci_name(peer));
+	assert_true(pfd >= 0);
+	assert_int_equal(stats_of(peer).opens, 1);
+	assert_int_equal(stats_of(v.dev).opens, 1);
+	assert_int_equal(kapi_close(pfd), 0);
+	assert_int_equal(stats_of(peer).closes, 1);
+	assert_int_equal(stats_of(v.dev).closes, 0);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
+	/* One device gone, the group is still there for the other. */
+	kapi_vfio_pci_destroy(peer);
+	gfd = kapi_vfio_group_fd_open(group);
+	assert_true(gfd >= 0);
+	assert_int_equal(kapi_close(gfd), 0);
+	kapi_vfio_pci_destroy(v.dev);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
+}
+
+/*
+ * Every allocation of a VFIO device's registration failing in turn (its
+ * group, the group's char device and device node among them): the device
+ * is not created (-ENOMEM), no group node appears and nothing is held.
+ */
+static void test_every_allocation_failing_in_device_creation_leaves_nothing(void **state)
+{
+	unsigned long long nth, calls, failed = 0;
+
+	for (nth = 0;; nth++) {
+		struct kapi_vfio_pci *dev = NULL;
+		unsigned long files = kapi_nr_files();
+		int ret;
+
+		fail_nth_call_of("shim/slab/kmalloc", nth);
+		ret = kapi_vfio_pci_create(&(struct kapi_vfio_pci_opts){
+				.fmt = SIM_IOMMU_INTEL_SL }, &dev);
+		calls = stop_failing("shim/slab/kmalloc");
+		if (calls <= nth) {
+			assert_int_equal(ret, 0);
+			kapi_vfio_pci_destroy(dev);
+			break;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		assert_int_equal(kapi_vfio_pci_nr_alive(), 0);
+		assert_int_equal(kapi_nr_files(), files);
+		assert_nothing_held();
+		failed++;
+	}
+	print_message("%llu allocations failed in turn\n", failed);
+	assert_true(failed >= 4);
+}
+
+/* A driver registering its device a second time is refused, harmlessly. */
+static void test_registering_a_device_twice_is_refused(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+
+	assert_int_equal(kapi_vfio_pci_register_again(v.dev), -EBUSY);
+	the_vmm_reaches(&v, DEVICE);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
+/*
+ * The backend's registration as its module's exit and init make it: a
+ * second register is refused (-EINVAL), one unregister removes it (a
+ * container then finds no backend), a second unregister changes nothing,
+ * and registering again brings it back.
+ */
+static void test_backend_registration_is_once_and_undone_once(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+
+	assert_int_equal(kapi_vfio_backend_register(), -EINVAL);
+	kapi_vfio_backend_unregister();
+	kapi_vfio_backend_unregister();
+	v.cfd = kapi_vfio_container_fd_open();
+	v.gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(v.dev));
+	v.dfd = -1;
+	assert_true(v.cfd >= 0 && v.gfd >= 0);
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_CHECK_EXTENSION,
+					     KAPI_VFIO_TYPE1v2_IOMMU), 0);
+	assert_int_equal(kapi_vfio_group_set_container(v.gfd, v.cfd), 0);
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_SET_IOMMU,
+					     KAPI_VFIO_TYPE1v2_IOMMU), -ENODEV);
+	assert_int_equal(kapi_vfio_backend_register(), 0);
+	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_SET_IOMMU,
+					     KAPI_VFIO_TYPE1v2_IOMMU), 0);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -770,6 +1035,14 @@ int main(void)
 		T(test_map_dma_of_a_disabled_bar),
 		T(test_bad_bar_mmaps_fail_and_map_nothing),
 		T(test_a_bar_mmap_holds_the_device_file),
+		T(test_a_second_device_fd_shares_the_driver_open),
+		T(test_get_device_fd_failing_at_each_step_opens_nothing),
+		T(test_joining_a_container_whose_backend_refuses_the_group),
+		T(test_set_iommu_unwinds_the_groups_attached_before_a_failure),
+		T(test_two_devices_of_one_group_share_its_node),
+		T(test_every_allocation_failing_in_device_creation_leaves_nothing),
+		T(test_registering_a_device_twice_is_refused),
+		T(test_backend_registration_is_once_and_undone_once),
 	};
 
 	return cmocka_run_group_tests_name("vfio_group", tests, NULL, NULL);

@@ -132,10 +132,25 @@ void kapi_vfio_pci_set_memory(struct kapi_vfio_pci *p, int on);
 struct kapi_vfio_pci_stats {
 	unsigned long faults_pte, faults_pmd, faults_pud;
 	unsigned long fallbacks, sigbus, zaps;
+	unsigned long opens, closes;	/* the driver's open/close_device */
 };
 void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 			 struct kapi_vfio_pci_stats *s);
 /* Devices created and not destroyed. */
 unsigned long kapi_vfio_pci_nr_alive(void);
+/*
+ * A driver bug: vfio_register_group_dev() of a device registered already
+ * (the VFIO core refuses it, -EBUSY).
+ */
+int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p);
+
+/*
+ * The IOMMU backend registered at boot (type1), as its module's exit and
+ * init would: vfio_unregister_iommu_driver() (no backend for containers
+ * opened then) and vfio_register_iommu_driver() (-EINVAL while it is
+ * registered).  -ENODEV if none registered at boot.
+ */
+int kapi_vfio_backend_register(void);
+void kapi_vfio_backend_unregister(void);
 
 #endif

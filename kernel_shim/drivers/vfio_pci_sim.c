@@ -41,6 +41,8 @@ struct vfio_pci_sim {
 	unsigned int bar_flags[VFIO_PCI_SIM_NR_BARS];
 	int msix_bar;
 	bool host_driver;
+	/* the virtual config space: from the first open to the last close */
+	u8 *vconfig;
 	/* memory decode (vconfig PCI_COMMAND's MEMORY bit), and the mmaps */
 	struct rw_semaphore memory_lock;
 	bool memory_enabled;
@@ -296,8 +298,37 @@ static int vfio_pci_sim_mmap(struct vfio_device *vdev,
 	return 0;
 }
 
+/*
+ * The first open of the device: vfio_pci_core_enable()'s allocation of
+ * the virtual config space (vfio_config_init()), which can fail -ENOMEM
+ * and then opens nothing.  The VFIO core serialises open and close under
+ * the group's lock.
+ */
+static int vfio_pci_sim_open_device(struct vfio_device *vdev)
+{
+	struct vfio_pci_sim *p = to_sim(vdev);
+
+	p->vconfig = kzalloc(VFIO_PCI_SIM_CFG_SIZE, GFP_KERNEL);
+	if (!p->vconfig)
+		return -ENOMEM;
+	p->stats.opens++;
+	return 0;
+}
+
+/* The last close: vfio_pci_core_disable() frees the config space. */
+static void vfio_pci_sim_close_device(struct vfio_device *vdev)
+{
+	struct vfio_pci_sim *p = to_sim(vdev);
+
+	kfree(p->vconfig);
+	p->vconfig = NULL;
+	p->stats.closes++;
+}
+
 static const struct vfio_device_ops vfio_pci_sim_ops = {
 	.name = "vfio-pci-sim",
+	.open_device = vfio_pci_sim_open_device,
+	.close_device = vfio_pci_sim_close_device,
 	.ioctl = vfio_pci_sim_ioctl,
 	.mmap = vfio_pci_sim_mmap,
 };
@@ -397,9 +428,15 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/* A driver bug a test makes: registering the device a second time. */
+int vfio_pci_sim_register_again(struct vfio_pci_sim *p)
+{
+	return vfio_register_group_dev(&p->vdev);
+}
+
 void vfio_pci_sim_destroy(struct vfio_pci_sim *p)
 {
-	WARN_ON(!list_empty(&p->vmas));
+	WARN_ON(!list_empty(&p->vmas) || p->vconfig);
 	if (p->registered)
 		vfio_unregister_group_dev(&p->vdev);
 	if (p->host_driver)

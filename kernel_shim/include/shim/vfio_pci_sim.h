@@ -18,10 +18,14 @@
  *    decode is off);
  *  - a write of the command register's memory-enable bit: off zaps every
  *    BAR mmap of the device under memory_lock (write), on lets faults map
- *    them back.
- * Simplified: no config space beyond PCI_COMMAND, no pread/pwrite, no
- * IRQs, no reset or power states; the device inode's i_mmap is a list of
- * the device's VMAs (added at mmap, dropped by vm_ops->close).
+ *    them back;
+ *  - open_device (the first device fd) allocates the virtual config
+ *    space as vfio_pci_core_enable() does (-ENOMEM if it cannot),
+ *    close_device (after the last) frees it.
+ * Simplified: no config space beyond PCI_COMMAND (the allocated copy is
+ * not read), no pread/pwrite, no IRQs, no reset or power states; the
+ * device inode's i_mmap is a list of the device's VMAs (added at mmap,
+ * dropped by vm_ops->close).
  */
 #ifndef _DMASIM_SHIM_VFIO_PCI_SIM_H
 #define _DMASIM_SHIM_VFIO_PCI_SIM_H
@@ -55,11 +59,14 @@ struct vfio_pci_sim_stats {
 	unsigned long fallbacks;	/* huge faults that fell back */
 	unsigned long sigbus;		/* faults refused: decode off */
 	unsigned long zaps;		/* decode-off zaps */
+	unsigned long opens, closes;	/* open_device / close_device done */
 };
 
 /* ERR_PTR(-EINVAL) for bad options, -ENOSPC (no room for a BAR), -ENOMEM. */
 struct vfio_pci_sim *vfio_pci_sim_create(const char *name,
 					 const struct vfio_pci_sim_opts *opts);
+/* vfio_register_group_dev() again (a driver bug): -EBUSY. */
+int vfio_pci_sim_register_again(struct vfio_pci_sim *vdev);
 /* The device's fds must be closed and its mmaps gone. */
 void vfio_pci_sim_destroy(struct vfio_pci_sim *vdev);
 struct device *vfio_pci_sim_dev(struct vfio_pci_sim *vdev);
