@@ -8,6 +8,13 @@
 #   DMASIM_COV_LINE_MIN    (default below)  % of reachable lines
 #   DMASIM_COV_BRANCH_MIN  (default below)  % of branches
 #
+# and fails when one file's lines fall under its own floor:
+#
+#   DMASIM_COV_FILE_LINE_MIN  (default 100)  % of each file's reachable lines
+#
+# except the files listed in file_line_exceptions below, each with its measured
+# figure and what is missing.
+#
 # The floors are the project's target: 100% of reachable lines and 90% of
 # branches.  A line that cannot run in the simulator is excluded where it
 # stands, with its reason (GCOVR_EXCL_LINE / GCOVR_EXCL_START..STOP /
@@ -17,12 +24,17 @@
 # 2026-11-30 lines 100% (2357/2357), branches 99.5% (1390/1397).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-# 2026-12-01: the floor is 98.5% while core/drivers/vfio/container.c and
-# group.c (new this round: VFIO containers and groups) are not fully
-# covered (96.3% and 91.1% of lines); the target stays 100%, and the gate
-# prints "not met yet" until it is.
-line_min=${DMASIM_COV_LINE_MIN:-98.5}
+# 2026-12-01: container.c and group.c (VFIO containers and groups, new this
+# round) went from 96.3% / 91.1% of lines to 100%; what is left is two lines
+# of type1's unmap_stride notes (growing a DMA's run array past 4 runs, and
+# the run cursor stepping over runs below the unmap's start): 2969/2971,
+# 99.9%.  The target stays 100%, and the gate prints "not met yet" until it
+# is.
+line_min=${DMASIM_COV_LINE_MIN:-99.9}
 branch_min=${DMASIM_COV_BRANCH_MIN:-90}
+file_line_min=${DMASIM_COV_FILE_LINE_MIN:-100}
+# Per-file exceptions (file=floor): type1 at 1527/1529 lines (99.87%).
+file_line_exceptions="core/drivers/vfio/vfio_iommu_type1.c=99.8"
 build=build-cov
 configure_build "$build" -Db_coverage=true
 build_dir "$build"
@@ -41,18 +53,28 @@ gcovr "$build" --root . --object-directory "$build" --filter 'core/' \
 	--exclude-unreachable-branches --exclude-throw-branches \
 	--json-summary "$build/coverage-core.json" --txt "$build/coverage-core.txt" >/dev/null
 cat "$build/coverage-core.txt"
-python3 - "$build/coverage-core.json" "$line_min" "$branch_min" <<'PY'
+python3 - "$build/coverage-core.json" "$line_min" "$branch_min" \
+	"$file_line_min" "$file_line_exceptions" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 line_min, branch_min = float(sys.argv[2]), float(sys.argv[3])
+file_min = float(sys.argv[4])
+file_floor = {f: float(v) for f, v in
+              (e.split("=") for e in sys.argv[5].split() if e)}
 line, branch = s["line_percent"], s["branch_percent"]
 print(f"coverage-gate: core/ lines {line:.1f}% ({s['line_covered']}/{s['line_total']}), "
       f"branches {branch:.1f}% ({s['branch_covered']}/{s['branch_total']})")
 print(f"coverage-gate: floors {line_min:.1f}% / {branch_min:.1f}%; "
       f"target 100% / 90%: {'met' if line >= 100 and branch >= 90 else 'not met yet'}")
+ok = line >= line_min and branch >= branch_min
 for f in sorted(s["files"], key=lambda f: f["filename"]):
+    floor = file_floor.get(f["filename"], file_min)
+    # gcovr rounds line_percent: compare the exact share.
+    exact = 100.0 * f["line_covered"] / f["line_total"] if f["line_total"] else 100.0
+    under = exact < floor
+    ok = ok and not under
     print(f"  {f['filename']}: lines {f['line_percent']:.1f}% "
-          f"({f['line_total'] - f['line_covered']} uncovered), "
-          f"branches {f['branch_percent']:.1f}%")
-sys.exit(0 if line >= line_min and branch >= branch_min else 1)
+          f"({f['line_total'] - f['line_covered']} uncovered; floor {floor:g}%"
+          f"{', UNDER' if under else ''}), branches {f['branch_percent']:.1f}%")
+sys.exit(0 if ok else 1)
 PY
