@@ -80,6 +80,18 @@ long kapi_ioctl(int fd, unsigned int cmd, void *arg)
 	return kapi_return(ret);
 }
 
+long kapi_pread(int fd, void *buf, unsigned long count, long long pos)
+{
+	long ret;
+
+	if (fd < 0)
+		return kapi_return(-EBADF);
+	dmasim_uaccess_host_ranges(buf, count, NULL, 0);
+	ret = shim_pread(fd, buf, count, pos);
+	dmasim_uaccess_host_ranges(NULL, 0, NULL, 0);
+	return kapi_return(ret);
+}
+
 int kapi_close(int fd)
 {
 	if (fd < 0)

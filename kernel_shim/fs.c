@@ -152,9 +152,15 @@ unsigned long shim_nr_files(void)
 	return files_alive;
 }
 
-/* A file and its own inode, one reference, as alloc_file_pseudo() gives. */
+/*
+ * A file and its own inode, one reference.  Its seek modes: a device node
+ * opened by open(2) has FMODE_LSEEK (if fops has ->llseek), FMODE_PREAD
+ * and FMODE_PWRITE (do_dentry_open()), which nonseekable_open() takes
+ * away; a pseudo file (anon_inode_getfile(), alloc_file_pseudo()) only
+ * FMODE_LSEEK, if fops has ->llseek (file_init_path()).
+ */
 static struct file *file_alloc(const struct file_operations *fops,
-			       unsigned int flags)
+			       unsigned int flags, bool devnode)
 {
 	struct file *file;
 	struct inode *inode;
@@ -172,7 +178,9 @@ static struct file *file_alloc(const struct file_operations *fops,
 	file->f_inode = inode;
 	file->f_op = fops;
 	file->f_flags = flags & (O_ACCMODE | O_NONBLOCK);
-	file->f_mode = FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE;
+	file->f_mode = devnode ? FMODE_PREAD | FMODE_PWRITE : 0;
+	if (fops && fops->llseek)
+		file->f_mode |= FMODE_LSEEK;
 	if ((flags & O_ACCMODE) != O_WRONLY)
 		file->f_mode |= FMODE_READ;
 	if ((flags & O_ACCMODE) != O_RDONLY)
@@ -225,7 +233,7 @@ struct file *anon_inode_getfile(const char *name,
 				const struct file_operations *fops,
 				void *priv, int flags)
 {
-	struct file *file = file_alloc(fops, flags);
+	struct file *file = file_alloc(fops, flags, false);
 
 	if (!IS_ERR(file))
 		file->private_data = priv;
@@ -497,7 +505,7 @@ int shim_open_devnode(const char *name, unsigned int flags)
 	fd = get_unused_fd_flags(flags);
 	if (fd < 0)
 		return fd;
-	file = file_alloc(cdev->ops, flags);
+	file = file_alloc(cdev->ops, flags, true);
 	if (IS_ERR(file)) {
 		put_unused_fd(fd);
 		return PTR_ERR(file);
@@ -516,6 +524,29 @@ int shim_open_devnode(const char *name, unsigned int flags)
 	}
 	fd_install(fd, file);
 	return fd;
+}
+
+ssize_t shim_pread(unsigned int fd, char __user *buf, size_t count, loff_t pos)
+{
+	struct file *file;
+	ssize_t ret;
+
+	/* ksys_pread64(), then vfs_read() without its permission hooks */
+	if (pos < 0)
+		return -EINVAL;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	if (!(file->f_mode & FMODE_PREAD))
+		ret = -ESPIPE;
+	else if (!(file->f_mode & FMODE_READ))
+		ret = -EBADF;
+	else if (!file->f_op || !file->f_op->read)
+		ret = -EINVAL;	/* no FMODE_CAN_READ */
+	else
+		ret = file->f_op->read(file, buf, count, &pos);
+	fput(file);
+	return ret;
 }
 
 long shim_ioctl(unsigned int fd, unsigned int cmd, unsigned long arg)

@@ -467,6 +467,38 @@ static void test_heap_minors_run_out(void **state)
 	assert_int_equal(kapi_close(ret), 0);
 }
 
+/*
+ * A heap's node is opened nonseekable, as every dma-buf is a pseudo file:
+ * pread() on either is -ESPIPE (a seekable file without a read op would
+ * say -EINVAL), and a negative offset is -EINVAL before anything else.
+ */
+static void test_heap_and_buffer_fds_cannot_be_pread(void **state)
+{
+	static const struct {
+		const char *what;
+		int buffer;		/* the dma-buf fd, else the heap's */
+		long long pos;
+		long ret;
+	} cases[] = {
+		{ "the heap's node", 0, 0, -ESPIPE },
+		{ "the heap's node at offset -1", 0, -1, -EINVAL },
+		{ "a buffer", 1, 0, -ESPIPE },
+	};
+	int buf_fd = kapi_heap_alloc(system_fd, 4 * KiB, KAPI_O_RDWR, 0);
+	char byte;
+	unsigned int i;
+
+	assert_true(buf_fd >= 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("%s\n", cases[i].what);
+		assert_int_equal(kapi_pread(cases[i].buffer ? buf_fd : system_fd,
+					    &byte, 1, cases[i].pos),
+				 cases[i].ret);
+	}
+	assert_int_equal(kapi_close(buf_fd), 0);
+	assert_nothing_left_behind();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +509,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_buffer_can_get_descriptor_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ioctl_argument_up_to_128_bytes_needs_no_allocation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_argument_reads_as_zero_beyond_its_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_heap_and_buffer_fds_cannot_be_pread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_export_info_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_allocation_failure_in_heap_add_unwinds, setup, teardown),
 		/* Last: it leaves no minor free. */

@@ -61,6 +61,8 @@ int kapi_heap_alloc(int heap_fd, unsigned long long len, unsigned int fd_flags,
 		    unsigned long long heap_flags);
 /* ioctl(fd, cmd, arg) as userspace issues it (arg is a user pointer). */
 long kapi_ioctl(int fd, unsigned int cmd, void *arg);
+/* pread(fd, buf, count, pos): bytes read or -errno (-ESPIPE: nonseekable). */
+long kapi_pread(int fd, void *buf, unsigned long count, long long pos);
 /* close(fd): 0 or -EBADF. */
 int kapi_close(int fd);
 /* Descriptors open, and files alive (a dma-buf lives while either holds it). */

@@ -2,7 +2,8 @@
 /*
  * The system-call side of the simulated VFS (kernel_shim/fs.c), for the
  * kapi_*.c files: what open(2), ioctl(2) and close(2) on a device node do
- * in the kernel, reduced to the paths the code under test has.
+ * in the kernel (and pread(2)), reduced to the paths the code under test
+ * has.
  *
  * shim_open_devnode("dma_heap/system", O_RDONLY | O_CLOEXEC) finds the
  * node that device_create() recorded under that name (the name devtmpfs
@@ -20,6 +21,12 @@
 int shim_open_devnode(const char *name, unsigned int flags);
 /* ->unlocked_ioctl of the fd's file; -EBADF, or -ENOTTY without one. */
 long shim_ioctl(unsigned int fd, unsigned int cmd, unsigned long arg);
+/*
+ * pread(2): ksys_pread64() and vfs_read() (no security or fsnotify hooks):
+ * -EINVAL for pos < 0, -EBADF, -ESPIPE on a file opened nonseekable (no
+ * FMODE_PREAD), -EBADF if not open for reading, -EINVAL without ->read.
+ */
+ssize_t shim_pread(unsigned int fd, char __user *buf, size_t count, loff_t pos);
 /* Descriptors open (installed or reserved) in the simulated process. */
 unsigned int shim_nr_open_fds(void);
 /* Files alive (referenced by an fd or by the kernel). */
