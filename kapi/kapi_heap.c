@@ -109,6 +109,16 @@ unsigned long kapi_nr_files(void)
 	return shim_nr_files();
 }
 
+unsigned int kapi_nr_char_devices(void)
+{
+	return shim_nr_cdevs();
+}
+
+unsigned int kapi_nr_device_nodes(void)
+{
+	return shim_nr_devices();
+}
+
 /* ------------------------------------------------------------------------
  * Devices.
  */

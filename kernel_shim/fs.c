@@ -252,6 +252,7 @@ struct chrdev_region {
 
 static LIST_HEAD(chrdev_regions);
 static LIST_HEAD(cdev_list);
+static unsigned int cdevs_alive;
 static DEFINE_MUTEX(chrdev_lock);
 /* Dynamic majors are handed out downwards from here, as the kernel's are. */
 static unsigned int chrdev_next_major = 511;
@@ -341,6 +342,7 @@ int cdev_add(struct cdev *p, dev_t dev, unsigned int count)
 	p->count = count;
 	mutex_lock(&chrdev_lock);
 	list_add_tail(&p->list, &cdev_list);
+	cdevs_alive++;
 	mutex_unlock(&chrdev_lock);
 	return 0;
 }
@@ -348,8 +350,15 @@ int cdev_add(struct cdev *p, dev_t dev, unsigned int count)
 void cdev_del(struct cdev *p)
 {
 	mutex_lock(&chrdev_lock);
+	if (!list_empty(&p->list))
+		cdevs_alive--;
 	list_del_init(&p->list);
 	mutex_unlock(&chrdev_lock);
+}
+
+unsigned int shim_nr_cdevs(void)
+{
+	return cdevs_alive;
 }
 
 static struct cdev *cdev_lookup(dev_t dev)

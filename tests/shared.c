@@ -191,6 +191,8 @@ int leak_snapshot_diff(const struct leak_snapshot *b,
 	LEAK_CHECK(LEAK_PINS, pins, 0, "page pins");
 	LEAK_CHECK(LEAK_DOMAINS, domains, 0, "IOMMU domains");
 	LEAK_CHECK(LEAK_DEVICES, devices, 0, "IOMMU devices");
+	LEAK_CHECK(LEAK_DEVICES, cdevs, 0, "char devices");
+	LEAK_CHECK(LEAK_DEVICES, device_nodes, 0, "device nodes");
 	LEAK_CHECK(LEAK_LEAVES, leaves_dropped, 0,
 		   "IOMMU leaves (freed with their domain)");
 	LEAK_CHECK(LEAK_VMAPS, vmaps, 0, "vmaps");

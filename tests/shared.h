@@ -157,6 +157,7 @@ struct leak_snapshot {
 	unsigned long pins;
 	unsigned long domains;
 	unsigned long devices;
+	unsigned long cdevs, device_nodes;
 	unsigned long long leaves_dropped;
 	unsigned long vmaps;
 	unsigned long long warnings;

@@ -32,6 +32,8 @@ void leak_snapshot_take(struct leak_snapshot *s)
 	s->pins = sim_pins_outstanding();
 	s->domains = sim_iommu_nr_domains();
 	s->devices = kapi_iommu_nr_devices();
+	s->cdevs = kapi_nr_char_devices();
+	s->device_nodes = kapi_nr_device_nodes();
 	s->leaves_dropped = sim_iommu_leaves_dropped();
 	s->vmaps = sim_vmap_outstanding();
 	s->warnings = sim_kernel_warnings();

@@ -68,6 +68,9 @@ int kapi_close(int fd);
 /* Descriptors open, and files alive (a dma-buf lives while either holds it). */
 unsigned int kapi_nr_open_fds(void);
 unsigned long kapi_nr_files(void);
+/* Char devices added and not deleted; device nodes (class devices) alive. */
+unsigned int kapi_nr_char_devices(void);
+unsigned int kapi_nr_device_nodes(void);
 
 /* ------------------------------------------------------------------------
  * Simulated devices (importers).

@@ -40,5 +40,7 @@ void shim_fput_deferred(struct file *file);
 void shim_task_work_run(void);
 /* Class devices created and not destroyed. */
 unsigned int shim_nr_devices(void);
+/* Char devices added (cdev_add()) and not deleted. */
+unsigned int shim_nr_cdevs(void);
 
 #endif
