@@ -109,6 +109,39 @@ unsigned long kapi_nr_files(void)
 	return shim_nr_files();
 }
 
+int kapi_devnode_numbers(const char *path, unsigned int *major,
+			 unsigned int *minor)
+{
+	dev_t devt;
+	int ret = shim_devnode_devt(path, &devt);
+
+	if (!ret) {
+		*major = MAJOR(devt);
+		*minor = MINOR(devt);
+	}
+	return kapi_return(ret);
+}
+
+int kapi_chrdev_open(unsigned int major, unsigned int minor)
+{
+	return kapi_return(shim_open_chrdev(MKDEV(major, minor),
+					    O_RDONLY | O_CLOEXEC));
+}
+
+int kapi_chrdev_region_register(unsigned int major, unsigned int minor,
+				unsigned int count)
+{
+	return kapi_return(register_chrdev_region(MKDEV(major, minor), count,
+						  "kapi"));
+}
+
+void kapi_chrdev_region_unregister(unsigned int major, unsigned int minor,
+				   unsigned int count)
+{
+	unregister_chrdev_region(MKDEV(major, minor), count);
+	kapi_user_return();
+}
+
 unsigned int kapi_nr_char_devices(void)
 {
 	return shim_nr_cdevs();
@@ -601,6 +634,9 @@ int kapi_heap_add(const char *name, enum kapi_heap_ops ops,
 		kfree(dup);
 		return PTR_ERR(heap);
 	}
+	if (req)
+		strscpy(req->added_name, heap ? dma_heap_get_name(heap) : "",
+			sizeof(req->added_name));
 	return 0;
 }
 

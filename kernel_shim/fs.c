@@ -499,15 +499,17 @@ static bool devnode_lookup(const char *name, dev_t *devt)
 	return found;
 }
 
-int shim_open_devnode(const char *name, unsigned int flags)
+int shim_devnode_devt(const char *name, dev_t *devt)
+{
+	return devnode_lookup(name, devt) ? 0 : -ENOENT;
+}
+
+int shim_open_chrdev(dev_t devt, unsigned int flags)
 {
 	struct file *file;
 	struct cdev *cdev;
-	dev_t devt;
 	int fd, ret;
 
-	if (!devnode_lookup(name, &devt))
-		return -ENOENT;
 	cdev = cdev_lookup(devt);
 	if (!cdev)
 		return -ENXIO;
@@ -533,6 +535,15 @@ int shim_open_devnode(const char *name, unsigned int flags)
 	}
 	fd_install(fd, file);
 	return fd;
+}
+
+int shim_open_devnode(const char *name, unsigned int flags)
+{
+	dev_t devt;
+
+	if (!devnode_lookup(name, &devt))
+		return -ENOENT;
+	return shim_open_chrdev(devt, flags);
 }
 
 ssize_t shim_pread(unsigned int fd, char __user *buf, size_t count, loff_t pos)

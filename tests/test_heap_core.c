@@ -338,6 +338,61 @@ static void test_large_ioctl_argument_failures_unwind(void **state)
 	assert_nothing_left_behind();
 }
 
+/*
+ * The heaps' char-device region is minors 0 to 127 of one major: another
+ * driver cannot register a minor inside it (-EBUSY) and can the one past
+ * it; registering leaves nothing once undone.
+ */
+static void test_the_heaps_own_minors_0_to_127_of_their_major(void **state)
+{
+	static const struct {
+		unsigned int minor, count;
+		int ret;
+	} cases[] = {
+		{ 0, 1, -EBUSY },
+		{ 127, 1, -EBUSY },
+		{ 128, 1, 0 },
+		{ 127, 2, -EBUSY },
+	};
+	unsigned int major, minor;
+	unsigned int i;
+
+	assert_int_equal(kapi_devnode_numbers("/dev/dma_heap/system", &major,
+					      &minor), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = kapi_chrdev_region_register(major, cases[i].minor,
+						      cases[i].count);
+
+		print_message("minors %u+%u\n", cases[i].minor, cases[i].count);
+		assert_int_equal(ret, cases[i].ret);
+		if (!ret)
+			kapi_chrdev_region_unregister(major, cases[i].minor,
+						      cases[i].count);
+	}
+	assert_nothing_left_behind();
+}
+
+/*
+ * A heap's char device is its node's minor alone: opened by number it is
+ * the heap, and the next minor (no heap there yet: the probe heap is the
+ * last one added before the registration tests) is no device (-ENXIO).
+ */
+static void test_a_heaps_char_device_is_its_one_minor(void **state)
+{
+	unsigned int major, minor;
+	int fd;
+
+	assert_int_equal(kapi_devnode_numbers("/dev/dma_heap/kapi-probe",
+					      &major, &minor), 0);
+	fd = kapi_chrdev_open(major, minor);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_heap_alloc(fd, PAGE, KAPI_O_RDWR, 0), -EIO);
+	assert_int_equal(probe.calls, 1);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_int_equal(kapi_chrdev_open(major, minor + 1), -ENXIO);
+	assert_nothing_left_behind();
+}
+
 /* ------------------------------------------------------------------------
  * Registration.
  */
@@ -415,6 +470,8 @@ static void test_every_allocation_failure_in_heap_add_unwinds(void **state)
 	/* The heap, its minor, char device and node were each allocated. */
 	assert_true(nth >= 4);
 	assert_int_equal(ret, 0);
+	/* dma_heap_add() returned the heap: the handle has its name. */
+	assert_string_equal(req.added_name, "kapi-nth");
 	ret = kapi_heap_open("kapi-nth");
 	assert_true(ret >= 0);
 	assert_int_equal(kapi_heap_alloc((int)ret, PAGE, KAPI_O_RDWR, 0),
@@ -510,6 +567,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ioctl_argument_up_to_128_bytes_needs_no_allocation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_argument_reads_as_zero_beyond_its_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heap_and_buffer_fds_cannot_be_pread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_the_heaps_own_minors_0_to_127_of_their_major, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_heaps_char_device_is_its_one_minor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_export_info_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_allocation_failure_in_heap_add_unwinds, setup, teardown),
 		/* Last: it leaves no minor free. */

@@ -68,6 +68,19 @@ int kapi_close(int fd);
 /* Descriptors open, and files alive (a dma-buf lives while either holds it). */
 unsigned int kapi_nr_open_fds(void);
 unsigned long kapi_nr_files(void);
+/* stat(path).st_rdev's major and minor: 0, or -ENOENT. */
+int kapi_devnode_numbers(const char *path, unsigned int *major,
+			 unsigned int *minor);
+/* open() of a node mknod(major, minor) made, O_RDONLY: an fd or -errno. */
+int kapi_chrdev_open(unsigned int major, unsigned int minor);
+/*
+ * Another driver's register_chrdev_region() of count minors from
+ * (major, minor): 0, or -EBUSY if a region overlaps; and its unregister.
+ */
+int kapi_chrdev_region_register(unsigned int major, unsigned int minor,
+				unsigned int count);
+void kapi_chrdev_region_unregister(unsigned int major, unsigned int minor,
+				   unsigned int count);
 /* Char devices added and not deleted; device nodes (class devices) alive. */
 unsigned int kapi_nr_char_devices(void);
 unsigned int kapi_nr_device_nodes(void);
@@ -235,6 +248,8 @@ struct kapi_heap_request {
 	unsigned int fd_flags;
 	unsigned long long heap_flags;
 	char name[32];			/* dma_heap_get_name() of the heap asked */
+	/* kapi_heap_add(): dma_heap_get_name() of the heap dma_heap_add() returned */
+	char added_name[32];
 };
 /*
  * dma_heap_add() of a heap called name (NULL: none) with the given ops

@@ -19,6 +19,10 @@
 
 /* fd, or -ENOENT (no such node), -ENXIO (no cdev), -EMFILE, ->open's errno. */
 int shim_open_devnode(const char *name, unsigned int flags);
+/* The same for a char-device number, as open(2) of a node mknod made. */
+int shim_open_chrdev(dev_t devt, unsigned int flags);
+/* stat(2)'s st_rdev of the node: 0, or -ENOENT. */
+int shim_devnode_devt(const char *name, dev_t *devt);
 /* ->unlocked_ioctl of the fd's file; -EBADF, or -ENOTTY without one. */
 long shim_ioctl(unsigned int fd, unsigned int cmd, unsigned long arg);
 /*
