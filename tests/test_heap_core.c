@@ -199,6 +199,47 @@ static void test_alloc_ioctl_copies_only_the_declared_directions(void **state)
 }
 
 /*
+ * A command without the OUT direction copies nothing back, not even a
+ * byte: with the caller's argument unwritable (every copy to user space
+ * failing), _IOW still allocates and installs the fd; _IOWR fails -EFAULT
+ * and installs nothing.
+ */
+static void test_alloc_without_out_direction_never_writes_the_argument(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned int cmd;
+		long ret;
+		int fd_installed;
+	} cases[] = {
+		{ "_IOW", HEAP_IOC(IOC_WRITE, 0, ALLOC_SIZE), 0, 1 },
+		{ "_IOWR", KAPI_DMA_HEAP_IOCTL_ALLOC, -EFAULT, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_dma_heap_allocation_data req = {
+			.len = 64 * KiB, .fd_flags = KAPI_O_RDWR,
+		};
+		int next_fd = kapi_heap_open("system");
+		long ret;
+
+		print_message("%s\n", cases[i].what);
+		assert_true(next_fd >= 0);
+		assert_int_equal(kapi_close(next_fd), 0);
+		fail_every_call_of("shim/uaccess/copy_to_user");
+		ret = kapi_ioctl(system_fd, cases[i].cmd, &req);
+		stop_failing("shim/uaccess/copy_to_user");
+		assert_int_equal(ret, cases[i].ret);
+		assert_int_equal(req.fd, 0);
+		assert_int_equal(kapi_nr_open_fds(),
+				 at_start.fds + cases[i].fd_installed);
+		if (cases[i].fd_installed)
+			assert_int_equal(kapi_close(next_fd), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
  * Descriptor 0 is a descriptor like any other: with it free, the buffer
  * gets it, and the caller is told 0.
  */
@@ -562,6 +603,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_heap_gets_the_page_aligned_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_requests_never_reach_the_heap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_ioctl_copies_only_the_declared_directions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_without_out_direction_never_writes_the_argument, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_ioctl_argument_failures_unwind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffer_can_get_descriptor_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ioctl_argument_up_to_128_bytes_needs_no_allocation, setup, teardown),
