@@ -37,7 +37,8 @@ static_assert(sizeof(struct kapi_dma_heap_allocation_data) ==
 	      sizeof(struct dma_heap_allocation_data));
 static_assert(KAPI_DMA_HEAP_IOCTL_ALLOC == DMA_HEAP_IOCTL_ALLOC);
 static_assert(KAPI_O_CLOEXEC == O_CLOEXEC && KAPI_O_RDWR == O_RDWR &&
-	      KAPI_O_WRONLY == O_WRONLY && KAPI_O_RDONLY == O_RDONLY);
+	      KAPI_O_WRONLY == O_WRONLY && KAPI_O_RDONLY == O_RDONLY &&
+	      KAPI_O_ACCMODE == O_ACCMODE);
 static_assert(KAPI_DMA_BUF_SYNC_RW == DMA_BUF_SYNC_RW &&
 	      KAPI_DMA_BUF_SYNC_END == DMA_BUF_SYNC_END);
 static_assert(KAPI_DMA_BIDIRECTIONAL == (int)DMA_BIDIRECTIONAL &&
@@ -78,6 +79,13 @@ long kapi_ioctl(int fd, unsigned int cmd, void *arg)
 	ret = shim_ioctl(fd, cmd, (unsigned long)arg);
 	dmasim_uaccess_host_ranges(NULL, 0, NULL, 0);
 	return kapi_return(ret);
+}
+
+int kapi_fcntl_getfl(int fd)
+{
+	if (fd < 0)
+		return kapi_return(-EBADF);
+	return kapi_return(shim_fcntl_getfl(fd));
 }
 
 long kapi_pread(int fd, void *buf, unsigned long count, long long pos)

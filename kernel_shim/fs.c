@@ -546,6 +546,18 @@ int shim_open_devnode(const char *name, unsigned int flags)
 	return shim_open_chrdev(devt, flags);
 }
 
+int shim_fcntl_getfl(unsigned int fd)
+{
+	struct file *file = fget(fd);
+	int ret;
+
+	if (!file)
+		return -EBADF;
+	ret = file->f_flags;
+	fput(file);
+	return ret;
+}
+
 ssize_t shim_pread(unsigned int fd, char __user *buf, size_t count, loff_t pos)
 {
 	struct file *file;

@@ -677,6 +677,77 @@ static unsigned long long sg_segments_walked(void)
 }
 
 /*
+ * A buffer's file is opened with the access mode the ALLOC asked for
+ * (fcntl F_GETFL), whatever the close-on-exec flag.
+ */
+static void test_buffer_file_has_the_requested_access_mode(void **state)
+{
+	static const unsigned int modes[] = {
+		KAPI_O_RDONLY, KAPI_O_WRONLY, KAPI_O_RDWR,
+		KAPI_O_RDWR | KAPI_O_CLOEXEC,
+	};
+
+	given_a_machine_with_the_system_heap(1 * GiB);
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		int fd = kapi_heap_alloc(heap_fd, PAGE, modes[i], 0);
+
+		assert_true(fd >= 0);
+		assert_int_equal(kapi_fcntl_getfl(fd) & KAPI_O_ACCMODE,
+				 modes[i] & KAPI_O_ACCMODE);
+		assert_int_equal(kapi_close(fd), 0);
+	}
+	assert_nothing_left_behind();
+}
+
+/*
+ * A map the DMA API refuses fails with the DMA API's errno, unchanged (an
+ * untrusted device whose IOVA cannot be allocated: -EIO; the mapping
+ * failing for memory: -ENOMEM); the attachment is left unmapped (CPU
+ * access syncs nothing for it) and its next map works.
+ */
+static void test_refused_map_keeps_the_dma_apis_errno(void **state)
+{
+	static const struct {
+		const char *point;
+		int ret;
+	} cases[] = {
+		{ "shim/dma/iova_alloc", -EIO },
+		{ "shim/dma/map_sg", -ENOMEM },
+	};
+	const struct kapi_dev_opts untrusted = {
+		.format = SIM_IOMMU_INTEL_SL, .max_seg_size = ANY_SEGMENT_SIZE,
+		.untrusted = 1,
+	};
+
+	given_a_machine_with_the_system_heap(1 * GiB);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_attach *attach;
+		unsigned long long before;
+		struct kapi_dev *dev;
+		int fd = allocate(ORDER(4) + PAGE);
+
+		print_message("%s\n", cases[i].point);
+		assert_true(fd >= 0);
+		assert_int_equal(kapi_dev_create_opts(&untrusted, &dev), 0);
+		assert_int_equal(kapi_dmabuf_attach(fd, dev, &attach), 0);
+		fail_every_call_of(cases[i].point);
+		assert_int_equal(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL),
+				 cases[i].ret);
+		assert_true(stop_failing(cases[i].point) > 0);
+		before = sg_segments_walked();
+		assert_int_equal(kapi_dmabuf_begin_cpu_access(fd,
+				KAPI_DMA_BIDIRECTIONAL), 0);
+		assert_int_equal(sg_segments_walked(), before);
+		assert_true(kapi_dmabuf_map(attach, KAPI_DMA_BIDIRECTIONAL) > 0);
+		kapi_dmabuf_unmap(attach);
+		kapi_dmabuf_detach(attach);
+		kapi_dev_destroy(dev);
+		assert_int_equal(kapi_close(fd), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
  * CPU access brackets sync the buffer for every attachment that is mapped
  * at the time, with the entries of its own table, and for no other: two
  * importers of a 3-block buffer, one mapped, one not; then both; then the
@@ -1249,6 +1320,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_chained_table_maps_every_entry_directly, teardown),
 		cmocka_unit_test_teardown(test_vmap_aliases_the_blocks, teardown),
 		cmocka_unit_test_teardown(test_cpu_access_syncs_every_mapped_attachment_only, teardown),
+		cmocka_unit_test_teardown(test_refused_map_keeps_the_dma_apis_errno, teardown),
+		cmocka_unit_test_teardown(test_buffer_file_has_the_requested_access_mode, teardown),
 		cmocka_unit_test_teardown(test_failed_vmap_leaves_nothing_and_the_next_works, teardown),
 		cmocka_unit_test_teardown(test_mmap_windows_map_the_buffer_pages, teardown),
 		cmocka_unit_test_teardown(test_failed_mmap_unwinds, teardown),

@@ -40,6 +40,7 @@ struct boot_report {
 	int boot;			/* kapi_boot() */
 	int failed;			/* the nth allocation was failed */
 	unsigned long long kept;	/* objects failed initcalls kept */
+	unsigned long long errors;	/* error lines the boot logged */
 	int system_open;		/* kapi_heap_open("system") */
 	int system_alloc;		/* a 64 KiB allocation from it */
 	int system_leftovers;		/* after closing it: objects, pages, fds */
@@ -66,6 +67,7 @@ static void boot_and_report(const char *orders, unsigned long long nth,
 	r->boot = kapi_boot();
 	r->failed = stop_failing("shim/slab/kmalloc") > nth;
 	r->kept = kapi_boot_failed_init_objects();
+	r->errors = sim_klog_count(SIM_KLOG_ERR);
 
 	if (sim_machine_init(&cfg))
 		_exit(2);
@@ -148,6 +150,7 @@ static void test_every_allocation_failure_at_boot(void **state)
 
 	r = boot_in_a_child(NULL, ~0ULL);
 	assert_int_equal(r.boot, 0);
+	assert_int_equal(r.errors, 0);
 	assert_true(r.system_open >= 0);
 	assert_heaps_consistent(&r, ~0ULL);
 
@@ -167,7 +170,11 @@ static void test_every_allocation_failure_at_boot(void **state)
 	assert_true(heap_failures >= 4);
 }
 
-/* A boot with an invalid orders list has no system heap (-EINVAL). */
+/*
+ * A boot with an invalid orders list has no system heap (-EINVAL), and
+ * says why: the heap's own error line, then the boot's report of the
+ * failed initcall.
+ */
 static void test_invalid_orders_at_boot_leave_no_system_heap(void **state)
 {
 	static const char *const bad[] = { "4,8,0", "9,9", "11,4,0" };
@@ -178,6 +185,7 @@ static void test_invalid_orders_at_boot_leave_no_system_heap(void **state)
 		struct boot_report r = boot_in_a_child(bad[i], ~0ULL);
 
 		assert_int_equal(r.boot, -EINVAL);
+		assert_int_equal(r.errors, 2);
 		assert_int_equal(r.kept, 0);
 		assert_int_equal(r.system_open, -ENOENT);
 		assert_false(r.system_leftovers);

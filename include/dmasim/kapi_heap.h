@@ -33,6 +33,7 @@ struct kapi_dma_heap_allocation_data {
 #define KAPI_O_RDONLY			00000000u
 #define KAPI_O_WRONLY			00000001u
 #define KAPI_O_RDWR			00000002u
+#define KAPI_O_ACCMODE			00000003u
 #define KAPI_O_CLOEXEC			02000000u
 #define KAPI_DMA_BUF_SYNC_READ		(1u << 0)
 #define KAPI_DMA_BUF_SYNC_WRITE		(2u << 0)
@@ -61,6 +62,8 @@ int kapi_heap_alloc(int heap_fd, unsigned long long len, unsigned int fd_flags,
 		    unsigned long long heap_flags);
 /* ioctl(fd, cmd, arg) as userspace issues it (arg is a user pointer). */
 long kapi_ioctl(int fd, unsigned int cmd, void *arg);
+/* fcntl(fd, F_GETFL): the file's flags (KAPI_O_ACCMODE part: its access mode). */
+int kapi_fcntl_getfl(int fd);
 /* pread(fd, buf, count, pos): bytes read or -errno (-ESPIPE: nonseekable). */
 long kapi_pread(int fd, void *buf, unsigned long count, long long pos);
 /* close(fd): 0 or -EBADF. */

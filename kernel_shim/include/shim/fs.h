@@ -25,6 +25,8 @@ int shim_open_chrdev(dev_t devt, unsigned int flags);
 int shim_devnode_devt(const char *name, dev_t *devt);
 /* ->unlocked_ioctl of the fd's file; -EBADF, or -ENOTTY without one. */
 long shim_ioctl(unsigned int fd, unsigned int cmd, unsigned long arg);
+/* fcntl(fd, F_GETFL): the file's f_flags (access mode, O_NONBLOCK), -EBADF. */
+int shim_fcntl_getfl(unsigned int fd);
 /*
  * pread(2): ksys_pread64() and vfs_read() (no security or fsnotify hooks):
  * -EINVAL for pos < 0, -EBADF, -ESPIPE on a file opened nonseekable (no
