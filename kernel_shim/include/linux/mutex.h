@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Sleeping mutex with the kernel's API, backed by a real pthread mutex in
- * zero-initialised storage (sim/locking.c): DEFINE_MUTEX, mutex_init and a
- * kzalloc'd struct all give an unlocked mutex.
+ * zero-initialised storage (sim/locking.c): DEFINE_MUTEX and mutex_init
+ * give an unlocked mutex; locking a zeroed struct mutex that neither set up
+ * is a WARN, as CONFIG_DEBUG_MUTEXES' magic check makes it.
  *
  * (a) Definitions that must match the kernel: the mutex_*() API and its
  *     results; mutex_init() is a macro giving each call site its own static
@@ -60,10 +61,25 @@ static inline const char *__dmasim_mutex_name(struct mutex *lock,
 	return lock->name ? lock->name : expr;
 }
 
+/*
+ * CONFIG_DEBUG_MUTEXES' DEBUG_LOCKS_WARN_ON(lock->magic != lock): a mutex
+ * locked that neither mutex_init() nor a static initialiser set up (a
+ * zeroed struct: its key, which both set, is NULL).
+ */
+static inline void __dmasim_mutex_check_init(struct mutex *lock,
+					     const char *expr,
+					     const char *file, int line)
+{
+	if (unlikely(!lock->key))
+		sim_kernel_warn(file, line,
+				"DEBUG_LOCKS_WARN_ON(lock->magic != lock): mutex locked before mutex_init()");
+}
+
 static inline void __dmasim_mutex_lock(struct mutex *lock,
 				       unsigned int subclass, const char *expr,
 				       const char *file, int line)
 {
+	__dmasim_mutex_check_init(lock, expr, file, line);
 	if (sim_lock_acquire(lock, lock->key, subclass, SIM_LOCK_WRITE,
 			     __dmasim_mutex_name(lock, expr), file, line))
 		return;
@@ -74,6 +90,7 @@ static inline void __dmasim_mutex_lock(struct mutex *lock,
 static inline int __dmasim_mutex_trylock(struct mutex *lock, const char *expr,
 					 const char *file, int line)
 {
+	__dmasim_mutex_check_init(lock, expr, file, line);
 	if (!sim_mutex_trylock(lock->raw))
 		return 0;
 	lock->owner = sim_thread_id();
