@@ -308,6 +308,30 @@ void sim_vunmap(void *addr)
 	free(area);
 }
 
+static unsigned long long vmap_maintenance_calls;
+
+void sim_vmap_maintain(const void *addr, unsigned long len)
+{
+	const unsigned char *start = addr;
+	struct vmap_area *area;
+	int covered = 0;
+
+	pthread_mutex_lock(&vmap_lock);
+	for (area = vmap_areas; area && !covered; area = area->next)
+		covered = start >= area->addr &&
+			  start + len <= area->addr + (area->nr << SIM_PAGE_SHIFT);
+	pthread_mutex_unlock(&vmap_lock);
+	__atomic_add_fetch(&vmap_maintenance_calls, 1, __ATOMIC_RELAXED);
+	if (!covered)
+		sim_kernel_warn(__FILE__, __LINE__,
+				"cache maintenance of a range no live vmap covers");
+}
+
+unsigned long long sim_vmap_maintenance_calls(void)
+{
+	return __atomic_load_n(&vmap_maintenance_calls, __ATOMIC_RELAXED);
+}
+
 unsigned long sim_vmap_outstanding(void)
 {
 	return nr_vmap_areas;

@@ -677,6 +677,53 @@ static unsigned long long sg_segments_walked(void)
 }
 
 /*
+ * CPU access brackets maintain the buffer's kernel mapping while it is
+ * vmapped, once each (begin invalidates, end writes back), and never
+ * touch a mapping it does not have: none before the vmap, none after
+ * the vunmap (the simulator WARNs on a range no live vmap covers).
+ */
+static void test_cpu_access_maintains_the_vmap_only_while_it_exists(void **state)
+{
+	static const struct {
+		const char *what;
+		int vmapped;		/* vmap before the bracket */
+		int vunmapped;		/* and vunmap again */
+		unsigned long long calls;
+	} cases[] = {
+		{ "never vmapped", 0, 0, 0 },
+		{ "vmapped", 1, 0, 2 },
+		{ "vmapped then vunmapped", 1, 1, 0 },
+	};
+
+	given_a_machine_with_the_system_heap(1 * GiB);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int fd = allocate(ORDER(4) + PAGE);
+		unsigned long long before;
+		void *vaddr = NULL;
+
+		print_message("%s\n", cases[i].what);
+		assert_true(fd >= 0);
+		if (cases[i].vmapped)
+			assert_int_equal(kapi_dmabuf_vmap(fd, &vaddr), 0);
+		if (cases[i].vunmapped)
+			assert_int_equal(kapi_dmabuf_vunmap(fd, vaddr), 0);
+		before = sim_vmap_maintenance_calls();
+		assert_int_equal(kapi_dmabuf_begin_cpu_access(fd,
+				KAPI_DMA_FROM_DEVICE), 0);
+		assert_int_equal(sim_vmap_maintenance_calls(),
+				 before + cases[i].calls / 2);
+		assert_int_equal(kapi_dmabuf_end_cpu_access(fd,
+				KAPI_DMA_TO_DEVICE), 0);
+		assert_int_equal(sim_vmap_maintenance_calls(),
+				 before + cases[i].calls);
+		if (cases[i].vmapped && !cases[i].vunmapped)
+			assert_int_equal(kapi_dmabuf_vunmap(fd, vaddr), 0);
+		assert_int_equal(kapi_close(fd), 0);
+		assert_nothing_left_behind();
+	}
+}
+
+/*
  * A buffer's file is opened with the access mode the ALLOC asked for
  * (fcntl F_GETFL), whatever the close-on-exec flag.
  */
@@ -1322,6 +1369,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cpu_access_syncs_every_mapped_attachment_only, teardown),
 		cmocka_unit_test_teardown(test_refused_map_keeps_the_dma_apis_errno, teardown),
 		cmocka_unit_test_teardown(test_buffer_file_has_the_requested_access_mode, teardown),
+		cmocka_unit_test_teardown(test_cpu_access_maintains_the_vmap_only_while_it_exists, teardown),
 		cmocka_unit_test_teardown(test_failed_vmap_leaves_nothing_and_the_next_works, teardown),
 		cmocka_unit_test_teardown(test_mmap_windows_map_the_buffer_pages, teardown),
 		cmocka_unit_test_teardown(test_failed_mmap_unwinds, teardown),

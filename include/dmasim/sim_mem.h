@@ -227,6 +227,13 @@ void sim_vunmap(void *addr);
 /* vmap areas not yet unmapped (a scenario's leak check). */
 unsigned long sim_vmap_outstanding(void);
 /*
+ * flush_kernel_vmap_range() / invalidate_kernel_vmap_range() of [addr,
+ * +len): counted, and a WARN unless one live vmap covers the range (on an
+ * aliasing-cache architecture the call writes back or drops those lines).
+ */
+void sim_vmap_maintain(const void *addr, unsigned long len);
+unsigned long long sim_vmap_maintenance_calls(void);
+/*
  * Bytes of host memory the memmap, page data and the allocator's
  * bookkeeping use now (for benchmarks): 64 bytes per page whose struct page
  * was written, in 2 MiB units of memmap where the host gives transparent

@@ -6,16 +6,20 @@
  *
  * (a) Definitions that must match the kernel's contract: kmap_local_page()
  *     and friends return the page's data; clear_highpage() zeroes it.
- * (b) Stubs that do nothing on purpose: kunmap*(), and the cache
- *     maintenance calls flush_kernel_vmap_range(),
- *     invalidate_kernel_vmap_range() and flush_dcache_page(): the simulated
- *     machine's caches are coherent (x86 needs none of them either).
+ * (b) Stubs that do nothing on purpose: kunmap*() and flush_dcache_page():
+ *     the simulated machine's caches are coherent (x86 needs none either).
+ * (c) Checked: flush_kernel_vmap_range() and invalidate_kernel_vmap_range()
+ *     maintain nothing either, but on an aliasing-cache architecture (arm,
+ *     parisc) they write back or drop the lines of a kernel vmap, so the
+ *     range must be a live vmap: the simulator counts the calls and WARNs
+ *     for a range no live vmap covers (sim_vmap_maintain()).
  */
 #ifndef _DMASIM_LINUX_HIGHMEM_H
 #define _DMASIM_LINUX_HIGHMEM_H
 
 #include <linux/mm.h>
 #include <linux/string.h>
+#include <dmasim/sim_mem.h>
 
 static inline void *kmap(struct page *page)
 {
@@ -63,10 +67,12 @@ static inline void memcpy_to_page(struct page *page, size_t offset,
 
 static inline void flush_kernel_vmap_range(void *vaddr, int size)
 {
+	sim_vmap_maintain(vaddr, size);
 }
 
 static inline void invalidate_kernel_vmap_range(void *vaddr, int size)
 {
+	sim_vmap_maintain(vaddr, size);
 }
 
 static inline void flush_dcache_page(struct page *page)
