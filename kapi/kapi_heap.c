@@ -520,16 +520,33 @@ int kapi_dmabuf_vmap(int buf_fd, void **vaddr)
 	return kapi_return(0);
 }
 
-int kapi_dmabuf_vunmap(int buf_fd, void *vaddr)
+int kapi_dmabuf_vunmap_map(int buf_fd, void **vaddr)
 {
 	struct dma_buf *dmabuf = dma_buf_get(buf_fd);
-	struct iosys_map map = IOSYS_MAP_INIT_VADDR(vaddr);
+	struct iosys_map map = IOSYS_MAP_INIT_VADDR(*vaddr);
 
 	if (IS_ERR(dmabuf))
 		return kapi_return(PTR_ERR(dmabuf));
 	dma_buf_vunmap_unlocked(dmabuf, &map);
+	*vaddr = iosys_map_is_null(&map) ? NULL : map.vaddr;
 	/* This lookup's reference, and the one kapi_dmabuf_vmap() kept. */
 	dma_buf_put(dmabuf);
+	dma_buf_put(dmabuf);
+	return kapi_return(0);
+}
+
+int kapi_dmabuf_vunmap(int buf_fd, void *vaddr)
+{
+	return kapi_dmabuf_vunmap_map(buf_fd, &vaddr);
+}
+
+int kapi_dmabuf_exp_name(int buf_fd, char *name, unsigned long len)
+{
+	struct dma_buf *dmabuf = dma_buf_get(buf_fd);
+
+	if (IS_ERR(dmabuf))
+		return kapi_return(PTR_ERR(dmabuf));
+	strscpy(name, dmabuf->exp_name ? dmabuf->exp_name : "", len);
 	dma_buf_put(dmabuf);
 	return kapi_return(0);
 }

@@ -724,6 +724,44 @@ static void test_cpu_access_maintains_the_vmap_only_while_it_exists(void **state
 }
 
 /*
+ * The importer's map after dma_buf_vunmap(): kept while another vmap of
+ * the buffer is still in use, cleared by the last one.
+ */
+static void test_the_last_vunmap_clears_the_importers_map(void **state)
+{
+	void *first, *second;
+	int fd;
+
+	given_a_machine_with_the_system_heap(1 * GiB);
+	fd = allocate(ORDER(4));
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dmabuf_vmap(fd, &first), 0);
+	assert_int_equal(kapi_dmabuf_vmap(fd, &second), 0);
+	assert_ptr_equal(first, second);
+	assert_int_equal(kapi_dmabuf_vunmap_map(fd, &second), 0);
+	assert_ptr_equal(second, first);
+	assert_int_equal(kapi_dmabuf_vunmap_map(fd, &first), 0);
+	assert_null(first);
+	assert_int_equal(kapi_close(fd), 0);
+	assert_nothing_left_behind();
+}
+
+/* A buffer is exported under its heap's name (fdinfo's exp_name). */
+static void test_buffer_is_exported_under_the_heaps_name(void **state)
+{
+	char name[32];
+	int fd;
+
+	given_a_machine_with_the_system_heap(1 * GiB);
+	fd = allocate(PAGE);
+	assert_true(fd >= 0);
+	assert_int_equal(kapi_dmabuf_exp_name(fd, name, sizeof(name)), 0);
+	assert_string_equal(name, "system");
+	assert_int_equal(kapi_close(fd), 0);
+	assert_nothing_left_behind();
+}
+
+/*
  * A buffer's file is opened with the access mode the ALLOC asked for
  * (fcntl F_GETFL), whatever the close-on-exec flag.
  */
@@ -1369,6 +1407,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_cpu_access_syncs_every_mapped_attachment_only, teardown),
 		cmocka_unit_test_teardown(test_refused_map_keeps_the_dma_apis_errno, teardown),
 		cmocka_unit_test_teardown(test_buffer_file_has_the_requested_access_mode, teardown),
+		cmocka_unit_test_teardown(test_the_last_vunmap_clears_the_importers_map, teardown),
+		cmocka_unit_test_teardown(test_buffer_is_exported_under_the_heaps_name, teardown),
 		cmocka_unit_test_teardown(test_cpu_access_maintains_the_vmap_only_while_it_exists, teardown),
 		cmocka_unit_test_teardown(test_failed_vmap_leaves_nothing_and_the_next_works, teardown),
 		cmocka_unit_test_teardown(test_mmap_windows_map_the_buffer_pages, teardown),

@@ -218,6 +218,13 @@ int kapi_dma_list_is_swiotlb(const struct kapi_dma_list *list);
 int kapi_dmabuf_vmap(int buf_fd, void **vaddr);
 /* dma_buf_vunmap_unlocked() of what kapi_dmabuf_vmap() gave: 0 or -errno. */
 int kapi_dmabuf_vunmap(int buf_fd, void *vaddr);
+/*
+ * The same, with the importer's map: *vaddr is what it holds afterwards
+ * (NULL once the exporter cleared it, at the last vunmap).
+ */
+int kapi_dmabuf_vunmap_map(int buf_fd, void **vaddr);
+/* The buffer's exporter name (fdinfo's exp_name) into name[len]; 0 or -errno. */
+int kapi_dmabuf_exp_name(int buf_fd, char *name, unsigned long len);
 /* dma_buf_begin_cpu_access() / dma_buf_end_cpu_access(). */
 int kapi_dmabuf_begin_cpu_access(int buf_fd, int dir);
 int kapi_dmabuf_end_cpu_access(int buf_fd, int dir);
