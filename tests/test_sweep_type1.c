@@ -435,6 +435,8 @@ static void sweep_cases(const char *suffix, size_t from, size_t to,
 		};
 		struct sweep_result res;
 
+		if (!sweep_take_turn())
+			continue;
 		snprintf(name, sizeof(name), "%s%s", cases[i].name, suffix);
 		*failed |= sweep_run(&s, &res);
 		assert_true(res.points > 0);
@@ -476,6 +478,8 @@ int main(int argc, char **argv)
 	};
 
 	slow = sweep_slow_requested(argc, argv);
+	if (sweep_part_requested(argc, argv))
+		return 1;
 	return sweep_exit_status(cmocka_run_group_tests(tests, NULL, NULL),
 				 slow);
 }
