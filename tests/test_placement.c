@@ -36,6 +36,7 @@
 #include <dmasim/sim.h>
 
 #include "shared.h"
+#include "sweep.h"
 
 #define TOP52	(1ULL << 52)
 #define TOP48	(1ULL << 48)
@@ -436,7 +437,11 @@ static void test_a_vma_over_the_host_stack_keeps_ioctl_arguments(void **state)
 
 /* ---- sizes beyond RAM ---- */
 
-/* --slow: the 8 TiB maps too (about 13 s of CPU each, see big_maps). */
+/*
+ * --slow: the 8 TiB maps too (several seconds of CPU each, see big_maps);
+ * with --part K/N (tests/sweep.h) this process takes every Nth of the
+ * rows only --slow runs, from the Kth, so meson runs them at once.
+ */
 static int slow_run;
 
 #define BIG_BAR	(16 * TiB)		/* physical base, 1 GiB aligned */
@@ -504,9 +509,11 @@ static void test_dma_sizes_at_the_32_and_64_bit_edges(void **state)
 		const struct big_map *m = &big_maps[i];
 		unsigned long long unmapped = 0, bad = 0;
 
-		if ((m->needs_big && !BIG_FITS) ||
-		    (!slow_run && (m->slow == 1 ||
-				   (m->slow == 2 && !DMASIM_IMPL_PFNMAP_STRIDE))))
+		int slow_only = m->slow == 1 ||
+				(m->slow == 2 && !DMASIM_IMPL_PFNMAP_STRIDE);
+
+		if ((m->needs_big && !BIG_FITS) || (slow_only && !slow_run) ||
+		    (slow_only && !sweep_take_turn()))
 			continue;
 		print_message("size: %s\n", m->what);
 		assert_int_equal(kapi_vfio_map_dma(c, BIG_VA + m->vaddr_off, m->iova,
@@ -539,5 +546,7 @@ int main(int argc, char **argv)
 	};
 
 	slow_run = argc > 1 && !strcmp(argv[1], "--slow");
+	if (sweep_part_requested(argc, argv))
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
