@@ -54,8 +54,10 @@ if [ "${1:-}" = --extract-only ]; then
 	extract_only=1
 	shift
 fi
+label=upstream-$version	# the test counts' label (tools/count-tests.sh)
 if [ $# -ge 1 ]; then
 	ksrc=$(realpath "$1")
+	label=upstream
 else
 	ksrc=$top/$builddir-src
 	files=(Makefile drivers/vfio/vfio_iommu_type1.c drivers/vfio/vfio.h
@@ -121,7 +123,7 @@ grep -E '^(Ok|Fail|Timeout|Skipped):' "$builddir/test.log"
 python3 tools/sweep-totals.py "$builddir/meson-logs/testlog.json" --impl upstream || status=1
 [ $status -eq 0 ] || tail -n 60 "$builddir/test.log"
 if [ -x tools/count-tests.sh ] && [ -f "$builddir/meson-logs/testlog.json" ]; then
-	tools/count-tests.sh "$builddir/meson-logs/testlog.json" upstream
+	tools/count-tests.sh "$builddir/meson-logs/testlog.json" "$label"
 fi
 # The 100,000-input differential replays (suite 'slow', run by name, with a
 # log of their own so testlog.json above stays the suites'): random and
