@@ -302,6 +302,34 @@ long long kapi_iommu_map_sg_bad_gfp(struct kapi_iommu_domain *domain)
 			    GFP_KERNEL | __GFP_HIGHMEM);
 }
 
+int kapi_iommu_dev_use_default_domain(struct kapi_iommu_dev *dev)
+{
+	return kapi_return(iommu_device_use_default_domain(kdev(dev)));
+}
+
+void kapi_iommu_dev_unuse_default_domain(struct kapi_iommu_dev *dev)
+{
+	iommu_device_unuse_default_domain(kdev(dev));
+	kapi_user_return();
+}
+
+int kapi_iommu_group_claim_dma_owner(struct kapi_iommu_dev *dev, void *owner)
+{
+	return kapi_return(iommu_group_claim_dma_owner(kdev(dev)->iommu_group,
+						       owner));
+}
+
+void kapi_iommu_group_release_dma_owner(struct kapi_iommu_dev *dev)
+{
+	iommu_group_release_dma_owner(kdev(dev)->iommu_group);
+	kapi_user_return();
+}
+
+int kapi_iommu_group_dma_owner_claimed(struct kapi_iommu_dev *dev)
+{
+	return kapi_return(iommu_group_dma_owner_claimed(kdev(dev)->iommu_group));
+}
+
 int kapi_iommu_group_set_name(struct kapi_iommu_dev *dev, const char *name)
 {
 	return iommu_group_set_name(kdev(dev)->iommu_group, name);

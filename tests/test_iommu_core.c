@@ -756,6 +756,109 @@ static void test_attach_null_or_default_domain(void **state)
 	assert_nothing_left_and_destroy();
 }
 
+/* ---- DMA ownership ------------------------------------------------------ */
+
+enum owner_op {
+	OWN_USE,		/* a kernel driver binds */
+	OWN_UNUSE,		/* and unbinds */
+	OWN_CLAIM_A,		/* user A claims the group */
+	OWN_CLAIM_B,		/* user B */
+	OWN_CLAIM_NULL,		/* a claim naming no owner */
+	OWN_RELEASE,		/* the user releases it */
+	OWN_ATTACH,		/* a domain other than the default attached */
+	OWN_DETACH,		/* and detached */
+};
+
+/*
+ * Kernel drivers and one user share a group's DMA as the kernel rules it:
+ * drivers count, a user excludes them (-EPERM / -EBUSY) and any other
+ * user (-EPERM), a claim needs the default domain attached (-EBUSY) and
+ * an owner (-EINVAL, WARN); unbalanced unuse and release WARN and change
+ * nothing.  Each step: its result, whether the group is claimed after,
+ * and the WARNs so far.
+ */
+static void test_dma_ownership_of_drivers_and_a_user(void **state)
+{
+	static const struct {
+		enum owner_op op;
+		int ret;
+		int claimed;
+		unsigned int warnings;
+	} steps[] = {
+		{ OWN_CLAIM_NULL, -EINVAL, 0, 1 },
+		{ OWN_USE, 0, 1, 1 },
+		{ OWN_USE, 0, 1, 1 },
+		{ OWN_CLAIM_A, -EPERM, 1, 1 },
+		{ OWN_UNUSE, 0, 1, 1 },
+		{ OWN_UNUSE, 0, 0, 1 },
+		{ OWN_UNUSE, 0, 0, 2 },		/* no driver bound */
+		{ OWN_CLAIM_A, 0, 1, 2 },
+		{ OWN_USE, -EBUSY, 1, 2 },
+		{ OWN_UNUSE, 0, 1, 3 },		/* the user's, not a driver's */
+		{ OWN_CLAIM_B, -EPERM, 1, 3 },
+		{ OWN_RELEASE, 0, 0, 3 },
+		{ OWN_RELEASE, 0, 0, 4 },	/* nothing to release */
+		{ OWN_ATTACH, 0, 0, 4 },
+		{ OWN_CLAIM_A, -EBUSY, 0, 4 },
+		{ OWN_DETACH, 0, 0, 4 },
+		{ OWN_CLAIM_A, 0, 1, 4 },
+		{ OWN_RELEASE, 0, 0, 4 },
+	};
+	static int user_a, user_b;
+	struct kapi_iommu_domain *domain;
+	struct kapi_iommu_dev *dev, *bare;
+
+	given_a_booted_machine(&one_gib);
+	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
+	dev = sim_device();
+	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		int ret = 0;
+
+		switch (steps[i].op) {
+		case OWN_USE:
+			ret = kapi_iommu_dev_use_default_domain(dev);
+			break;
+		case OWN_UNUSE:
+			kapi_iommu_dev_unuse_default_domain(dev);
+			break;
+		case OWN_CLAIM_A:
+			ret = kapi_iommu_group_claim_dma_owner(dev, &user_a);
+			break;
+		case OWN_CLAIM_B:
+			ret = kapi_iommu_group_claim_dma_owner(dev, &user_b);
+			break;
+		case OWN_CLAIM_NULL:
+			ret = kapi_iommu_group_claim_dma_owner(dev, NULL);
+			break;
+		case OWN_RELEASE:
+			kapi_iommu_group_release_dma_owner(dev);
+			break;
+		case OWN_ATTACH:
+			ret = kapi_iommu_attach_group(domain, dev);
+			break;
+		case OWN_DETACH:
+			kapi_iommu_detach_group(domain, dev);
+			break;
+		}
+		print_message("step %zu\n", i);
+		assert_int_equal(ret, steps[i].ret);
+		assert_int_equal(kapi_iommu_group_dma_owner_claimed(dev),
+				 steps[i].claimed);
+		assert_warnings_since_start(steps[i].warnings);
+	}
+	kapi_iommu_domain_free(domain);
+	kapi_iommu_dev_destroy(dev);
+
+	/* A device with no group binds and unbinds without a count. */
+	assert_int_equal(kapi_iommu_bare_dev_create(1, &bare), 0);
+	assert_int_equal(kapi_iommu_dev_use_default_domain(bare), 0);
+	kapi_iommu_dev_unuse_default_domain(bare);
+	kapi_iommu_dev_destroy(bare);
+	assert_warnings_since_start(4);
+	assert_nothing_left_and_destroy();
+}
+
 /*
  * The last device leaving a group while a user's domain is still attached
  * is a user bug: the kernel warns, frees the default domain and leaves the
@@ -889,6 +992,7 @@ int main(void)
 		cmocka_unit_test(test_attach_group_failure_reverts),
 		cmocka_unit_test(test_detach_misuse_warns),
 		cmocka_unit_test(test_attach_null_or_default_domain),
+		cmocka_unit_test(test_dma_ownership_of_drivers_and_a_user),
 		cmocka_unit_test(test_group_released_with_a_user_domain_attached),
 		cmocka_unit_test(test_group_resv_regions_in_address_order),
 		cmocka_unit_test(test_group_resv_regions_allocation_failures),

@@ -209,6 +209,19 @@ void *kapi_iommu_fault_token(struct kapi_iommu_domain *domain);
 /* iommu_map_sg() of an empty list with a gfp the kernel rejects. */
 long long kapi_iommu_map_sg_bad_gfp(struct kapi_iommu_domain *domain);
 
+/*
+ * DMA ownership: a kernel driver binding to / unbinding from the device
+ * (iommu_device_use_default_domain() and _unuse_; a device without a group
+ * passes), and a user claiming / releasing its whole group
+ * (iommu_group_claim_dma_owner(): owner NULL is a WARN and -EINVAL), and
+ * iommu_group_dma_owner_claimed().
+ */
+int kapi_iommu_dev_use_default_domain(struct kapi_iommu_dev *dev);
+void kapi_iommu_dev_unuse_default_domain(struct kapi_iommu_dev *dev);
+int kapi_iommu_group_claim_dma_owner(struct kapi_iommu_dev *dev, void *owner);
+void kapi_iommu_group_release_dma_owner(struct kapi_iommu_dev *dev);
+int kapi_iommu_group_dma_owner_claimed(struct kapi_iommu_dev *dev);
+
 /* On the device's group: iommu_group_set_name(), the iommudata calls. */
 int kapi_iommu_group_set_name(struct kapi_iommu_dev *dev, const char *name);
 void kapi_iommu_group_set_iommudata(struct kapi_iommu_dev *dev, void *data,
