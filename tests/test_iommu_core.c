@@ -860,6 +860,37 @@ static void test_dma_ownership_of_drivers_and_a_user(void **state)
 }
 
 /*
+ * Regression: a domain allocated by one IOMMU driver was attached to a
+ * group behind another (the other driver's attach_dev handed a foreign
+ * domain).  As in 6.12's __iommu_attach_group(), it is -EINVAL, through
+ * the group and the device alike, and the device stays on its default
+ * domain.
+ */
+static void test_a_domain_of_another_driver_cannot_be_attached(void **state)
+{
+	struct kapi_iommu_dev *theirs, *ours;
+	struct kapi_iommu_domain *domain;
+
+	given_a_booted_machine(&one_gib);
+	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
+	theirs = double_device(NULL);
+	ours = sim_device();
+	assert_int_equal(kapi_iommu_domain_alloc(theirs, &domain), 0);
+	assert_int_equal(kapi_iommu_attach_group(domain, ours), -EINVAL);
+	assert_on_default_domain(ours);
+	assert_int_equal(kapi_iommu_attach(domain, ours), -EINVAL);
+	assert_on_default_domain(ours);
+	/* Its own driver's device takes it. */
+	assert_int_equal(kapi_iommu_attach_group(domain, theirs), 0);
+	kapi_iommu_detach_group(domain, theirs);
+	kapi_iommu_domain_free(domain);
+	kapi_iommu_dev_destroy(ours);
+	kapi_iommu_dev_destroy(theirs);
+	assert_warnings_since_start(0);
+	assert_nothing_left_and_destroy();
+}
+
+/*
  * The last device leaving a group while a user's domain is still attached
  * is a user bug: the kernel warns, frees the default domain and leaves the
  * user's domain to its owner.
@@ -993,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_detach_misuse_warns),
 		cmocka_unit_test(test_attach_null_or_default_domain),
 		cmocka_unit_test(test_dma_ownership_of_drivers_and_a_user),
+		cmocka_unit_test(test_a_domain_of_another_driver_cannot_be_attached),
 		cmocka_unit_test(test_group_released_with_a_user_domain_attached),
 		cmocka_unit_test(test_group_resv_regions_in_address_order),
 		cmocka_unit_test(test_group_resv_regions_allocation_failures),

@@ -800,10 +800,16 @@ revert:
 static int iommu_group_attach_locked(struct iommu_domain *domain,
 				     struct iommu_group *group)
 {
+	struct device *dev;
+
 	if (!domain)
 		return -EINVAL;
 	if (group->domain != group->default_domain)
 		return -EBUSY;
+	/* Only a domain of the group's own IOMMU driver can be attached. */
+	dev = list_first_entry(&group->devices, struct group_device, list)->dev;
+	if (!dev_has_iommu(dev) || dev_iommu_ops(dev) != domain->owner)
+		return -EINVAL;
 	return iommu_group_switch_domain(group, domain);
 }
 
