@@ -256,16 +256,21 @@ static void test_unmap_stops_at_a_hole(void **state)
 /* ---- errors ------------------------------------------------------------ */
 
 /*
- * Alignment is checked before the driver is called, the aperture only by
- * the driver; size 0 maps nothing and succeeds, as the kernel's loop does
+ * Alignment is checked (and an error logged) before the driver is called,
+ * the aperture only by the driver; size 0 maps nothing and succeeds, as the kernel's loop does
  * (every bad argument: tests/bad_input/iommu_map.def).
  */
 static void test_argument_checks_before_and_in_the_driver(void **state)
 {
+	unsigned long long errors;
+
 	machine_with_device_of_format(SIM_IOMMU_INTEL_SL);
 	kapi_iommu_trace_enable(64);
+	errors = sim_klog_count(SIM_KLOG_ERR);
 	assert_int_equal(kapi_iommu_map(fx.domain, SZ_4K + 1, SZ_4K, SZ_4K, RW),
 			 -EINVAL);
+	/* The core says why, once ("unaligned map"). */
+	assert_int_equal(sim_klog_count(SIM_KLOG_ERR), errors + 1);
 	assert_int_equal(count_trace_ops(KAPI_IOMMU_OP_MAP_PAGES), 0);
 	assert_int_equal(kapi_iommu_map(fx.domain, 1ULL << 48, 0, SZ_4K, RW),
 			 -EINVAL);
