@@ -5,8 +5,9 @@
  * devices behind them (see <shim/iommu_sim.h>).
  *
  * Driver behaviour, as Intel VT-d / AMD-Vi drivers have it:
- * - map_pages writes the leaves; *mapped is the bytes written, also when it
- *   fails (fault point shim/iommu/map fails the whole call with -ENOMEM
+ * - map_pages writes the leaves; *mapped is the bytes written (stored by
+ *   the Intel driver, added to the caller's count by the AMD and Arm
+ *   io-pgtable ones, as in 6.12), also when it fails (fault point shim/iommu/map fails the whole call with -ENOMEM
  *   before anything is written; shim/iommu/pgtable_alloc fails the table
  *   page allocation where one is needed, after the leaves before it).
  * - unmap_pages clears whole leaves: a larger leaf covering the request
@@ -233,7 +234,14 @@ static int sim_map_pages(struct iommu_domain *domain, unsigned long iova,
 	} else
 		ret = sim_iommu_map_pages(sd->sim, iova, paddr, pgsize, pgcount,
 					  prot, 1, &done);
-	*mapped = done;
+	/*
+	 * VT-d stores the bytes mapped; the io-pgtable drivers (AMD, Arm) add
+	 * them to what the caller passed in, which must start at 0.
+	 */
+	if (sim_format_vendor(sd->format) == SIM_VENDOR_INTEL)
+		*mapped = done;
+	else
+		*mapped += done;
 	trace_call(KAPI_IOMMU_OP_MAP_PAGES, sd, iova, paddr, pgsize, pgcount,
 		   done, ret);
 	return ret;
