@@ -370,12 +370,23 @@ int kapi_iommu_group_for_each_dev(struct kapi_iommu_dev *dev,
 				  unsigned int *visited)
 {
 	struct kapi_for_each fe = { .stop_at = stop_at, .stop_ret = stop_ret };
+	struct iommu_group *group;
 	int ret;
 
-	ret = iommu_group_for_each_dev(kdev(dev)->iommu_group, &fe,
-				       kapi_count_dev);
+	group = dev ? iommu_group_ref_get(kdev(dev)->iommu_group) :
+		      iommu_group_alloc();
+	if (IS_ERR(group))
+		return kapi_return(PTR_ERR(group));
+	ret = iommu_group_for_each_dev(group, &fe, kapi_count_dev);
+	iommu_group_put(group);
 	*visited = fe.visited;
 	return kapi_return(ret);
+}
+
+void kapi_iommu_dev_leave_group(struct kapi_iommu_dev *dev)
+{
+	iommu_group_remove_device(kdev(dev));
+	kapi_user_return();
 }
 
 int kapi_iommu_group_resv_regions(struct kapi_iommu_dev *dev,

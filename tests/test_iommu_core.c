@@ -563,7 +563,9 @@ static void test_group_name_and_iommu_data(void **state)
 
 /*
  * iommu_group_for_each_dev() visits every device of the group in order,
- * and stops at the first callback that returns nonzero, returning it.
+ * and stops at the first callback that returns nonzero, returning it (0
+ * for a group without devices); a device that leaves the group is no
+ * longer in it and has no group.
  *   group: dev0 -> dev1 -> dev2
  */
 static void test_for_each_dev_stops_at_nonzero(void **state)
@@ -583,11 +585,18 @@ static void test_for_each_dev_stops_at_nonzero(void **state)
 						       &visited), -EBUSY);
 	assert_int_equal(visited, 2);
 
-	/* Removing a device from the middle, then the others. */
+	/* A device leaving the group (still alive) has no group after. */
+	kapi_iommu_dev_leave_group(devs[1]);
+	assert_int_equal(kapi_iommu_dev_group_id(devs[1]), -ENODEV);
+	assert_int_equal(devices_in_group_of(devs[0]), 2);
+	/* Destroyed, it takes nothing more with it. */
 	kapi_iommu_dev_destroy(devs[1]);
 	assert_int_equal(devices_in_group_of(devs[0]), 2);
 	kapi_iommu_dev_destroy(devs[2]);
 	kapi_iommu_dev_destroy(devs[0]);
+	/* A group with no device yet: no call, and 0. */
+	assert_int_equal(kapi_iommu_group_for_each_dev(NULL, 0, 0, &visited), 0);
+	assert_int_equal(visited, 0);
 	assert_warnings_since_start(0);
 	assert_nothing_left_and_destroy();
 }

@@ -233,11 +233,14 @@ kapi_iommu_group_default_domain(struct kapi_iommu_dev *dev);
 /*
  * iommu_group_for_each_dev() with a callback that counts the devices it
  * is called for (*visited) and returns stop_ret at the stop_at-th one
- * (1-based; 0: never stops).  Returns what the core returned.
+ * (1-based; 0: never stops).  Returns what the core returned.  dev NULL:
+ * a new group with no device yet (iommu_group_alloc(), put again after).
  */
 int kapi_iommu_group_for_each_dev(struct kapi_iommu_dev *dev,
 				  unsigned int stop_at, int stop_ret,
 				  unsigned int *visited);
+/* iommu_group_remove_device(): the device leaves its group (stays alive). */
+void kapi_iommu_dev_leave_group(struct kapi_iommu_dev *dev);
 /*
  * iommu_get_group_resv_regions() into out[0..max) (the list is freed
  * here, whatever happened): the number of regions, or the errno.
