@@ -462,6 +462,36 @@ static void test_boundary_overflow_does_not_truncate(void **state)
 	tear_down();
 }
 
+/*
+ * A bitmap whose smallest page is one byte (bit 0; no driver has one, the
+ * core allows it): odd addresses and sizes map as the reference says, a
+ * run of bytes stops where both addresses reach the next page together
+ * and not where only one does, and an unmap one byte past 2^64 unmaps
+ * nothing.
+ */
+static void test_one_byte_pages_against_reference(void **state)
+{
+	const unsigned long long bitmap = 1 | SZ_4K;
+	static const struct {
+		unsigned long long iova, paddr, size;
+	} cases[] = {
+		{ 1, 1, 3 * SZ_4K },		/* bytes to 4K, then pages */
+		{ 0, 1, 2 * SZ_4K + 1 },	/* apart by a byte: all bytes */
+		{ 1, 3, 2 * SZ_4K },		/* apart by two bytes */
+		{ SZ_4K, SZ_4K, 3 * SZ_4K },	/* whole pages only */
+		{ SZ_4K, SZ_4K, 3 * SZ_4K + 7 },
+	};
+
+	boot_device_of_format(SIM_IOMMU_AMD_V1, 1);
+	kapi_iommu_set_pgsize_bitmap(domain, bitmap);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		check_map_and_unmap(bitmap, cases[i].iova, cases[i].paddr,
+				    cases[i].size);
+	assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K, SZ_4K + 1), 0);
+	assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K, SZ_4K), SZ_4K);
+	tear_down();
+}
+
 /* Random ranges over a 2^40 space, every format, seeded. */
 static void test_random_ranges_against_reference(void **state)
 {
@@ -503,6 +533,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_gigabyte_ranges_against_reference),
 		cmocka_unit_test(test_top_of_the_64bit_space),
 		cmocka_unit_test(test_boundary_overflow_does_not_truncate),
+		cmocka_unit_test(test_one_byte_pages_against_reference),
 		cmocka_unit_test(test_random_ranges_against_reference),
 	};
 	int ret;
