@@ -815,6 +815,18 @@ int sim_iommu_for_each_leaf(const struct sim_iommu_domain *dom,
 	return ret;
 }
 
+static unsigned long long trace_events[SIM_IOMMU_NR_TRACE_EVENTS];
+
+void sim_iommu_trace_event(enum sim_iommu_trace_event event)
+{
+	__atomic_add_fetch(&trace_events[event], 1, __ATOMIC_RELAXED);
+}
+
+unsigned long long sim_iommu_trace_events(enum sim_iommu_trace_event event)
+{
+	return __atomic_load_n(&trace_events[event], __ATOMIC_RELAXED);
+}
+
 unsigned long sim_iommu_nr_domains(void)
 {
 	return nr_domains;

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -312,14 +313,15 @@ static unsigned long long vmap_maintenance_calls;
 
 void sim_vmap_maintain(const void *addr, unsigned long len)
 {
-	const unsigned char *start = addr;
+	uintptr_t start = (uintptr_t)addr;
 	struct vmap_area *area;
 	int covered = 0;
 
 	pthread_mutex_lock(&vmap_lock);
 	for (area = vmap_areas; area && !covered; area = area->next)
-		covered = start >= area->addr &&
-			  start + len <= area->addr + (area->nr << SIM_PAGE_SHIFT);
+		covered = start >= (uintptr_t)area->addr &&
+			  start + len <= (uintptr_t)area->addr +
+					 (area->nr << SIM_PAGE_SHIFT);
 	pthread_mutex_unlock(&vmap_lock);
 	__atomic_add_fetch(&vmap_maintenance_calls, 1, __ATOMIC_RELAXED);
 	if (!covered)

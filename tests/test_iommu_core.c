@@ -20,6 +20,7 @@
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/sim.h>
+#include <dmasim/sim_iommu.h>
 
 #include "shared.h"
 
@@ -601,6 +602,48 @@ static void test_for_each_dev_stops_at_nonzero(void **state)
 	assert_nothing_left_and_destroy();
 }
 
+/* Times the tracepoint fired since the snapshot. */
+static unsigned long long fired(const unsigned long long *before,
+				enum sim_iommu_trace_event event)
+{
+	return sim_iommu_trace_events(event) - before[event];
+}
+
+/*
+ * The group and domain tracepoints fire once per device and event: a
+ * device joining its group, every device of the group switching domain
+ * (to a user domain and back), a device leaving its group.
+ */
+static void test_group_and_domain_tracepoints_per_device(void **state)
+{
+	unsigned long long before[SIM_IOMMU_NR_TRACE_EVENTS];
+	struct kapi_iommu_domain *domain;
+	struct kapi_iommu_dev *dev0, *dev1;
+
+	given_a_booted_machine(&one_gib);
+	double_driver_with(DBL_BASIC | KAPI_DBL_DEVICE_GROUP, KAPI_DBL_DEF_NONE);
+	dev0 = double_device(NULL);
+	for (int e = 0; e < SIM_IOMMU_NR_TRACE_EVENTS; e++)
+		before[e] = sim_iommu_trace_events(e);
+	dev1 = double_device(dev0);
+	assert_int_equal(fired(before, SIM_IOMMU_TRACE_ADD_DEVICE_TO_GROUP), 1);
+	assert_int_equal(kapi_iommu_domain_alloc(dev0, &domain), 0);
+	before[SIM_IOMMU_TRACE_ATTACH_DEVICE_TO_DOMAIN] =
+		sim_iommu_trace_events(SIM_IOMMU_TRACE_ATTACH_DEVICE_TO_DOMAIN);
+	assert_int_equal(kapi_iommu_attach_group(domain, dev0), 0);
+	assert_int_equal(fired(before, SIM_IOMMU_TRACE_ATTACH_DEVICE_TO_DOMAIN), 2);
+	kapi_iommu_detach_group(domain, dev0);
+	assert_int_equal(fired(before, SIM_IOMMU_TRACE_ATTACH_DEVICE_TO_DOMAIN), 4);
+	kapi_iommu_domain_free(domain);
+	kapi_iommu_dev_destroy(dev1);
+	assert_int_equal(fired(before, SIM_IOMMU_TRACE_REMOVE_DEVICE_FROM_GROUP), 1);
+	kapi_iommu_dev_destroy(dev0);
+	assert_int_equal(fired(before, SIM_IOMMU_TRACE_REMOVE_DEVICE_FROM_GROUP), 2);
+	assert_int_equal(fired(before, SIM_IOMMU_TRACE_IO_PAGE_FAULT), 0);
+	assert_warnings_since_start(0);
+	assert_nothing_left_and_destroy();
+}
+
 /* ---- attach failures and misuse ---------------------------------------- */
 
 /*
@@ -1028,6 +1071,7 @@ int main(void)
 		cmocka_unit_test(test_fault_handler),
 		cmocka_unit_test(test_group_name_and_iommu_data),
 		cmocka_unit_test(test_for_each_dev_stops_at_nonzero),
+		cmocka_unit_test(test_group_and_domain_tracepoints_per_device),
 		cmocka_unit_test(test_probe_fails_when_attach_fails),
 		cmocka_unit_test(test_attach_group_failure_reverts),
 		cmocka_unit_test(test_detach_misuse_warns),

@@ -122,6 +122,19 @@ unsigned long long sim_iommu_nr_tables(const struct sim_iommu_domain *dom);
 /* Domains alive now (every test checks it returns to its start). */
 unsigned long sim_iommu_nr_domains(void);
 /*
+ * The IOMMU core's group, device and fault tracepoints (trace/events/
+ * iommu.h): how often each fired since the process started.
+ */
+enum sim_iommu_trace_event {
+	SIM_IOMMU_TRACE_ADD_DEVICE_TO_GROUP,
+	SIM_IOMMU_TRACE_REMOVE_DEVICE_FROM_GROUP,
+	SIM_IOMMU_TRACE_ATTACH_DEVICE_TO_DOMAIN,
+	SIM_IOMMU_TRACE_IO_PAGE_FAULT,
+	SIM_IOMMU_NR_TRACE_EVENTS
+};
+void sim_iommu_trace_event(enum sim_iommu_trace_event event);
+unsigned long long sim_iommu_trace_events(enum sim_iommu_trace_event event);
+/*
  * Leaves that were still mapped when their domain was freed, since the
  * machine was built (a teardown that forgot an unmap shows here).
  */
