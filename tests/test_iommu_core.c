@@ -855,6 +855,11 @@ static void test_dma_ownership_of_drivers_and_a_user(void **state)
 		{ OWN_DETACH, 0, 0, 4 },
 		{ OWN_CLAIM_A, 0, 1, 4 },
 		{ OWN_RELEASE, 0, 0, 4 },
+		/* Released: drivers share the group again. */
+		{ OWN_USE, 0, 1, 4 },
+		{ OWN_USE, 0, 1, 4 },
+		{ OWN_UNUSE, 0, 1, 4 },
+		{ OWN_UNUSE, 0, 0, 4 },
 	};
 	static int user_a, user_b;
 	struct kapi_iommu_domain *domain;

@@ -466,8 +466,8 @@ static void test_boundary_overflow_does_not_truncate(void **state)
  * A bitmap whose smallest page is one byte (bit 0; no driver has one, the
  * core allows it): odd addresses and sizes map as the reference says, a
  * run of bytes stops where both addresses reach the next page together
- * and not where only one does, and an unmap one byte past 2^64 unmaps
- * nothing.
+ * and not where only one does, and a map (by its IOVA or its physical
+ * address) or an unmap one byte past 2^64 is refused, nothing done.
  */
 static void test_one_byte_pages_against_reference(void **state)
 {
@@ -487,6 +487,10 @@ static void test_one_byte_pages_against_reference(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		check_map_and_unmap(bitmap, cases[i].iova, cases[i].paddr,
 				    cases[i].size);
+	assert_int_equal(kapi_iommu_map(domain, 0ULL - SZ_4K, SZ_4K, SZ_4K + 1,
+					RW), -EINVAL);
+	assert_int_equal(kapi_iommu_map(domain, SZ_4K, 0ULL - SZ_4K, SZ_4K + 1,
+					RW), -EINVAL);
 	assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K, SZ_4K + 1), 0);
 	assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K, SZ_4K), SZ_4K);
 	tear_down();
