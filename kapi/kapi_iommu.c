@@ -471,6 +471,7 @@ static struct {
 	enum kapi_dbl_def_domain def_domain;
 	unsigned long long pgsize_bitmap;
 	unsigned long nr_devices, nr_released;
+	unsigned long alloc_calls, alloc_paging_calls;
 	unsigned long attach_calls, fail_attach_at;
 	bool fail_attach_persist;
 	bool registered;
@@ -573,11 +574,13 @@ static struct iommu_domain *dbl_new_domain(void)
 
 static struct iommu_domain *dbl_domain_alloc(unsigned int type)
 {
+	dbl.alloc_calls++;
 	return dbl_new_domain();
 }
 
 static struct iommu_domain *dbl_domain_alloc_paging(struct device *dev)
 {
+	dbl.alloc_paging_calls++;
 	return dbl_new_domain();
 }
 
@@ -653,6 +656,7 @@ void kapi_iommu_double_setup(unsigned int flags,
 	dbl.pgsize_bitmap = pgsize_bitmap;
 	dbl.attach_calls = dbl.fail_attach_at = 0;
 	dbl.nr_released = 0;
+	dbl.alloc_calls = dbl.alloc_paging_calls = 0;
 
 	*dops = (struct iommu_domain_ops){ 0 };
 	if (dbl_has(KAPI_DBL_ATTACH))
@@ -747,6 +751,11 @@ unsigned long kapi_iommu_double_nr_devices(void)
 unsigned long kapi_iommu_double_nr_released(void)
 {
 	return dbl.nr_released;
+}
+
+unsigned long kapi_iommu_double_nr_allocs(int paging)
+{
+	return paging ? dbl.alloc_paging_calls : dbl.alloc_calls;
 }
 
 void kapi_iommu_double_fail_attach(unsigned long nth, int persist)

@@ -226,6 +226,34 @@ static void test_probe_and_domains_per_driver_shape(void **state)
 	}
 }
 
+/*
+ * A driver with both allocators and no static identity domain: the
+ * identity default domain comes from domain_alloc(IDENTITY), since
+ * domain_alloc_paging() only makes paging domains; an UNMANAGED domain
+ * comes from domain_alloc_paging().
+ */
+static void test_identity_default_domain_from_the_typed_allocator(void **state)
+{
+	struct kapi_iommu_domain *domain;
+	struct kapi_iommu_dev *dev;
+
+	given_a_booted_machine(&one_gib);
+	double_driver_with(KAPI_DBL_ALLOC | KAPI_DBL_ALLOC_PAGING |
+			   KAPI_DBL_ATTACH | KAPI_DBL_FREE, KAPI_DBL_DEF_IDENTITY);
+	dev = double_device(NULL);
+	assert_int_equal(kapi_iommu_domain_type(kapi_iommu_dev_dma_domain(dev)),
+			 KAPI_IOMMU_DOMAIN_IDENTITY);
+	assert_int_equal(kapi_iommu_double_nr_allocs(0), 1);
+	assert_int_equal(kapi_iommu_double_nr_allocs(1), 0);
+	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
+	assert_int_equal(kapi_iommu_double_nr_allocs(0), 1);
+	assert_int_equal(kapi_iommu_double_nr_allocs(1), 1);
+	kapi_iommu_domain_free(domain);
+	kapi_iommu_dev_destroy(dev);
+	assert_warnings_since_start(0);
+	assert_nothing_left_and_destroy();
+}
+
 /* ---- domains that cannot map --------------------------------------------- */
 
 /*
@@ -1081,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_attach_group_failure_reverts),
 		cmocka_unit_test(test_detach_misuse_warns),
 		cmocka_unit_test(test_attach_null_or_default_domain),
+		cmocka_unit_test(test_identity_default_domain_from_the_typed_allocator),
 		cmocka_unit_test(test_dma_ownership_of_drivers_and_a_user),
 		cmocka_unit_test(test_a_domain_of_another_driver_cannot_be_attached),
 		cmocka_unit_test(test_group_released_with_a_user_domain_attached),

@@ -321,6 +321,8 @@ int kapi_iommu_double_dev_create(struct kapi_iommu_dev *group_peer,
 /* Double devices alive; release_device calls so far. */
 unsigned long kapi_iommu_double_nr_devices(void);
 unsigned long kapi_iommu_double_nr_released(void);
+/* Calls of ->domain_alloc_paging (paging 1) or ->domain_alloc (0) so far. */
+unsigned long kapi_iommu_double_nr_allocs(int paging);
 /*
  * From now on, attach_dev call number nth (1: the next) fails with
  * -EINVAL, and with persist every call after it too; nth 0 stops failing.
