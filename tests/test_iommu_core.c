@@ -668,6 +668,8 @@ static void test_group_and_domain_tracepoints_per_device(void **state)
 	kapi_iommu_dev_destroy(dev0);
 	assert_int_equal(fired(before, SIM_IOMMU_TRACE_REMOVE_DEVICE_FROM_GROUP), 2);
 	assert_int_equal(fired(before, SIM_IOMMU_TRACE_IO_PAGE_FAULT), 0);
+	/* Unregistering the driver's IOMMU is quiet too. */
+	kapi_iommu_double_teardown();
 	assert_warnings_since_start(0);
 	assert_nothing_left_and_destroy();
 }
@@ -886,8 +888,9 @@ static void test_dma_ownership_of_drivers_and_a_user(void **state)
 		/* Released: drivers share the group again. */
 		{ OWN_USE, 0, 1, 4 },
 		{ OWN_USE, 0, 1, 4 },
-		{ OWN_UNUSE, 0, 1, 4 },
-		{ OWN_UNUSE, 0, 0, 4 },
+		{ OWN_RELEASE, 0, 1, 5 },	/* no user: the drivers stay */
+		{ OWN_UNUSE, 0, 1, 5 },
+		{ OWN_UNUSE, 0, 0, 5 },
 	};
 	static int user_a, user_b;
 	struct kapi_iommu_domain *domain;
@@ -940,7 +943,7 @@ static void test_dma_ownership_of_drivers_and_a_user(void **state)
 	assert_int_equal(kapi_iommu_dev_use_default_domain(bare), 0);
 	kapi_iommu_dev_unuse_default_domain(bare);
 	kapi_iommu_dev_destroy(bare);
-	assert_warnings_since_start(4);
+	assert_warnings_since_start(5);
 	assert_nothing_left_and_destroy();
 }
 
@@ -960,6 +963,11 @@ static void test_a_domain_of_another_driver_cannot_be_attached(void **state)
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	theirs = double_device(NULL);
 	ours = sim_device();
+	/* Two groups: two distinct group ids, neither negative. */
+	assert_true(kapi_iommu_dev_group_id(theirs) >= 0);
+	assert_true(kapi_iommu_dev_group_id(ours) >= 0);
+	assert_int_not_equal(kapi_iommu_dev_group_id(theirs),
+			     kapi_iommu_dev_group_id(ours));
 	assert_int_equal(kapi_iommu_domain_alloc(theirs, &domain), 0);
 	assert_int_equal(kapi_iommu_attach_group(domain, ours), -EINVAL);
 	assert_on_default_domain(ours);
