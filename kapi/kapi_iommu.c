@@ -423,7 +423,8 @@ int kapi_iommu_dev_nr_resv_regions(struct kapi_iommu_dev *dev)
 	list_for_each_entry(region, &list, list)
 		n++;
 	iommu_put_resv_regions(kdev(dev), &list);
-	return n;
+	/* The put empties the caller's list: nothing may still point in. */
+	return list_empty(&list) ? n : -ENOTEMPTY;
 }
 
 struct kapi_bare_dev {
@@ -456,6 +457,7 @@ int kapi_iommu_bare_dev_create(int with_dev_iommu,
 struct dbl_domain {
 	struct iommu_domain domain;
 	unsigned long long mapped;
+	bool attached;		/* finalised by a first attach */
 };
 
 struct dbl_device {
@@ -511,6 +513,7 @@ static int dbl_attach_dev(struct iommu_domain *domain, struct device *dev)
 	    (dbl.attach_calls == dbl.fail_attach_at ||
 	     (dbl.fail_attach_persist && dbl.attach_calls > dbl.fail_attach_at)))
 		return -EINVAL;
+	to_dbl_domain(domain)->attached = true;
 	return 0;
 }
 
@@ -540,9 +543,10 @@ static int dbl_iotlb_sync_map(struct iommu_domain *domain, unsigned long iova,
 	return 0;
 }
 
+/* As arm-smmu's: a domain already attached (finalised) cannot nest. */
 static int dbl_enable_nesting(struct iommu_domain *domain)
 {
-	return 0;
+	return to_dbl_domain(domain)->attached ? -EPERM : 0;
 }
 
 static int dbl_set_pgtable_quirks(struct iommu_domain *domain,

@@ -526,6 +526,28 @@ static void test_nesting_and_pgtable_quirks(void **state)
 	}
 }
 
+/*
+ * The driver's enable_nesting answer is the core's: a domain already
+ * attached (finalised, as arm-smmu says) cannot nest, -EPERM.
+ */
+static void test_nesting_refused_by_the_driver_is_refused(void **state)
+{
+	struct kapi_iommu_domain *domain;
+	struct kapi_iommu_dev *dev;
+
+	given_a_booted_machine(&one_gib);
+	double_driver_with(DBL_BASIC | KAPI_DBL_NESTING, KAPI_DBL_DEF_NONE);
+	dev = double_device(NULL);
+	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
+	assert_int_equal(kapi_iommu_attach_group(domain, dev), 0);
+	assert_int_equal(kapi_iommu_enable_nesting(domain), -EPERM);
+	kapi_iommu_detach_group(domain, dev);
+	kapi_iommu_domain_free(domain);
+	kapi_iommu_dev_destroy(dev);
+	assert_warnings_since_start(0);
+	assert_nothing_left_and_destroy();
+}
+
 /* A fault handler and its token are recorded; a NULL domain only warns. */
 static void test_fault_handler(void **state)
 {
@@ -1066,6 +1088,37 @@ static void test_group_resv_regions_in_address_order(void **state)
 }
 
 /*
+ * Regions of the group's devices that start at the same address keep the
+ * devices' order (the first device's first): the copy goes after the
+ * regions that start where it does, not before.
+ */
+static void test_group_resv_regions_with_equal_starts_keep_device_order(void **state)
+{
+	static const struct kapi_iommu_resv first[] = {
+		{ SZ_1M, SZ_1M, RW, KAPI_IOMMU_RESV_RESERVED },
+	};
+	static const struct kapi_iommu_resv second[] = {
+		{ SZ_1M, 2 * SZ_1M, RW, KAPI_IOMMU_RESV_DIRECT },
+	};
+	struct kapi_iommu_resv out[2];
+	struct kapi_iommu_dev *dev0, *dev1;
+
+	given_a_booted_machine(&one_gib);
+	double_driver_with(DBL_BASIC | KAPI_DBL_DEVICE_GROUP |
+			   KAPI_DBL_RESV_REGIONS, KAPI_DBL_DEF_NONE);
+	assert_int_equal(kapi_iommu_double_dev_create(NULL, first, 1, &dev0), 0);
+	assert_int_equal(kapi_iommu_double_dev_create(dev0, second, 1, &dev1), 0);
+	assert_int_equal(kapi_iommu_group_resv_regions(dev1, out, 2), 2);
+	assert_int_equal(out[0].type, KAPI_IOMMU_RESV_RESERVED);
+	assert_int_equal(out[1].type, KAPI_IOMMU_RESV_DIRECT);
+	assert_int_equal(out[1].length, 2 * SZ_1M);
+	kapi_iommu_dev_destroy(dev1);
+	kapi_iommu_dev_destroy(dev0);
+	assert_warnings_since_start(0);
+	assert_nothing_left_and_destroy();
+}
+
+/*
  * A failed allocation anywhere (the driver's regions, or the group's
  * copies) either loses a driver region or fails -ENOMEM; the caller frees
  * what was copied and nothing is left.
@@ -1118,10 +1171,12 @@ int main(void)
 		cmocka_unit_test(test_detach_misuse_warns),
 		cmocka_unit_test(test_attach_null_or_default_domain),
 		cmocka_unit_test(test_identity_default_domain_from_the_typed_allocator),
+		cmocka_unit_test(test_nesting_refused_by_the_driver_is_refused),
 		cmocka_unit_test(test_dma_ownership_of_drivers_and_a_user),
 		cmocka_unit_test(test_a_domain_of_another_driver_cannot_be_attached),
 		cmocka_unit_test(test_group_released_with_a_user_domain_attached),
 		cmocka_unit_test(test_group_resv_regions_in_address_order),
+		cmocka_unit_test(test_group_resv_regions_with_equal_starts_keep_device_order),
 		cmocka_unit_test(test_group_resv_regions_allocation_failures),
 	};
 

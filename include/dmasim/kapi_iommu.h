@@ -247,7 +247,10 @@ void kapi_iommu_dev_leave_group(struct kapi_iommu_dev *dev);
  */
 int kapi_iommu_group_resv_regions(struct kapi_iommu_dev *dev,
 				  struct kapi_iommu_resv *out, unsigned int max);
-/* iommu_get_resv_regions() + iommu_put_resv_regions(): regions seen. */
+/*
+ * iommu_get_resv_regions() + iommu_put_resv_regions(): regions seen, or
+ * -ENOTEMPTY if the put left entries on the list.
+ */
 int kapi_iommu_dev_nr_resv_regions(struct kapi_iommu_dev *dev);
 
 /*
@@ -284,7 +287,7 @@ enum {
 	KAPI_DBL_MAP		= 1 << 13,	/* ->map_pages */
 	KAPI_DBL_UNMAP		= 1 << 14,	/* ->unmap_pages */
 	KAPI_DBL_SYNC_MAP	= 1 << 15,	/* ->iotlb_sync_map */
-	KAPI_DBL_NESTING	= 1 << 16,	/* ->enable_nesting */
+	KAPI_DBL_NESTING	= 1 << 16,	/* ->enable_nesting (-EPERM once attached) */
 	KAPI_DBL_QUIRKS		= 1 << 17,	/* ->set_pgtable_quirks */
 	KAPI_DBL_FREE		= 1 << 18,	/* ->free (else the domain leaks) */
 	KAPI_DBL_MAP_NOTHING	= 1 << 19,	/* map_pages: 0, 0 bytes mapped */
