@@ -66,6 +66,9 @@ PROG = 'extract-functions'
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 IDENT = re.compile(r'[A-Za-z_]\w*')
 K = ci.CursorKind
+# What an unprovided name's diagnostic names.
+NAMED = re.compile(r"(?:undeclared identifier|function|unknown type name|"
+                   r"incomplete (?:definition of )?type|no member named) '([^']+)'")
 # Warnings that are an unprovided name too, whatever the build's -Werror.
 UNPROVIDED = re.compile(r'implicit declaration of function|call to undeclared '
                         r'function|has internal linkage but is not defined')
@@ -332,7 +335,7 @@ class Extract:
         a taken function reaches that nobody provides."""
         tu = parse(output, self.args, text, self.cwd)
         real = os.path.realpath(output)
-        problems = []
+        problems, lines_seen = [], set()
         for d in tu.diagnostics:
             if d.severity < ci.Diagnostic.Error and not UNPROVIDED.search(d.spelling):
                 continue
@@ -342,15 +345,21 @@ class Extract:
                 problems.append('%s: %s (in a header the extract includes)' % (where, d.spelling))
                 continue
             line, usr = self.line_map.get(loc.line, (None, None))
-            name = re.search(r"'([^']+)'", d.spelling)
-            what = name.group(1) if name else d.spelling
-            if usr is None:
+            if line in lines_seen:
+                continue	# what follows from the first error of a line
+            lines_seen.add(line)
+            name = NAMED.search(d.spelling)
+            if usr is None or not name:
                 problems.append('%s:%s: %s' % (self.shown, line, d.spelling))
                 continue
+            what = name.group(1)
+            note = ''
+            if what in self.by_name:
+                note = ', though the file defines it: its definition did not parse'
             problems.append(
                 '%s reaches %s at %s:%d, which neither the extract nor '
-                'kernel_shim provides (%s; reached as %s)' % (
-                    self.root_of(usr), what, self.shown, line, d.spelling,
+                'kernel_shim provides%s (%s; reached as %s)' % (
+                    self.root_of(usr), what, self.shown, line, note, d.spelling,
                     self.chain(usr)))
         if problems:
             raise ExtractError('\n  '.join(['%s: the extract does not compile against '
