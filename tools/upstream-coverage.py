@@ -7,7 +7,9 @@
 
 runs, in that build, every suite that runs kernel code against 'upstream'
 (and 'differential'; 'slow' left out), then prints line and branch coverage
-of the tree's files per function (from gcov's JSON, so every figure is
+of the tree's files per function, each with its lines in the file (for a
+file only some functions of which are compiled, --extracted: those; lines
+of inlined helpers gcov names no function for are one row) (from gcov's JSON, so every figure is
 gcov's own), and writes an HTML report with annotated sources
 (gcovr --html-details) and a JSON one (gcovr --json) under
 build-upcov/upstream-coverage/.  See docs/upstream.md.
@@ -70,10 +72,14 @@ def per_function(fdata):
     funcs = {f['name']: [f['name'], f['start_line'], 0, 0, 0, 0, f.get('end_line', 0)]
              for f in fdata['functions']}
     for line in fdata['lines']:
-        name = line.get('function_name')
+        # gcov names no function for the lines of a static inline helper
+        # inlined everywhere (an extracted file's pfnmap_args_setup()).
+        name = line.get('function_name') or '(inlined helpers)'
         if name not in funcs:
-            continue
+            funcs[name] = [name, line['line_number'], 0, 0, 0, 0, line['line_number']]
         rec = funcs[name]
+        rec[1] = min(rec[1], line['line_number'])
+        rec[6] = max(rec[6], line['line_number'])
         rec[2] += 1
         rec[3] += line['count'] > 0
         for b in line['branches']:
