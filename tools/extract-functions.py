@@ -41,10 +41,10 @@ the build directory.  tests/extract_functions_check.py checks these rules on
 a made-up file.
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
-import shlex
 import sys
 
 try:
@@ -79,21 +79,13 @@ class ExtractError(Exception):
 
 
 def compile_args(entry):
-    """The compiler arguments of one compile_commands.json entry, without
-    the output, dependency-file and source arguments (as tools/mutation.py)."""
-    argv = entry.get('arguments') or shlex.split(entry['command'])
-    out, skip = [], False
-    for a in argv[1:]:
-        if skip:
-            skip = False
-            continue
-        if a in ('-o', '-MF', '-MQ', '-MT'):
-            skip = True
-            continue
-        if a in ('-c', '-MD', '-MMD') or a == entry['file']:
-            continue
-        out.append(a)
-    return out, entry['directory']
+    """The compiler arguments of one compile_commands.json entry (as
+    tools/mutation.py reads them), and its directory."""
+    spec = importlib.util.spec_from_file_location(
+        'mutation', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'mutation.py'))
+    mutation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation)
+    return mutation.compile_args(entry), entry['directory']
 
 
 def args_from_build(build, output):

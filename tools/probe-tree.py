@@ -383,26 +383,29 @@ def iommu_map_loop(t):
     return None, 'no __iommu_map() or iommu_map_nosync() calling map_pages'
 
 
-def probe_iommu_map_refuses_wrap(t):
+def probe_map_loop(t, pattern, yes, no):
+    """1 (yes) if the tree's map loop has pattern, 0 (no) if not; core's
+    map path, 1, where the tree's is not taken."""
     body, where = iommu_map_loop(t)
     if body is None:
         if t.text(IOMMU) is None or where.startswith('no '):
             return undecided(where)
         return 1, "core's map path (the tree's is not taken: %s)" % where
-    if re.search(r'\bcheck_add_overflow\s*\(', body):
-        return 1, '%s refuses a range that runs past the top' % where
-    return 0, '%s maps a range that runs past 2^64 on at address 0' % where
+    if re.search(pattern, body):
+        return 1, '%s %s' % (where, yes)
+    return 0, '%s %s' % (where, no)
+
+
+def probe_iommu_map_refuses_wrap(t):
+    return probe_map_loop(t, r'\bcheck_add_overflow\s*\(',
+                          'refuses a range that runs past the top',
+                          'maps a range that runs past 2^64 on at address 0')
 
 
 def probe_iommu_map_stops_without_progress(t):
-    body, where = iommu_map_loop(t)
-    if body is None:
-        if t.text(IOMMU) is None or where.startswith('no '):
-            return undecided(where)
-        return 1, "core's map path (the tree's is not taken: %s)" % where
-    if re.search(r'!\s*mapped\b|\bmapped\s*==\s*0\b', body):
-        return 1, '%s fails a map_pages call that mapped nothing' % where
-    return 0, '%s calls map_pages again after one that mapped nothing' % where
+    return probe_map_loop(t, r'!\s*mapped\b|\bmapped\s*==\s*0\b',
+                          'fails a map_pages call that mapped nothing',
+                          'calls map_pages again after one that mapped nothing')
 
 
 def probe_iommu_map_sg_empty(t):
