@@ -431,6 +431,24 @@ def main(argv):
                                 (' '.join(args), run.returncode, len(lines), len(pt.PROBES)))
             elif sep and lines[0] != 'PFNMAP_STRIDE=1|' + pt.probe(root)[0][2]:
                 failures.append('probe-tree.py --meson: first line %r' % lines[0])
+    # --core (no libclang, -Dkernel_extract=false): nothing taken, so the
+    # extraction probes decide 0 and those that depend on which copy is
+    # linked decide core's behaviour, on a tree whose own copies differ.
+    core_want = {'TREE_FOLLOW_PFNMAP': 0, 'TREE_IOMMU_MAP': 0, 'PFNMAP_ADDR_MASK': 1,
+                 'IOMMU_MAP_REFUSES_WRAP': 1, 'IOMMU_MAP_STOPS_WITHOUT_PROGRESS': 1,
+                 'IOMMU_MAP_SG_EMPTY_READS_NOTHING': 1}
+    with tempfile.TemporaryDirectory(prefix='probe-tree-check.') as root:
+        files = dict(CASES['PFNMAP_ADDR_MASK'][1][1])
+        files.update(CASES['IOMMU_MAP_REFUSES_WRAP'][1][1])
+        make_tree(root, files)
+        for core, want in ((None, {'TREE_FOLLOW_PFNMAP': 1, 'PFNMAP_ADDR_MASK': 0,
+                                   'TREE_IOMMU_MAP': 1, 'IOMMU_MAP_REFUSES_WRAP': 0}),
+                           ('-Dkernel_extract=false', core_want)):
+            got = {n: (v, why) for n, v, why in pt.probe(root, core)}
+            for name, value in want.items():
+                if got[name][0] != value:
+                    failures.append('--core %s: %s decided %s (%s), want %s' % (
+                        core, name, show(got[name][0]), got[name][1], value))
     real = check_real(pt, build_dir, failures)
     for f in failures:
         print('FAIL: ' + f)

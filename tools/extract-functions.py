@@ -385,6 +385,7 @@ def main(argv=None):
     ap.add_argument('--build', help='build directory whose compile_commands.json '
                                     'has the arguments -o is compiled with')
     ap.add_argument('--depfile', help='write the files read (make syntax)')
+    ap.add_argument('--hint', help='printed after an error: what the user can do')
     ap.add_argument('--list', action='store_true',
                     help='print what was taken and why')
     argv = sys.argv[1:] if argv is None else argv
@@ -402,6 +403,8 @@ def main(argv=None):
         ex.check(opts.output, text)
     except ExtractError as e:
         sys.stderr.write('%s: %s\n' % (PROG, e))
+        if opts.hint:
+            sys.stderr.write('%s: %s\n' % (PROG, opts.hint))
         return 1
     if opts.list:
         for first, last, usr in ex.pieces:

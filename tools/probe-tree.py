@@ -14,7 +14,7 @@ goes for a shim declaration that must match the tree's own code
 (HEAP_ALLOCATE_ULONG_FLAGS: the type of dma_heap_ops.allocate, which the
 tree's heap defines a function for; <linux/dma-heap.h>).
 
-Usage: probe-tree.py KERNEL_SRC [--meson | --extracted]
+Usage: probe-tree.py KERNEL_SRC [--meson | --extracted] [--core WHY]
 Prints one line per predicate:
     NAME VALUE  reason
 VALUE is 1 or 0, or '?' when the probe could not decide (a function it
@@ -25,6 +25,9 @@ upstream mode takes function by function from the tree's mm/memory.c and
 drivers/iommu/iommu.c, one line per core library it replaces:
     LIBRARY|PROBE|PATH|FUNCTION,...
 (taken when PROBE decides 1; core's LIBRARY is linked otherwise).
+--core WHY: upstream mode takes nothing from them (no libclang, or
+-Dkernel_extract=false): those probes decide 0 with WHY, and the ones that
+depend on which copy is linked decide core's behaviour.
 
 The probes read the files as text with comments and string contents
 removed; a function's body is found by its name at the start of a
@@ -81,9 +84,12 @@ def strip_comments(text):
 
 
 class Tree:
-    def __init__(self, root):
+    def __init__(self, root, core=None):
         self.root = root
         self.cache = {}
+        # Why upstream mode links core's copies of what it would take from
+        # mm/memory.c and iommu.c (--core), or None.
+        self.core = core
 
     def text(self, path):
         if path not in self.cache:
@@ -335,6 +341,8 @@ def probe_heap_allocate_ulong_flags(t):
 
 
 def probe_tree_follow_pfnmap(t):
+    if t.core:
+        return 0, "core's copies are linked: " + t.core
     if t.text(MEMORY) is None:
         return undecided(MEMORY + ' not in the tree')
     missing = [f for f in FOLLOW_PFNMAP_FUNCTIONS if t.function(MEMORY, f) is None]
@@ -346,7 +354,7 @@ def probe_tree_follow_pfnmap(t):
 
 
 def probe_pfnmap_addr_mask(t):
-    if t.text(MEMORY) is None:
+    if t.text(MEMORY) is None and not t.core:
         return undecided(MEMORY + " not in the tree (core's copy, which fills it, is linked)")
     if probe_tree_follow_pfnmap(t)[0] != 1:
         # core/mm/memory.c is linked instead, and it reports the mask.
@@ -358,6 +366,8 @@ def probe_pfnmap_addr_mask(t):
 
 
 def probe_tree_iommu_map(t):
+    if t.core:
+        return 0, "core's copies are linked: " + t.core
     if t.text(IOMMU) is None:
         return undecided(IOMMU + ' not in the tree')
     missing = [f for f in IOMMU_MAP_FUNCTIONS if t.function(IOMMU, f) is None]
@@ -388,7 +398,7 @@ def probe_map_loop(t, pattern, yes, no):
     map path, 1, where the tree's is not taken."""
     body, where = iommu_map_loop(t)
     if body is None:
-        if t.text(IOMMU) is None or where.startswith('no '):
+        if (t.text(IOMMU) is None and not t.core) or where.startswith('no '):
             return undecided(where)
         return 1, "core's map path (the tree's is not taken: %s)" % where
     if re.search(pattern, body):
@@ -448,8 +458,8 @@ PROBES = [
 ]
 
 
-def probe(root):
-    t = Tree(root)
+def probe(root, core=None):
+    t = Tree(root, core)
     return [(name,) + fn(t) for name, fn in PROBES]
 
 
@@ -462,7 +472,8 @@ def main(argv):
             print('%s|%s|%s|%s' % (lib, name, path, ','.join(functions)))
         return 0
     meson = '--meson' in argv[2:]
-    for name, value, why in probe(argv[1]):
+    core = argv[argv.index('--core') + 1] if '--core' in argv[2:-1] else None
+    for name, value, why in probe(argv[1], core):
         v = '?' if value is None else str(value)
         if meson:
             print('%s=%s|%s' % (name, v, why))
