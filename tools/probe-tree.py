@@ -354,16 +354,25 @@ def probe_heap_allocate_ulong_flags(t):
     return undecided('%s(): fd_flags neither unsigned long nor u32' % m.group(1))
 
 
-def probe_tree_follow_pfnmap(t):
+def not_taken(t, path, functions):
+    """(0 or None, why) when upstream mode cannot take functions from path
+    (--core, no such file, one of them missing), else None."""
     if t.core:
         return 0, "core's copies are linked: " + t.core
-    if t.text(MEMORY) is None:
-        return undecided(MEMORY + ' not in the tree')
-    missing = [f for f in FOLLOW_PFNMAP_FUNCTIONS if t.function(MEMORY, f) is None]
+    if t.text(path) is None:
+        return undecided(path + ' not in the tree')
+    missing = [f for f in functions if t.function(path, f) is None]
     if missing:
-        return 0, '%s has no %s()%s' % (MEMORY, '(), no '.join(missing), (
-            ' (it has follow_pte(): before 6.10)'
-            if t.function(MEMORY, 'follow_pte') is not None else ''))
+        return 0, '%s has no %s()' % (path, '(), no '.join(missing))
+    return None
+
+
+def probe_tree_follow_pfnmap(t):
+    no = not_taken(t, MEMORY, FOLLOW_PFNMAP_FUNCTIONS)
+    if no:
+        if no[0] == 0 and t.function(MEMORY, 'follow_pte') is not None:
+            return 0, no[1] + ' (it has follow_pte(): before 6.10)'
+        return no
     return 1, '%s defines %s()' % (MEMORY, '() and '.join(FOLLOW_PFNMAP_FUNCTIONS))
 
 
@@ -380,13 +389,9 @@ def probe_pfnmap_addr_mask(t):
 
 
 def probe_tree_iommu_map(t):
-    if t.core:
-        return 0, "core's copies are linked: " + t.core
-    if t.text(IOMMU) is None:
-        return undecided(IOMMU + ' not in the tree')
-    missing = [f for f in IOMMU_MAP_FUNCTIONS if t.function(IOMMU, f) is None]
-    if missing:
-        return 0, '%s has no %s()' % (IOMMU, '(), no '.join(missing))
+    no = not_taken(t, IOMMU, IOMMU_MAP_FUNCTIONS)
+    if no:
+        return no
     head = re.search(r'\biommu_map\s*\(([^)]*)\)\s*\{', t.text(IOMMU))
     if not head or not re.search(r'\bgfp_t\b', head.group(1)):
         return 0, ('%s: iommu_map() takes no gfp_t (before 6.3), the shim\'s '
