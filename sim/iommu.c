@@ -93,6 +93,8 @@ struct sim_iommu_domain {
 	struct sim_iommu_table *root;
 	unsigned int levels;
 	unsigned int bits;		/* index bits per level */
+	unsigned int ias;		/* fmt's, and the top level's shift: */
+	unsigned int top_shift;		/* iova_to_phys() reads them here */
 	unsigned long long entries;	/* entries per table */
 	unsigned long long nr_tables;
 	unsigned long long nr_leaves_total;
@@ -108,6 +110,7 @@ struct sim_iommu_domain {
  * allow concurrent map/unmap of disjoint ranges; the simulation only has to
  * stay consistent when several threads use it).  Recursive, so that a
  * for_each_leaf() callback may call back into the simulator.
+ * sim_iommu_iova_to_phys() alone walks without it (see there).
  */
 static pthread_mutex_t iommu_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
@@ -158,6 +161,24 @@ static inline unsigned long long level_index(const struct sim_iommu_domain *dom,
 static inline struct sim_iommu_table *pte_table(unsigned long long pte)
 {
 	return (struct sim_iommu_table *)(unsigned long)(pte & PTE_TABLE_MASK);
+}
+
+/*
+ * Entries are read and written as single atomic words: sim_iommu_iova_to_phys()
+ * walks without the IOMMU lock (below), while a map or unmap of other
+ * IOVAs may write the same tables.  A table pointer is published with
+ * release order, so a walker that sees it sees the table's zeroed entries.
+ */
+static inline unsigned long long pte_get(const struct sim_iommu_table *t,
+					 unsigned long long i)
+{
+	return __atomic_load_n(&t->e[i], __ATOMIC_ACQUIRE);
+}
+
+static inline void pte_set(struct sim_iommu_table *t, unsigned long long i,
+			   unsigned long long pte)
+{
+	__atomic_store_n(&t->e[i], pte, __ATOMIC_RELEASE);
 }
 
 static inline int pte_is_leaf(unsigned long long pte)
@@ -293,6 +314,8 @@ static struct sim_iommu_domain *domain_alloc(enum sim_iommu_format_id id)
 	dom->levels = fmt->levels;
 	dom->bits = fmt->granule_shift - 3;
 	dom->entries = 1ULL << dom->bits;
+	dom->ias = fmt->ias;
+	dom->top_shift = level_shift(dom, dom->levels - 1);
 	dom->root = table_alloc(dom, 0);
 	if (!dom->root) {
 		free(dom);
@@ -316,7 +339,7 @@ static void free_subtree(struct sim_iommu_domain *dom,
 		if (!pte)
 			continue;
 		t->nr_live--;
-		t->e[i] = 0;
+		pte_set(t, i, 0);
 		if (pte_is_leaf(pte)) {
 			unsigned int rep = pte_rep_log2(pte);
 
@@ -398,7 +421,7 @@ static void prune_path(struct sim_iommu_domain *dom,
 		if (t->nr_live)
 			return;
 		table_free(dom, t);
-		path[l + 1]->e[idx[l + 1]] = 0;
+		pte_set(path[l + 1], idx[l + 1], 0);
 		path[l + 1]->nr_live--;
 	}
 }
@@ -451,8 +474,9 @@ static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 					ret = -ENOMEM;
 					goto out;
 				}
-				t->e[idx[l]] = (unsigned long long)(unsigned long)child |
-					       PTE_VALID;
+				pte_set(t, idx[l],
+					(unsigned long long)(unsigned long)child |
+					PTE_VALID);
 				t->nr_live++;
 				t = child;
 			} else if (pte_is_leaf(pte)) {
@@ -470,18 +494,19 @@ static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 			n = count;
 		/* Leaves go in whole: check a leaf's entries, then write them. */
 		for (done = 0; done < n; done++) {
-			unsigned long long *e = &t->e[first + (done << rep_log2)];
+			unsigned long long e = first + (done << rep_log2);
 			unsigned long long pa = paddr + done * pgsize;
 
 			for (i = 0; i < rep; i++)
-				if (e[i])
+				if (t->e[e + i])
 					break;
 			if (i < rep) {
 				ret = -EEXIST;
 				break;
 			}
 			for (i = 0; i < rep; i++)
-				e[i] = ((pa + i * step) & PTE_ADDR_MASK) | leaf_bits;
+				pte_set(t, e + i, ((pa + i * step) & PTE_ADDR_MASK) |
+						  leaf_bits);
 		}
 		t->nr_live += done << rep_log2;
 		sim_count(SIM_CNT_IOMMU_PTE_WRITE, done << rep_log2);
@@ -515,7 +540,7 @@ static unsigned long long walk(const struct sim_iommu_domain *dom,
 
 	for (;;) {
 		unsigned long long i = level_index(dom, iova, l);
-		unsigned long long pte = t->e[i];
+		unsigned long long pte = pte_get(t, i);
 
 		if (path) {
 			path[l] = t;
@@ -570,10 +595,8 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 			size_log2 = shift + rep_log2;
 			leaf_size = 1ULL << size_log2;
 			base = iova & ~(leaf_size - 1);
-			if (rep == 1)
-				t->e[i] = 0;
-			else
-				memset(&t->e[i], 0, rep * sizeof(t->e[0]));
+			for (unsigned long long k = 0; k < rep; k++)
+				pte_set(t, i + k, 0);
 			cleared += rep;
 			leaves_by_rep[rep_log2]++;
 			unmapped += leaf_size;
@@ -597,19 +620,25 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 	return unmapped;
 }
 
+/* walk() for one address, reading nothing but the entries on the way. */
 static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
 			       unsigned long long iova)
 {
-	unsigned int level;
+	const struct sim_iommu_table *t = dom->root;
+	unsigned int shift = dom->top_shift;
 	unsigned long long pte;
 
-	if (dom->fmt->ias < 64 && (iova >> dom->fmt->ias))
+	if (dom->ias < 64 && (iova >> dom->ias))
 		return 0;
-	pte = walk(dom, iova, &level, NULL, NULL);
-	if (!pte_is_leaf(pte))
-		return 0;
-	return (pte & PTE_ADDR_MASK) +
-	       (iova & ((1ULL << level_shift(dom, level)) - 1));
+	for (;;) {
+		pte = pte_get(t, (iova >> shift) & (dom->entries - 1));
+		if (pte_is_leaf(pte))
+			return (pte & PTE_ADDR_MASK) + (iova & ((1ULL << shift) - 1));
+		if (!pte || shift == dom->fmt->granule_shift)
+			return 0;
+		t = pte_table(pte);
+		shift -= dom->bits;
+	}
 }
 
 static unsigned long long leaf_at(const struct sim_iommu_domain *dom,
@@ -632,7 +661,7 @@ static unsigned long long leaf_at(const struct sim_iommu_domain *dom,
 	return size;
 }
 
-/* ---- the public entry points: each takes the IOMMU lock ---------------- */
+/* ---- the public entry points: each takes the IOMMU lock but one -------- */
 
 struct sim_iommu_domain *sim_iommu_domain_alloc(enum sim_iommu_format_id id)
 {
@@ -678,16 +707,18 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 	return ret;
 }
 
+/*
+ * Without the IOMMU lock, as the kernel's io-pgtable walkers: called once
+ * per page by type1's unmap, and a map or unmap of other IOVAs may run
+ * meanwhile (entries are atomic words, tables are never handed back to
+ * the host while their domain lives).  The caller must not unmap iova
+ * concurrently, which is the kernel's contract too.
+ */
 sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
 				  unsigned long long iova)
 {
-	sim_phys_t ret;
-
 	sim_count(SIM_CNT_IOMMU_WALK, 1);
-	sim_iommu_lock();
-	ret = iova_to_phys(dom, iova);
-	sim_iommu_unlock();
-	return ret;
+	return iova_to_phys(dom, iova);
 }
 
 unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,
