@@ -93,8 +93,8 @@ struct sim_iommu_domain {
 	struct sim_iommu_table *root;
 	unsigned int levels;
 	unsigned int bits;		/* index bits per level */
-	unsigned int ias;		/* fmt's, and the top level's shift: */
-	unsigned int top_shift;		/* iova_to_phys() reads them here */
+	/* For iova_to_phys(): fmt's ias and granule, the top level's shift. */
+	unsigned int ias, granule_shift, top_shift;
 	unsigned long long entries;	/* entries per table */
 	unsigned long long nr_tables;
 	unsigned long long nr_leaves_total;
@@ -315,6 +315,7 @@ static struct sim_iommu_domain *domain_alloc(enum sim_iommu_format_id id)
 	dom->bits = fmt->granule_shift - 3;
 	dom->entries = 1ULL << dom->bits;
 	dom->ias = fmt->ias;
+	dom->granule_shift = fmt->granule_shift;
 	dom->top_shift = level_shift(dom, dom->levels - 1);
 	dom->root = table_alloc(dom, 0);
 	if (!dom->root) {
@@ -625,19 +626,21 @@ static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
 			       unsigned long long iova)
 {
 	const struct sim_iommu_table *t = dom->root;
-	unsigned int shift = dom->top_shift;
+	unsigned long long index_mask = dom->entries - 1;
+	unsigned int shift = dom->top_shift, bits = dom->bits;
+	unsigned int granule_shift = dom->granule_shift;
 	unsigned long long pte;
 
 	if (dom->ias < 64 && (iova >> dom->ias))
 		return 0;
 	for (;;) {
-		pte = pte_get(t, (iova >> shift) & (dom->entries - 1));
+		pte = pte_get(t, (iova >> shift) & index_mask);
 		if (pte_is_leaf(pte))
 			return (pte & PTE_ADDR_MASK) + (iova & ((1ULL << shift) - 1));
-		if (!pte || shift == dom->fmt->granule_shift)
+		if (!pte || shift == granule_shift)
 			return 0;
 		t = pte_table(pte);
-		shift -= dom->bits;
+		shift -= bits;
 	}
 }
 
