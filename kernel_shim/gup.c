@@ -50,11 +50,6 @@ static inline struct vm_area_struct *vma_of(struct sim_vma *svma)
 	return svma ? sim_vma_info(svma)->owner : NULL;
 }
 
-struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
-{
-	return vma_of(sim_mm_find_vma(mm->dmasim_mm, addr));
-}
-
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	return vma_of(sim_mm_find_vma_above(mm->dmasim_mm, addr));
