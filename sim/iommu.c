@@ -93,9 +93,10 @@ struct sim_iommu_domain {
 	struct sim_iommu_table *root;
 	unsigned int levels;
 	unsigned int bits;		/* index bits per level */
-	/* For iova_to_phys(): fmt's ias and granule, the top level's shift. */
-	unsigned int ias, granule_shift, top_shift;
 	unsigned long long entries;	/* entries per table */
+	/* Fixed at allocation, for the lockless walk: */
+	unsigned int ias;		/* fmt->ias */
+	unsigned char shift[MAX_LEVELS];	/* level_shift() of each level */
 	unsigned long long nr_tables;
 	unsigned long long nr_leaves_total;
 	unsigned long long nr_leaves[64];
@@ -110,7 +111,6 @@ struct sim_iommu_domain {
  * allow concurrent map/unmap of disjoint ranges; the simulation only has to
  * stay consistent when several threads use it).  Recursive, so that a
  * for_each_leaf() callback may call back into the simulator.
- * sim_iommu_iova_to_phys() alone walks without it (see there).
  */
 static pthread_mutex_t iommu_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
@@ -158,27 +158,31 @@ static inline unsigned long long level_index(const struct sim_iommu_domain *dom,
 	return (iova >> level_shift(dom, level)) & (dom->entries - 1);
 }
 
+/*
+ * Entries are read without the IOMMU lock by sim_iommu_iova_to_phys(), as
+ * the kernel's io-pgtable walkers read theirs (READ_ONCE, no lock): type1's
+ * unmap asks for one translation per page, billions in the long sweeps,
+ * and the lock pair was a third of each.  So every store to an entry is
+ * atomic (a release store publishes a table zeroed before it), and the
+ * lockless reader loads with acquire; on x86 both are plain moves.  The
+ * writers still hold the lock among themselves.  A table a reader reaches
+ * stays readable memory: freed tables go to the table cache, and the
+ * arenas are returned only when no domain is left.  A translation racing
+ * with an unmap of the same IOVA may see either state, as in the kernel.
+ */
+static inline unsigned long long pte_load(const unsigned long long *e)
+{
+	return __atomic_load_n(e, __ATOMIC_ACQUIRE);
+}
+
+static inline void pte_store(unsigned long long *e, unsigned long long v)
+{
+	__atomic_store_n(e, v, __ATOMIC_RELEASE);
+}
+
 static inline struct sim_iommu_table *pte_table(unsigned long long pte)
 {
 	return (struct sim_iommu_table *)(unsigned long)(pte & PTE_TABLE_MASK);
-}
-
-/*
- * Entries are read and written as single atomic words: sim_iommu_iova_to_phys()
- * walks without the IOMMU lock (below), while a map or unmap of other
- * IOVAs may write the same tables.  A table pointer is published with
- * release order, so a walker that sees it sees the table's zeroed entries.
- */
-static inline unsigned long long pte_get(const struct sim_iommu_table *t,
-					 unsigned long long i)
-{
-	return __atomic_load_n(&t->e[i], __ATOMIC_ACQUIRE);
-}
-
-static inline void pte_set(struct sim_iommu_table *t, unsigned long long i,
-			   unsigned long long pte)
-{
-	__atomic_store_n(&t->e[i], pte, __ATOMIC_RELEASE);
 }
 
 static inline int pte_is_leaf(unsigned long long pte)
@@ -265,7 +269,7 @@ static struct sim_iommu_table *table_alloc(struct sim_iommu_domain *dom,
 		t = c->head;
 		c->head = (struct sim_iommu_table *)(unsigned long)t->e[0];
 		c->nr--;
-		t->e[0] = 0;
+		pte_store(&t->e[0], 0);
 	} else {
 		t = arena_carve(sizeof(*t) + dom->entries * sizeof(t->e[0]));
 		if (!t)
@@ -284,7 +288,7 @@ static void table_free(struct sim_iommu_domain *dom, struct sim_iommu_table *t)
 	dom->nr_tables--;
 	sim_count(SIM_CNT_IOMMU_TABLE_FREE, 1);
 	t->nr_live = 0;
-	t->e[0] = (unsigned long long)(unsigned long)c->head;
+	pte_store(&t->e[0], (unsigned long long)(unsigned long)c->head);
 	c->head = t;
 	c->nr++;
 }
@@ -315,8 +319,8 @@ static struct sim_iommu_domain *domain_alloc(enum sim_iommu_format_id id)
 	dom->bits = fmt->granule_shift - 3;
 	dom->entries = 1ULL << dom->bits;
 	dom->ias = fmt->ias;
-	dom->granule_shift = fmt->granule_shift;
-	dom->top_shift = level_shift(dom, dom->levels - 1);
+	for (unsigned int l = 0; l < dom->levels; l++)
+		dom->shift[l] = level_shift(dom, l);
 	dom->root = table_alloc(dom, 0);
 	if (!dom->root) {
 		free(dom);
@@ -340,7 +344,7 @@ static void free_subtree(struct sim_iommu_domain *dom,
 		if (!pte)
 			continue;
 		t->nr_live--;
-		pte_set(t, i, 0);
+		pte_store(&t->e[i], 0);
 		if (pte_is_leaf(pte)) {
 			unsigned int rep = pte_rep_log2(pte);
 
@@ -448,7 +452,7 @@ static void prune_path(struct sim_iommu_domain *dom,
 		if (t->nr_live)
 			return;
 		table_free(dom, t);
-		pte_set(path[l + 1], idx[l + 1], 0);
+		pte_store(&path[l + 1]->e[idx[l + 1]], 0);
 		path[l + 1]->nr_live--;
 	}
 }
@@ -501,9 +505,9 @@ static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 					ret = -ENOMEM;
 					goto out;
 				}
-				pte_set(t, idx[l],
-					(unsigned long long)(unsigned long)child |
-					PTE_VALID);
+				pte_store(&t->e[idx[l]],
+					  (unsigned long long)(unsigned long)child |
+					  PTE_VALID);
 				t->nr_live++;
 				t = child;
 			} else if (pte_is_leaf(pte)) {
@@ -521,19 +525,19 @@ static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 			n = count;
 		/* Leaves go in whole: check a leaf's entries, then write them. */
 		for (done = 0; done < n; done++) {
-			unsigned long long e = first + (done << rep_log2);
+			unsigned long long *e = &t->e[first + (done << rep_log2)];
 			unsigned long long pa = paddr + done * pgsize;
 
 			for (i = 0; i < rep; i++)
-				if (t->e[e + i])
+				if (e[i])
 					break;
 			if (i < rep) {
 				ret = -EEXIST;
 				break;
 			}
 			for (i = 0; i < rep; i++)
-				pte_set(t, e + i, ((pa + i * step) & PTE_ADDR_MASK) |
-						  leaf_bits);
+				pte_store(&e[i], ((pa + i * step) & PTE_ADDR_MASK) |
+					  leaf_bits);
 		}
 		t->nr_live += done << rep_log2;
 		sim_count(SIM_CNT_IOMMU_PTE_WRITE, done << rep_log2);
@@ -567,7 +571,7 @@ static unsigned long long walk(const struct sim_iommu_domain *dom,
 
 	for (;;) {
 		unsigned long long i = level_index(dom, iova, l);
-		unsigned long long pte = pte_get(t, i);
+		unsigned long long pte = t->e[i];
 
 		if (path) {
 			path[l] = t;
@@ -624,7 +628,7 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 			leaf_size = 1ULL << size_log2;
 			base = iova & ~(leaf_size - 1);
 			for (unsigned long long k = 0; k < rep; k++)
-				pte_set(t, i + k, 0);
+				pte_store(&t->e[i + k], 0);
 			cleared += rep;
 			leaves_by_rep[rep_log2]++;
 			unmapped += leaf_size;
@@ -649,35 +653,36 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 }
 
 /*
- * walk() for one address, reading nothing but the entries on the way;
- * the leaf entry found is remembered in leaf_seen.
+ * The lockless walk (see pte_load()); the leaf entry found is remembered
+ * in leaf_seen.
  */
 static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
 			       unsigned long long iova, unsigned long cleared)
 {
 	const struct sim_iommu_table *t = dom->root;
-	unsigned long long index_mask = dom->entries - 1;
-	unsigned int shift = dom->top_shift, bits = dom->bits;
-	unsigned int granule_shift = dom->granule_shift;
-	unsigned long long pte, mask;
+	unsigned long long mask = dom->entries - 1, in_leaf;
+	unsigned int l = dom->levels - 1;
 
 	if (dom->ias < 64 && (iova >> dom->ias))
 		return 0;
 	for (;;) {
-		pte = pte_get(t, (iova >> shift) & index_mask);
-		if (pte_is_leaf(pte))
-			break;
-		if (!pte || shift == granule_shift)
+		unsigned int shift = dom->shift[l];
+		unsigned long long pte = pte_load(&t->e[(iova >> shift) & mask]);
+
+		if (pte_is_leaf(pte)) {
+			in_leaf = (1ULL << shift) - 1;
+			leaf_seen = (struct leaf_seen){
+				.dom = dom, .cleared = cleared,
+				.iova = iova & ~in_leaf, .mask = in_leaf,
+				.phys = pte & PTE_ADDR_MASK,
+			};
+			return (pte & PTE_ADDR_MASK) + (iova & in_leaf);
+		}
+		if (!pte || !l)
 			return 0;
 		t = pte_table(pte);
-		shift -= bits;
+		l--;
 	}
-	mask = (1ULL << shift) - 1;
-	leaf_seen = (struct leaf_seen){
-		.dom = dom, .cleared = cleared, .iova = iova & ~mask,
-		.mask = mask, .phys = pte & PTE_ADDR_MASK,
-	};
-	return (pte & PTE_ADDR_MASK) + (iova & mask);
 }
 
 static unsigned long long leaf_at(const struct sim_iommu_domain *dom,
@@ -700,7 +705,7 @@ static unsigned long long leaf_at(const struct sim_iommu_domain *dom,
 	return size;
 }
 
-/* ---- the public entry points: each takes the IOMMU lock but one -------- */
+/* ---- the public entry points: each takes the IOMMU lock ---------------- */
 
 struct sim_iommu_domain *sim_iommu_domain_alloc(enum sim_iommu_format_id id)
 {
@@ -746,13 +751,6 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 	return ret;
 }
 
-/*
- * Without the IOMMU lock, as the kernel's io-pgtable walkers: called once
- * per page by type1's unmap, and a map or unmap of other IOVAs may run
- * meanwhile (entries are atomic words, tables are never handed back to
- * the host while their domain lives).  The caller must not unmap iova
- * concurrently, which is the kernel's contract too.
- */
 sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
 				  unsigned long long iova)
 {
