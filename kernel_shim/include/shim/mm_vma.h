@@ -220,11 +220,15 @@ void follow_pfnmap_end(struct follow_pfnmap_args *args);
  * what the tree's type1 does (DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE,
  * tools/probe-tree.py), by version when the probe cannot tell; never by
  * struct layout (see <linux/version.h>): the field is there for every
- * version.
+ * version.  When upstream mode takes the tree's own follow_pfnmap_start()
+ * (DMASIM_PROBED_TREE_FOLLOW_PFNMAP, tools/extract-functions.py), that
+ * one answers .write as its tree does: nothing is routed.
  */
-#if defined(DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE) ? \
-	DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE : \
-	LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255)
+#if !(defined(DMASIM_PROBED_TREE_FOLLOW_PFNMAP) && \
+      DMASIM_PROBED_TREE_FOLLOW_PFNMAP) && \
+	(defined(DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE) ? \
+	 DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE : \
+	 LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255))
 int shim_follow_pfnmap_start_write(struct follow_pfnmap_args *args);
 #define follow_pfnmap_start(args) shim_follow_pfnmap_start_write(args)
 #endif
