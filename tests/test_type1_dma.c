@@ -712,6 +712,67 @@ static void test_new_vaddr_from_another_owner_moves_the_charge(void **state)
 	}
 }
 
+/*
+ *   process old: [ anon 4 pages ] --MAP_DMA--> iova 0, UNMAP_DMA VADDR
+ *   process new: [ anon 4 pages ] --MAP_DMA VADDR--> the same DMA, then
+ *                RLIMIT_MEMLOCK 0; an emulated device joins, the IOMMU
+ *                device leaves (the DMA stays, unpinned, uncharged)
+ *
+ * The capability moves with the DMA: the emulated device's later pin is
+ * charged to the new owner under its own CAP_IPC_LOCK, not the old
+ * owner's.  Without it, a memlock of 0 refuses the pin (-ENOMEM) and
+ * nothing is pinned or charged; with it, the pin is charged anyway.
+ */
+static void test_new_owner_pins_under_its_own_capability(void **state)
+{
+	static const struct {
+		const char *what;
+		int old_cap, new_cap;
+		int ret;			/* of a one-page pin */
+	} cases[] = {
+		{ "the new owner has CAP_IPC_LOCK, the old one not", 0, 1, 1 },
+		{ "the old owner had CAP_IPC_LOCK, the new one not", 1, 0,
+		  -ENOMEM },
+	};
+
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_proc *old = kapi_proc_current();
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		struct kapi_vfio_dev *mdev;
+		unsigned long long bytes;
+		unsigned long pfn;
+
+		kapi_mm_set_cap_ipc_lock(cases[i].old_cap);
+		map_dma(c, map_anon(4 * PAGE), 0, 4 * PAGE, RW);
+		assert_int_equal(invalidate_vaddrs(c, 0, 4 * PAGE, 0, &bytes), 0);
+		kapi_proc_create();
+		kapi_mm_set_rlimit_memlock(4 * PAGE);
+		kapi_mm_set_cap_ipc_lock(cases[i].new_cap);
+		assert_int_equal(give_new_vaddr(c, map_anon(4 * PAGE), 0,
+						4 * PAGE), 0);
+		kapi_mm_set_rlimit_memlock(0);
+		mdev = attach_an_emulated_device(c);
+		kapi_vfio_detach_dev(c, dev);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+
+		assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn),
+				 cases[i].ret);
+		assert_int_equal(kapi_vfio_dev_nr_pins(mdev), cases[i].ret > 0);
+		assert_int_equal(kapi_mm_locked_vm(), cases[i].ret > 0);
+		assert_int_equal(pins_held(), cases[i].ret > 0);
+		assert_int_equal(locked_vm_of(old), 0);
+
+		if (cases[i].ret > 0)
+			kapi_vfio_unpin_pages(c, mdev, 0, 1);
+		kapi_vfio_close(c);
+		kapi_proc_destroy(old);
+		kapi_mm_set_cap_ipc_lock(0);
+		kapi_mm_set_rlimit_memlock(8 * MiB);
+		assert_nothing_held();
+	}
+}
+
 /* ---- the external pin interface ---- */
 
 struct pin_refusal {
@@ -1610,6 +1671,7 @@ int main(void)
 		T(test_no_live_update_with_an_emulated_device),
 		T(test_v1_container_unmaps_loosely),
 		T(test_new_vaddr_from_another_owner_moves_the_charge),
+		T(test_new_owner_pins_under_its_own_capability),
 		T(test_external_pin_refusals),
 		T(test_unpinning_what_is_not_pinned),
 		T(test_unmap_outlasts_pins_that_race_with_it),
