@@ -105,6 +105,17 @@ static void assert_one_iova_range(struct kapi_vfio *c, unsigned long long start,
 	assert_iova_ranges(c, &r, 1);
 }
 
+/* GET_BITMAP of the 16 pages at iova 0, in pages: exactly want is dirty. */
+static void assert_dirty_bits_of_16_pages(struct kapi_vfio *c,
+					  unsigned long long want)
+{
+	unsigned long long bits = 0;
+
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, want);
+}
+
 static struct sim_iommu_domain *group_domain(struct kapi_vfio *c,
 					     struct kapi_vfio_dev *dev)
 {
@@ -1125,26 +1136,16 @@ static void test_iommu_group_that_pins_reports_its_own_dirt(void **state)
 	struct kapi_vfio_dev *a = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_vfio_dev *b = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	unsigned long va = map_anon(16 * PAGE), pfn;
-	unsigned long long bits;
 
 	/* Pinning needs a registered device to tell about unmaps. */
 	attach_an_emulated_device(c);
 	map_dma(c, va, 0, 16 * PAGE, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, b, 3 * PAGE, 1, RW, &pfn), 1);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 0xffff);
+	assert_dirty_bits_of_16_pages(c, 0xffff);
 	kapi_vfio_detach_dev(c, a);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 0xffff);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 1ULL << 3);
+	assert_dirty_bits_of_16_pages(c, 0xffff);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3);
 	kapi_vfio_unpin_pages(c, b, 3 * PAGE, 1);
 	kapi_vfio_detach_dev(c, b);
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
@@ -1169,36 +1170,23 @@ static void test_a_domain_of_the_same_page_size_keeps_the_dirty_bits(void **stat
 	struct kapi_vfio_dev *a = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_vfio_dev *b;
 	unsigned long va = map_anon(16 * PAGE), pfn;
-	unsigned long long bits;
 
 	assert_int_equal(kapi_vfio_dev_register_pinning(c, a), 0);
 	map_dma(c, va, 0, 16 * PAGE, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, a, 3 * PAGE, 1, RW, &pfn), 1);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 1ULL << 3);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3);
 
 	b = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	assert_ptr_not_equal(group_domain(c, a), group_domain(c, b));
 	assert_int_equal(kapi_vfio_dev_register_pinning(c, b), 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, b, 5 * PAGE, 1, RW, &pfn), 1);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 1ULL << 3 | 1ULL << 5);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3 | 1ULL << 5);
 
 	kapi_vfio_unpin_pages(c, b, 5 * PAGE, 1);
 	kapi_vfio_detach_dev(c, b);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 1ULL << 3 | 1ULL << 5);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 1ULL << 3);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3 | 1ULL << 5);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3);
 
 	kapi_vfio_unpin_pages(c, a, 3 * PAGE, 1);
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
