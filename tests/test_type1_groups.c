@@ -385,7 +385,8 @@ static void test_attach_dev_failing_at_each_step(void **state)
 
 /*
  * A group on a platform without interrupt remapping (its devices' MSIs not
- * isolated) could forge interrupts by DMA: attaching it is -EPERM, with no
+ * isolated) could forge interrupts by DMA: attaching it is -EPERM (the
+ * log says why, once), with no
  * domain, pin or charge left and the container's DMA untouched, unless
  * vfio_iommu_type1.allow_unsafe_interrupts is set; then it attaches and
  * maps as any other group.  Groups of one and of three devices.
@@ -402,13 +403,18 @@ static void test_groups_without_isolated_msi(void **state)
 		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *first, *unsafe = NULL;
 		unsigned long va = map_anon(2 * MiB);
+		unsigned long long warnings;
 		unsigned long domains;
 
 		first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 		map_dma(c, va, 0, 2 * MiB, RW);
 		domains = sim_iommu_nr_domains();
+		warnings = sim_klog_count(SIM_KLOG_WARNING);
 		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &unsafe),
 				 -EPERM);
+		assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+		assert_non_null(strstr(sim_klog_last(),
+				       "No interrupt remapping support"));
 		assert_int_equal(sim_iommu_nr_domains(), domains);
 		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
 		assert_iommu_matches_cpu(first, 0, va, 2 * MiB);
@@ -557,6 +563,49 @@ static void test_aperture_edges_at_a_dma_edge(void **state)
 		assert_iommu_matches_cpu(second, cases[i].dma_iova, va, 2 * MiB);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_held();
+	}
+}
+
+/*
+ *   container [1 TiB, 2 TiB - 1] (amd-v1):   intel-sl, aperture [0, 1 TiB]
+ *   container [1 TiB, 2 TiB - 1] (amd-v1):   intel-sl, aperture
+ *                                            [2 TiB - 1, 3 TiB - 1]
+ *
+ * An aperture that shares a single byte with the container's range, at
+ * either end, does not miss it: the group joins (in a domain of its own)
+ * and the range narrows to that byte; when the group leaves, and its
+ * domain with it, the range is whole again.
+ */
+static void test_aperture_sharing_one_byte_joins(void **state)
+{
+	static const struct {
+		const char *what;
+		struct kapi_vfio_dev_opts second;
+		unsigned long long byte;
+	} cases[] = {
+		{ "below, up to the range's first byte",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .aperture_end = TiB }, TiB },
+		{ "above, from the range's last byte",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .aperture_start = 2 * TiB - 1,
+		    .aperture_end = 3 * TiB - 1 }, 2 * TiB - 1 },
+	};
+	const struct kapi_vfio_dev_opts first = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
+		.aperture_end = 2 * TiB - 1,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *second;
+
+		print_message("aperture %s\n", cases[i].what);
+		attach_a_device_with(c, &first);
+		second = attach_a_device_with(c, &cases[i].second);
+		assert_one_iova_range(c, cases[i].byte, cases[i].byte);
+		kapi_vfio_detach_dev(c, second);
+		assert_one_iova_range(c, TiB, 2 * TiB - 1);
+		kapi_vfio_close(c);
 		assert_nothing_held();
 	}
 }
@@ -761,6 +810,34 @@ static void test_a_hole_closes_within_a_narrowed_aperture(void **state)
 		kapi_vfio_close(c);
 		assert_nothing_held();
 	}
+}
+
+/*
+ *   emulated device, B (intel-sl): reserved [2 GiB, +1 MiB)
+ *   container: [0, 2 GiB) [2 GiB + 1 MiB, 2^48 - 1]
+ *
+ * When B, the last group behind an IOMMU, leaves while an emulated
+ * device keeps the container, its hole closes and its aperture goes:
+ * the range is the whole IOVA space again.
+ */
+static void test_the_last_iommu_group_takes_its_holes_along(void **state)
+{
+	const struct kapi_vfio_dev_opts b = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.resv = { { 2 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+	const struct range cut[] = {
+		{ 0, 2 * GiB - 1 }, { 2 * GiB + MiB, TOP48 },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *second;
+
+	attach_an_emulated_device(c);
+	second = attach_a_device_with(c, &b);
+	assert_iova_ranges(c, cut, ARRAY_SIZE(cut));
+	kapi_vfio_detach_dev(c, second);
+	assert_one_iova_range(c, 0, TOP64);
+	kapi_vfio_close(c);
 }
 
 /*
@@ -1494,10 +1571,12 @@ int main(void)
 		T(test_apertures_narrow_and_widen),
 		T(test_aperture_conflicts),
 		T(test_aperture_edges_at_a_dma_edge),
+		T(test_aperture_sharing_one_byte_joins),
 		T(test_reserved_regions_cut_the_iova_range),
 		T(test_reserved_regions_that_conflict),
 		T(test_aperture_clips_cut_ranges),
 		T(test_a_hole_closes_within_a_narrowed_aperture),
+		T(test_the_last_iommu_group_takes_its_holes_along),
 		T(test_sw_msi_without_dma_iommu),
 		T(test_replay_that_cannot_pin_unwinds),
 		T(test_replay_failing_inside_a_dma_unwinds_its_start),
