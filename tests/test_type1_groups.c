@@ -841,6 +841,39 @@ static void test_the_last_iommu_group_takes_its_holes_along(void **state)
 }
 
 /*
+ *   iova:  ... [ DMA 1 GiB, +2 MiB ) ...
+ *   new group's reserved regions: [1 GiB - 1 MiB, 1 GiB) just below it,
+ *                                 [1 GiB + 2 MiB, +1 MiB) just above it
+ *
+ * Reserved regions that end where a DMA starts, or start where it ends,
+ * do not conflict with it: the group joins, the DMA is mapped in both
+ * domains, and the regions cut the range on either side of it.
+ */
+static void test_reserved_regions_next_to_a_dma(void **state)
+{
+	const struct kapi_vfio_dev_opts o = {
+		.fmt = SIM_IOMMU_AMD_V1, .nr_resv = 2,
+		.resv = { { GiB - MiB, MiB, KAPI_VFIO_RESV_RESERVED },
+			  { GiB + 2 * MiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+	const struct range want[] = {
+		{ 0, GiB - MiB - 1 }, { GiB, GiB + 2 * MiB - 1 },
+		{ GiB + 3 * MiB, TOP48 },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *second;
+	unsigned long va = map_anon(2 * MiB);
+
+	map_dma(c, va, GiB, 2 * MiB, RW);
+	assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &second), 0);
+	assert_iova_ranges(c, want, ARRAY_SIZE(want));
+	assert_iommu_matches_cpu(first, GiB, va, 2 * MiB);
+	assert_iommu_matches_cpu(second, GiB, va, 2 * MiB);
+	kapi_vfio_close(c);
+}
+
+/*
  * Ranges already cut by one group's regions, clipped by a second group's
  * aperture: the pieces outside it go, the ones across its edges shrink.
  *
@@ -1577,6 +1610,7 @@ int main(void)
 		T(test_aperture_clips_cut_ranges),
 		T(test_a_hole_closes_within_a_narrowed_aperture),
 		T(test_the_last_iommu_group_takes_its_holes_along),
+		T(test_reserved_regions_next_to_a_dma),
 		T(test_sw_msi_without_dma_iommu),
 		T(test_replay_that_cannot_pin_unwinds),
 		T(test_replay_failing_inside_a_dma_unwinds_its_start),
