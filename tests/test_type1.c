@@ -31,6 +31,7 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
+#include <dmasim/sim_iommu.h>
 
 #include "known_bug.h"
 #include "shared.h"
@@ -103,6 +104,43 @@ static void test_anon_map_pins_charges_and_unmaps(void **state)
 	assert_iommu_maps_nothing(dev);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ anon 2 pages ]   page 0 at iova 1 GiB read-write,
+ *                            page 1 at iova 2 GiB read-only
+ *
+ * The IOMMU maps each DMA with the permissions MAP_DMA asked for, and
+ * cache-coherent (IOMMU_CACHE): READ|WRITE|CACHE leaves for a read-write
+ * DMA, READ|CACHE for a read-only one.
+ */
+static void test_leaves_carry_the_dma_permissions(void **state)
+{
+	static const struct {
+		unsigned int flags;
+		int prot;
+	} cases[] = {
+		{ RW, SIM_IOMMU_READ | SIM_IOMMU_WRITE | SIM_IOMMU_CACHE },
+		{ KAPI_VFIO_DMA_MAP_FLAG_READ, SIM_IOMMU_READ | SIM_IOMMU_CACHE },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(2 * PAGE);
+	unsigned long long unmapped;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long long iova = (i + 1) * GiB, base;
+		int prot = -1;
+
+		map_dma(c, va + i * PAGE, iova, PAGE, cases[i].flags);
+		assert_true(sim_iommu_leaf_at(kapi_vfio_dev_sim_domain(dev), iova,
+					      &base, &prot) > 0);
+		assert_int_equal(prot, cases[i].prot);
+	}
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     &unmapped), 0);
+	assert_int_equal(unmapped, 2 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -919,6 +957,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_anon_map_pins_charges_and_unmaps),
+		T(test_leaves_carry_the_dma_permissions),
 		T(test_thp_memory_on_every_format),
 		T(test_one_map_spans_anon_pfnmap_anon),
 		T(test_pfnmap_with_pgoff_unlike_its_pfns),

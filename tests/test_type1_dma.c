@@ -346,6 +346,33 @@ static void test_faulting_copy_is_efault(void **state)
 }
 
 /*
+ *   iova:  [ p0 | p1 | p2 | p3 ]   an emulated device's mapping; p2
+ *                                  pinned before tracking starts
+ *
+ * A page the device holds pinned when tracking starts may be written any
+ * time: it reads dirty from the first GET_BITMAP on, as long as it stays
+ * pinned.
+ */
+static void test_pages_pinned_before_tracking_read_dirty(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(4 * PAGE), pfn;
+	unsigned long long bits = 0;
+
+	map_dma(c, va, 0, 4 * PAGE, RW);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 2 * PAGE, 1, RW, &pfn), 1);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 4 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, 1ULL << 2);
+	kapi_vfio_unpin_pages(c, mdev, 2 * PAGE, 1);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_dma_exactly(c, 0, 4 * PAGE);
+	kapi_vfio_close(c);
+}
+
+/*
  *   iova:  [ p0 | p1 | p2 | p3 ]   an emulated device's mapping, tracked
  *                ^^^^ a 2-byte write across p1/p2
  *
@@ -1676,6 +1703,7 @@ int main(void)
 		T(test_refused_accesses),
 		T(test_faulting_copy_is_efault),
 		T(test_device_writes_dirty_the_pages_they_touch),
+		T(test_pages_pinned_before_tracking_read_dirty),
 		T(test_owner_that_exited),
 		T(test_device_access_waits_for_the_new_vaddr),
 		T(test_live_update_within_one_process),
