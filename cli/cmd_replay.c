@@ -9,17 +9,20 @@
  * comment, sizes and addresses take K/M/G/T suffixes or 0x hex.
  *
  *   machine ram=SIZE iommu=FORMAT   the simulated host (before anything else)
- *   container                       open a type1v2 container (/dev/vfio/vfio)
+ *   container                       open /dev/vfio/vfio (type1v2 is set when
+ *                                   the first gpu's group joins)
  *   ram NAME SIZE [page=4k|2m|1g]   guest RAM backing: anonymous memory, of
  *                                   4 KiB pages or 2 MiB THP folios, or
  *                                   hugetlbfs 1 GiB pages (PUD leaves; with
  *                                   16 or 64 KiB pages a PUD is 64 GiB or
  *                                   4 TiB, and so is the page)
  *   gpu NAME bar=SIZE [leaf=pud|pmd|pte]
- *                                   a device in its own group, attached to
- *                                   the container; its BAR placed above RAM,
- *                                   mmapped as vfio-pci does (nothing mapped
- *                                   until a fault; leaves up to `leaf`)
+ *                                   a vfio-pci device in its own group, set
+ *                                   up as QEMU does (group fd into the
+ *                                   container, device fd, region info) and
+ *                                   BAR0 mmapped through the device fd
+ *                                   (nothing mapped until a fault; the mmap
+ *                                   aligned for leaves up to `leaf`)
  *   phase NAME                      counts from here on go to phase NAME
  *   add NAME IOVA [OFFSET SIZE]     a RAM section added: MAP_DMA of NAME's
  *                                   [OFFSET, +SIZE) (all of it) at IOVA
@@ -28,7 +31,8 @@
  *                                   added (MAP_DMA; type1 faults the zapped
  *                                   mmap back in)
  *   bar-off GPU                     memory decode off: vfio-pci zaps the BAR
- *                                   mmap, QEMU removes the section (UNMAP_DMA)
+ *                                   mmap, QEMU removes the section (UNMAP_DMA);
+ *                                   the next bar-on turns decode on first
  *   repeat N ... end                the lines between, N times (nestable)
  *
  * --qemu-trace reads QEMU's own `-trace 'vfio_*'` output instead
@@ -43,7 +47,9 @@
 
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_heap.h>
 #include <dmasim/kapi_vfio.h>
+#include <dmasim/kapi_vfio_group.h>
 #include <dmasim/sim.h>
 #include <dmasim/sim_mm.h>
 
@@ -367,6 +373,18 @@ static int run_error(struct replay *r, const struct replay_event *e, const char 
 	return -1;
 }
 
+/*
+ * Decode on or off, as the guest's PCI_COMMAND write does: off zaps the
+ * BAR mmap (vfio-pci's own zap), on lets it fault back.
+ */
+static void set_decode(struct replay_obj *o, int on)
+{
+	if (o->gpu && o->decode_off == on) {
+		kapi_vfio_pci_set_memory(o->dev, on);
+		o->decode_off = !on;
+	}
+}
+
 static long do_map(struct replay *r, struct replay_obj *o, const struct replay_event *e,
 		   struct replay_phase *p)
 {
@@ -376,27 +394,27 @@ static long do_map(struct replay *r, struct replay_obj *o, const struct replay_e
 
 	sim_counters_snapshot(&t0);
 	t = cli_now_ms();
-	ret = kapi_vfio_map_dma(r->c, o->va + e->offset, e->iova, e->size,
-				KAPI_VFIO_DMA_MAP_RW);
+	set_decode(o, 1);
+	ret = kapi_vfio_fd_map_dma(r->cfd, o->va + e->offset, e->iova, e->size,
+				   KAPI_VFIO_DMA_MAP_RW);
 	account(p, 0, &t0, cli_now_ms() - t);
 	return ret;
 }
 
-static long do_unmap(struct replay *r, unsigned long long iova, unsigned long long size,
-		     unsigned long zap_va, unsigned long zap_len, struct replay_phase *p)
+static long do_unmap(struct replay *r, struct replay_obj *zap, unsigned long long iova,
+		     unsigned long long size, struct replay_phase *p)
 {
 	unsigned long long unmapped = 0;
 	struct sim_counters t0;
 	double t;
-	long ret = 0;
+	long ret;
 
 	sim_counters_snapshot(&t0);
 	t = cli_now_ms();
 	/* Decode off: vfio-pci zaps the mmap, then QEMU's region_del. */
-	if (zap_len)
-		ret = kapi_mm_zap(zap_va, zap_len);
-	if (!ret)
-		ret = kapi_vfio_unmap_dma(r->c, iova, size, 0, &unmapped);
+	if (zap)
+		set_decode(zap, 0);
+	ret = kapi_vfio_fd_unmap_dma(r->cfd, iova, size, &unmapped);
 	account(p, 1, &t0, cli_now_ms() - t);
 	if (!ret && unmapped != size)
 		ret = -ENOENT;
@@ -409,29 +427,68 @@ static unsigned long long leaf_bytes(int leaf)
 	       leaf == KAPI_MM_LEAF_PMD ? SIM_PMD_SIZE : SIM_PAGE_SIZE;
 }
 
+/*
+ * A GPU as a VMM sets it up: a vfio-pci device with a 64-bit BAR0 of the
+ * GPU's size in a group of its own; the group into the container (the
+ * first one also picks the type1v2 backend); the device fd; BAR0's region
+ * mmapped at an address aligned for leaves up to o->leaf and no larger
+ * (QEMU >= 9.2 aligns a BAR mmap to min(its size, 1 GiB)).
+ */
+static long make_gpu(struct replay *r, struct replay_obj *o)
+{
+	struct kapi_vfio_pci_opts opts = {
+		.fmt = r->fmt,
+		.bar_size = { o->size },
+		.bar_flags = { KAPI_VFIO_PCI_BAR_64 },
+	};
+	struct kapi_vfio_region_info info;
+	struct kapi_vfio_mmap m = { .index = 0, .offset = 0, .len = o->size, .shared = 1 };
+	unsigned long long leaf = leaf_bytes(o->leaf);
+	long ret;
+
+	ret = kapi_vfio_pci_create(&opts, &o->dev);
+	if (ret)
+		return ret;
+	o->gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(o->dev));
+	if (o->gfd < 0)
+		return o->gfd;
+	ret = kapi_vfio_group_set_container(o->gfd, r->cfd);
+	if (!ret && !r->iommu_set) {
+		ret = kapi_vfio_ioctl_val(r->cfd, KAPI_VFIO_SET_IOMMU,
+					  KAPI_VFIO_TYPE1v2_IOMMU);
+		r->iommu_set = !ret;
+	}
+	if (ret)
+		return ret;
+	o->dfd = kapi_vfio_group_get_device_fd(o->gfd, kapi_vfio_pci_name(o->dev));
+	if (o->dfd < 0)
+		return o->dfd;
+	ret = kapi_vfio_device_get_region_info(o->dfd, 0, KAPI_VFIO_REGION_INFO_ARGSZ,
+					       &info);
+	if (ret)
+		return ret;
+	/* QEMU mmaps a region only where the flags say it may. */
+	if (!(info.flags & KAPI_VFIO_REGION_INFO_FLAG_MMAP) || info.size < o->size)
+		return -EINVAL;
+	/* Aligned to the leaf, and off the next larger leaf's alignment. */
+	m.align = leaf == SIM_PUD_SIZE ? leaf : leaf == SIM_PMD_SIZE ? SIM_PUD_SIZE :
+		  SIM_PMD_SIZE;
+	m.misalign = leaf == SIM_PUD_SIZE ? 0 : leaf;
+	return kapi_vfio_device_mmap(o->dfd, &m, &o->va);
+}
+
 static long make_obj(struct replay *r, struct replay_obj *o)
 {
 	struct kapi_mm_map m = {
 		.len = o->size, .writable = 1, .align = leaf_bytes(o->leaf),
+		.populate = 1,		/* a booted guest's RAM is touched */
 	};
-	struct kapi_vfio_dev *dev;
-	long ret;
 
-	if (o->gpu) {
-		m.kind = KAPI_MM_PFNMAP;
-		m.max_leaf = o->leaf;
-		/* QEMU >= 9.2 aligns a BAR mmap to min(its size, 1 GiB). */
-		m.pfn = sim_bar_create(o->size, leaf_bytes(o->leaf), 0, 0);
-		if (!m.pfn)
-			return -ENOSPC;
-		ret = kapi_vfio_attach_iommu_dev(r->c, r->fmt, &dev);
-		if (ret)
-			return ret;
-	} else {
-		m.kind = o->leaf == KAPI_MM_LEAF_PUD ? KAPI_MM_HUGETLB_1G :
-			 o->leaf == KAPI_MM_LEAF_PMD ? KAPI_MM_THP : KAPI_MM_ANON;
-		m.populate = 1;		/* a booted guest's RAM is touched */
-	}
+	o->gfd = o->dfd = -1;
+	if (o->gpu)
+		return make_gpu(r, o);
+	m.kind = o->leaf == KAPI_MM_LEAF_PUD ? KAPI_MM_HUGETLB_1G :
+		 o->leaf == KAPI_MM_LEAF_PMD ? KAPI_MM_THP : KAPI_MM_ANON;
 	return kapi_mm_mmap(&m, &o->va);
 }
 
@@ -448,9 +505,9 @@ static int run_events(struct replay *r, struct replay_run *run)
 
 		switch (e->kind) {
 		case REPLAY_CONTAINER:
-			ret = kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &r->c);
-			if (ret)
-				return run_error(r, e, "opening the container", ret);
+			r->cfd = kapi_vfio_container_fd_open();
+			if (r->cfd < 0)
+				return run_error(r, e, "opening /dev/vfio/vfio", r->cfd);
 			break;
 		case REPLAY_RAM:
 		case REPLAY_GPU:
@@ -467,6 +524,12 @@ static int run_events(struct replay *r, struct replay_run *run)
 			break;
 		case REPLAY_ADD:
 		case REPLAY_BAR_ON:
+			if (!r->iommu_set) {
+				snprintf(r->error, sizeof(r->error),
+					 "%s:%u: MAP_DMA before any gpu: the container "
+					 "has no IOMMU backend", r->file, e->line);
+				return -1;
+			}
 			ret = do_map(r, o, e, p);
 			if (ret)
 				return run_error(r, e, "VFIO_IOMMU_MAP_DMA", ret);
@@ -474,8 +537,7 @@ static int run_events(struct replay *r, struct replay_run *run)
 				o->iova = e->iova, o->mapped = 1;
 			break;
 		case REPLAY_DEL:
-			ret = do_unmap(r, e->iova, e->size, e->zap ? o->va + e->offset : 0,
-				       e->zap ? e->size : 0, p);
+			ret = do_unmap(r, e->zap ? o : NULL, e->iova, e->size, p);
 			if (ret)
 				return run_error(r, e, "VFIO_IOMMU_UNMAP_DMA", ret);
 			break;
@@ -486,7 +548,7 @@ static int run_events(struct replay *r, struct replay_run *run)
 					 e->line, o->name);
 				return -1;
 			}
-			ret = do_unmap(r, o->iova, o->size, o->va, o->size, p);
+			ret = do_unmap(r, o, o->iova, o->size, p);
 			if (ret)
 				return run_error(r, e, "VFIO_IOMMU_UNMAP_DMA", ret);
 			o->mapped = 0;
@@ -496,6 +558,32 @@ static int run_events(struct replay *r, struct replay_run *run)
 	return 0;
 }
 
+/*
+ * The VMM exits: device, group and container fds closed, then its mm; the
+ * devices' fault and zap counts kept in run.
+ */
+static void vmm_exit(struct replay *r, struct replay_run *run)
+{
+	for (unsigned int i = 0; i < r->nr_objs; i++) {
+		struct replay_obj *o = &r->objs[i];
+
+		if (o->dev)
+			kapi_vfio_pci_stats(o->dev, &run->dev[i]);
+		if (o->dfd >= 0)
+			kapi_close(o->dfd);
+		if (o->gfd >= 0)
+			kapi_close(o->gfd);
+	}
+	if (r->cfd >= 0)
+		kapi_close(r->cfd);
+	kapi_proc_destroy(kapi_proc_current());
+	for (unsigned int i = 0; i < r->nr_objs; i++) {
+		if (r->objs[i].dev)
+			kapi_vfio_pci_destroy(r->objs[i].dev);
+		r->objs[i].dev = NULL;
+	}
+}
+
 int replay_run(struct replay *r, int legacy_mask, struct replay_run *run)
 {
 	struct sim_config cfg = { .ram_bytes = r->ram };
@@ -503,10 +591,15 @@ int replay_run(struct replay *r, int legacy_mask, struct replay_run *run)
 
 	memset(run, 0, sizeof(*run));
 	for (unsigned int i = 0; i < r->nr_objs; i++) {
-		r->objs[i].va = 0;
-		r->objs[i].mapped = 0;
+		struct replay_obj *o = &r->objs[i];
+
+		o->va = 0;
+		o->mapped = o->decode_off = 0;
+		o->dev = NULL;
+		o->gfd = o->dfd = -1;
 	}
-	r->c = NULL;
+	r->cfd = -1;
+	r->iommu_set = 0;
 	if (sim_machine_init(&cfg) || kapi_boot() || !kapi_proc_create()) {
 		snprintf(r->error, sizeof(r->error), "%s: machine setup failed", r->file);
 		return -1;
@@ -516,9 +609,7 @@ int replay_run(struct replay *r, int legacy_mask, struct replay_run *run)
 	sim_mm_set_legacy_addr_mask(legacy_mask);
 	ret = run_events(r, run);
 	sim_mm_set_legacy_addr_mask(0);
-	if (r->c)
-		kapi_vfio_close(r->c);
-	kapi_proc_destroy(kapi_proc_current());
+	vmm_exit(r, run);
 	sim_machine_destroy();
 	return ret;
 }
@@ -578,6 +669,34 @@ static void row(const char *name, const struct replay_cost *m, const struct repl
 	       sim_cost_ns(&u->counts) / 1e6, m->wall_ms, u->wall_ms);
 }
 
+/* Each GPU's vfio-pci device: the BAR faults by leaf size, the zaps. */
+static void print_devices(const struct replay *r, const struct replay_run *run,
+			  struct json *j)
+{
+	for (unsigned int i = 0; i < r->nr_objs; i++) {
+		const struct kapi_vfio_pci_stats *d = &run->dev[i];
+
+		if (!r->objs[i].gpu)
+			continue;
+		if (!j) {
+			printf("  %-14s BAR %llu MiB: %lu PUD, %lu PMD, %lu PTE faults, %lu zaps\n",
+			       r->objs[i].name, r->objs[i].size >> 20, d->faults_pud,
+			       d->faults_pmd, d->faults_pte, d->zaps);
+			continue;
+		}
+		json_begin_object(j, NULL);
+		json_string(j, "name", r->objs[i].name);
+		json_u64(j, "bar_size", r->objs[i].size);
+		json_u64(j, "faults_pud", d->faults_pud);
+		json_u64(j, "faults_pmd", d->faults_pmd);
+		json_u64(j, "faults_pte", d->faults_pte);
+		json_u64(j, "fallbacks", d->fallbacks);
+		json_u64(j, "sigbus", d->sigbus);
+		json_u64(j, "zaps", d->zaps);
+		json_end_object(j);
+	}
+}
+
 static void print_run(const struct replay *r, const char *mode, const struct replay_run *run,
 		      struct json *j)
 {
@@ -619,9 +738,14 @@ static void print_run(const struct replay *r, const char *mode, const struct rep
 		json_cost(j, "map", &tm);
 		json_cost(j, "unmap", &tu);
 		json_end_object(j);
-		json_end_object(j);
+		json_begin_array(j, "devices");
 	} else {
 		row("total", &tm, &tu);
+	}
+	print_devices(r, run, j);
+	if (j) {
+		json_end_array(j);
+		json_end_object(j);
 	}
 }
 

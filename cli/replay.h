@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include <dmasim/kapi_vfio_group.h>
 #include <dmasim/sim.h>
 
 #define REPLAY_MAX_OBJS		64
@@ -38,6 +39,10 @@ struct replay_obj {
 	unsigned long va;		/* while running */
 	unsigned long long iova;	/* GPU: where its BAR is mapped */
 	int mapped;
+	/* GPU: a vfio-pci device in a group of its own, and the VMM's fds */
+	struct kapi_vfio_pci *dev;
+	int gfd, dfd;
+	int decode_off;			/* memory decode turned off */
 };
 
 struct replay {
@@ -51,7 +56,8 @@ struct replay {
 	unsigned int nr_phases;		/* phase 0 is "setup" */
 	struct replay_event *events;
 	unsigned int nr_events, max_events;
-	struct kapi_vfio *c;		/* while running */
+	int cfd;			/* while running: the container fd */
+	int iommu_set;			/* VFIO_SET_IOMMU done */
 	char error[512];
 };
 
@@ -69,6 +75,8 @@ struct replay_phase {
 
 struct replay_run {
 	struct replay_phase phases[REPLAY_MAX_PHASES];
+	/* GPU objects: their vfio-pci device's faults and zaps, at the end */
+	struct kapi_vfio_pci_stats dev[REPLAY_MAX_OBJS];
 };
 
 void replay_init(struct replay *r, const char *file);

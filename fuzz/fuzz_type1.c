@@ -475,7 +475,7 @@ static void op_map_dma(struct fuzz_input *in)
 		return;
 	/*
 	 * A range whose last byte is the last IOVA of the 64-bit space: before
-	 * v6.18 (!DMASIM_IMPL_IOVA_END_OVERFLOW_FIXES) type1 maps it but can
+	 * v6.18 (!DMASIM_IMPL_UNMAP_REACHES_IOVA_END) type1 maps it but can
 	 * neither unmap it nor unpin it at close (its end wraps to 0), a known
 	 * bug tests/test_type1.c covers in both versions.  Not issued here, by
 	 * either implementation, so that every version's trace is the same

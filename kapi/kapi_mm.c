@@ -235,6 +235,8 @@ static int mm_mmap(struct mm_struct *mm, const struct kapi_mm_map *m,
 		return -ENOMEM;
 
 	shim_mm_race = kapi_mm_race;
+	/* And driver faults (BAR mmaps): ->huge_fault only where it exists. */
+	shim_pfnmap_huge_faults = kapi_impl_pfnmap_max_leaf > KAPI_MM_LEAF_PTE;
 	mmap_write_lock(mm);
 	if (!addr) {
 		unsigned long align = m->align ? m->align : PAGE_SIZE;

@@ -8,12 +8,15 @@
  * if nothing maps the PUD, huge_fault(PUD_ORDER); on VM_FAULT_FALLBACK,
  * if nothing maps the PMD, huge_fault(PMD_ORDER); on fallback again,
  * ->fault (the PTE path).  The leaves are installed by the handler with
- * vmf_insert_pfn*().
+ * vmf_insert_pfn*().  Before huge pfnmap faults (6.1:
+ * shim_pfnmap_huge_faults false) the mm never calls huge_fault for a
+ * VM_PFNMAP VMA: ->fault alone, PTEs alone.
  */
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <shim/fs.h>
+#include <shim/mm_internal.h>
 
 #include <dmasim/sim.h>
 
@@ -70,6 +73,8 @@ void zap_vma_ptes(struct vm_area_struct *vma, unsigned long address,
 	sim_mm_zap_range(vma->vm_mm->dmasim_mm, address, address + size);
 }
 
+bool shim_pfnmap_huge_faults = true;
+
 static vm_fault_t fault_at_order(struct vm_area_struct *vma,
 				 struct vm_fault *vmf, unsigned int order)
 {
@@ -91,7 +96,7 @@ static int shim_vma_fault(void *owner, unsigned long addr, int write)
 		.flags = (write ? FAULT_FLAG_WRITE : 0) | FAULT_FLAG_REMOTE,
 	};
 	vm_fault_t ret = VM_FAULT_FALLBACK;
-	bool huge = vma->vm_ops->huge_fault &&
+	bool huge = shim_pfnmap_huge_faults && vma->vm_ops->huge_fault &&
 		    !(vma->vm_flags & VM_NOHUGEPAGE);
 
 	if (huge && sim_mm_level_none(smm, addr, SIM_PT_PUD))

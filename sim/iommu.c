@@ -94,6 +94,9 @@ struct sim_iommu_domain {
 	unsigned int levels;
 	unsigned int bits;		/* index bits per level */
 	unsigned long long entries;	/* entries per table */
+	/* Fixed at allocation, for the lockless walk: */
+	unsigned int ias;		/* fmt->ias */
+	unsigned char shift[MAX_LEVELS];	/* level_shift() of each level */
 	unsigned long long nr_tables;
 	unsigned long long nr_leaves_total;
 	unsigned long long nr_leaves[64];
@@ -153,6 +156,28 @@ static inline unsigned long long level_index(const struct sim_iommu_domain *dom,
 					     unsigned int level)
 {
 	return (iova >> level_shift(dom, level)) & (dom->entries - 1);
+}
+
+/*
+ * Entries are read without the IOMMU lock by sim_iommu_iova_to_phys(), as
+ * the kernel's io-pgtable walkers read theirs (READ_ONCE, no lock): type1's
+ * unmap asks for one translation per page, billions in the long sweeps,
+ * and the lock pair was a third of each.  So every store to an entry is
+ * atomic (a release store publishes a table zeroed before it), and the
+ * lockless reader loads with acquire; on x86 both are plain moves.  The
+ * writers still hold the lock among themselves.  A table a reader reaches
+ * stays readable memory: freed tables go to the table cache, and the
+ * arenas are returned only when no domain is left.  A translation racing
+ * with an unmap of the same IOVA may see either state, as in the kernel.
+ */
+static inline unsigned long long pte_load(const unsigned long long *e)
+{
+	return __atomic_load_n(e, __ATOMIC_ACQUIRE);
+}
+
+static inline void pte_store(unsigned long long *e, unsigned long long v)
+{
+	__atomic_store_n(e, v, __ATOMIC_RELEASE);
 }
 
 static inline struct sim_iommu_table *pte_table(unsigned long long pte)
@@ -244,7 +269,7 @@ static struct sim_iommu_table *table_alloc(struct sim_iommu_domain *dom,
 		t = c->head;
 		c->head = (struct sim_iommu_table *)(unsigned long)t->e[0];
 		c->nr--;
-		t->e[0] = 0;
+		pte_store(&t->e[0], 0);
 	} else {
 		t = arena_carve(sizeof(*t) + dom->entries * sizeof(t->e[0]));
 		if (!t)
@@ -263,7 +288,7 @@ static void table_free(struct sim_iommu_domain *dom, struct sim_iommu_table *t)
 	dom->nr_tables--;
 	sim_count(SIM_CNT_IOMMU_TABLE_FREE, 1);
 	t->nr_live = 0;
-	t->e[0] = (unsigned long long)(unsigned long)c->head;
+	pte_store(&t->e[0], (unsigned long long)(unsigned long)c->head);
 	c->head = t;
 	c->nr++;
 }
@@ -293,6 +318,9 @@ static struct sim_iommu_domain *domain_alloc(enum sim_iommu_format_id id)
 	dom->levels = fmt->levels;
 	dom->bits = fmt->granule_shift - 3;
 	dom->entries = 1ULL << dom->bits;
+	dom->ias = fmt->ias;
+	for (unsigned int l = 0; l < dom->levels; l++)
+		dom->shift[l] = level_shift(dom, l);
 	dom->root = table_alloc(dom, 0);
 	if (!dom->root) {
 		free(dom);
@@ -316,7 +344,7 @@ static void free_subtree(struct sim_iommu_domain *dom,
 		if (!pte)
 			continue;
 		t->nr_live--;
-		t->e[i] = 0;
+		pte_store(&t->e[i], 0);
 		if (pte_is_leaf(pte)) {
 			unsigned int rep = pte_rep_log2(pte);
 
@@ -398,7 +426,7 @@ static void prune_path(struct sim_iommu_domain *dom,
 		if (t->nr_live)
 			return;
 		table_free(dom, t);
-		path[l + 1]->e[idx[l + 1]] = 0;
+		pte_store(&path[l + 1]->e[idx[l + 1]], 0);
 		path[l + 1]->nr_live--;
 	}
 }
@@ -451,8 +479,9 @@ static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 					ret = -ENOMEM;
 					goto out;
 				}
-				t->e[idx[l]] = (unsigned long long)(unsigned long)child |
-					       PTE_VALID;
+				pte_store(&t->e[idx[l]],
+					  (unsigned long long)(unsigned long)child |
+					  PTE_VALID);
 				t->nr_live++;
 				t = child;
 			} else if (pte_is_leaf(pte)) {
@@ -481,7 +510,8 @@ static int map_pages(struct sim_iommu_domain *dom, unsigned long long iova,
 				break;
 			}
 			for (i = 0; i < rep; i++)
-				e[i] = ((pa + i * step) & PTE_ADDR_MASK) | leaf_bits;
+				pte_store(&e[i], ((pa + i * step) & PTE_ADDR_MASK) |
+					  leaf_bits);
 		}
 		t->nr_live += done << rep_log2;
 		sim_count(SIM_CNT_IOMMU_PTE_WRITE, done << rep_log2);
@@ -570,10 +600,8 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 			size_log2 = shift + rep_log2;
 			leaf_size = 1ULL << size_log2;
 			base = iova & ~(leaf_size - 1);
-			if (rep == 1)
-				t->e[i] = 0;
-			else
-				memset(&t->e[i], 0, rep * sizeof(t->e[0]));
+			for (unsigned long long k = 0; k < rep; k++)
+				pte_store(&t->e[i + k], 0);
 			cleared += rep;
 			leaves_by_rep[rep_log2]++;
 			unmapped += leaf_size;
@@ -597,19 +625,27 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 	return unmapped;
 }
 
+/* The lockless walk (see pte_load()). */
 static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
 			       unsigned long long iova)
 {
-	unsigned int level;
-	unsigned long long pte;
+	const struct sim_iommu_table *t = dom->root;
+	unsigned long long mask = dom->entries - 1;
+	unsigned int l = dom->levels - 1;
 
-	if (dom->fmt->ias < 64 && (iova >> dom->fmt->ias))
+	if (dom->ias < 64 && (iova >> dom->ias))
 		return 0;
-	pte = walk(dom, iova, &level, NULL, NULL);
-	if (!pte_is_leaf(pte))
-		return 0;
-	return (pte & PTE_ADDR_MASK) +
-	       (iova & ((1ULL << level_shift(dom, level)) - 1));
+	for (;;) {
+		unsigned int shift = dom->shift[l];
+		unsigned long long pte = pte_load(&t->e[(iova >> shift) & mask]);
+
+		if (pte_is_leaf(pte))
+			return (pte & PTE_ADDR_MASK) + (iova & ((1ULL << shift) - 1));
+		if (!pte || !l)
+			return 0;
+		t = pte_table(pte);
+		l--;
+	}
 }
 
 static unsigned long long leaf_at(const struct sim_iommu_domain *dom,
@@ -684,9 +720,7 @@ sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
 	sim_phys_t ret;
 
 	sim_count(SIM_CNT_IOMMU_WALK, 1);
-	sim_iommu_lock();
 	ret = iova_to_phys(dom, iova);
-	sim_iommu_unlock();
 	return ret;
 }
 

@@ -12,13 +12,25 @@ GCOVR_EXCL lines and statement-level WARN_ON are not mutated, that the
 made-up tree is left as it was, that the last line has the documented form
 with the counts of the JSON report, and that --min fails below the score.
 And that what a run learnt is kept for the next (the scratch folder's
-history.json): a second run starts every mutant with the test that killed
-it, which then is the only test it runs.
+history.json): a second run starts a mutant the first killed with the
+test that killed it, which then is the only test it runs.
+
+    tests/mutation_check.py [BUILD_DIR]
+
+With BUILD_DIR (meson passes the tests' build folder) the made-up tree and
+the tool's scratch folder (--workdir) are kept there between runs, under a
+name made of the hashes of the tool and of this file: the tree is written
+again each run (same content), its scratch copy is configured once and its
+coverage map is reused (the tool caches it by the tree's content and
+path), as on a developer's second run; a new tool or check gets a fresh
+folder and the old ones are removed.  Without it, a temporary folder, set
+up from nothing.
 """
 import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,16 +115,35 @@ def fail(msg, r=None):
     sys.exit(1)
 
 
+def scratch_folder(build_dir):
+    """The --workdir kept in the build folder, keyed by the tool's and
+    this check's content; older ones are removed."""
+    h = hashlib.sha1()
+    for path in (os.path.join(TOP, 'tools', 'mutation.py'), TOOL,
+                 os.path.abspath(__file__)):
+        with open(path, 'rb') as f:
+            h.update(f.read())
+    parent = os.path.join(os.path.abspath(build_dir), 'mutation-check')
+    key = h.hexdigest()[:12]
+    if os.path.isdir(parent):
+        for old in os.listdir(parent):
+            if old != key:
+                shutil.rmtree(os.path.join(parent, old), ignore_errors=True)
+    return os.path.join(parent, key)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix='mutation-check.') as tmp:
-        tree = os.path.join(tmp, 'tree')
-        os.makedirs(tree)
+        kept = scratch_folder(sys.argv[1]) if len(sys.argv) > 1 else tmp
+        work = os.path.join(kept, 'work')
+        tree = os.path.join(kept, 'tree')
+        os.makedirs(tree, exist_ok=True)
         for name, text in (('meson.build', MESON), ('calc.c', CALC),
                            ('test_calc.c', TEST), ('test_weak.c', WEAK)):
             with open(os.path.join(tree, name), 'w') as f:
                 f.write(text)
         before = tree_digest(tree)
-        common = ['--source', tree, '--workdir', os.path.join(tmp, 'work'),
+        common = ['--source', tree, '--workdir', work,
                   '--min-timeout', '5', 'calc.c']
 
         r = run(common + ['--list', '--quiet'])
@@ -162,12 +193,16 @@ def main():
         if not any('survived calc.c:' in l and 'twice_unchecked' in l for l in out):
             fail('survivors are not listed', r)
 
-        with open(os.path.join(tmp, 'work', 'history.json')) as f:
+        with open(os.path.join(work, 'history.json')) as f:
             killer = json.load(f)['killer']
         if killer.get(kill_id, [None])[0] != 'calc':
             fail('history.json does not name calc as the killer of %s' % kill_id)
 
+        # One survivor is enough to score below 100%; the killed mutant
+        # starts with its known killer.
+        survivor = unreached[0]['id']
         r = run(common + ['--equivalent', eq_list, '--quiet', '--min', '100',
+                          '--only', survivor, '--only', kill_id,
                           '--json', report])
         if r.returncode != 1:
             fail('--min 100 with survivors must exit 1, got %d' % r.returncode, r)

@@ -67,6 +67,17 @@ CASES = {
                   'static int g(void) { return -EOVERFLOW; }\n')),
         (None, type1('static int vfio_dma_do_unmap(void) { return -EOVERFLOW; }\n')),
     ],
+    'UNMAP_REACHES_IOVA_END': [
+        # ef270ec44637: the walk ends past the range's last byte.
+        (1, type1('static int vfio_dma_do_unmap(void)\n{\n'
+                  '\twhile (n) {\n\t\tif (dma->iova > iova_end)\n\t\t\tbreak;\n\t}\n}\n')),
+        # 6.12 and torvalds/linux 1196f1f897d4: at iova + size (0 at the top).
+        (0, type1('static int vfio_dma_do_unmap(void)\n{\n'
+                  '\t/* if (dma->iova > iova_end) */\n'
+                  '\twhile (n) {\n\t\tif (dma->iova >= iova + size)\n\t\t\tbreak;\n\t}\n}\n')),
+        (None, type1('static int vfio_dma_do_unmap(void)\n{\n'
+                     '\treturn vfio_remove_range(iommu, iova, size);\n}\n')),
+    ],
     'GET_INFO_CAPS_LEAK': [
         (1, type1('static int vfio_iommu_type1_get_info(void)\n{\n'
                   '\tret = vfio_iommu_iova_build_caps(iommu, &caps);\n'
@@ -222,7 +233,8 @@ CASES = {
 # What the real trees decide (Debian's packages as installed in CI).
 REAL_6_12 = {
     'PFNMAP_STRIDE': 0, 'GUP_ZERO_IS_EFAULT': 0,
-    'IOVA_END_OVERFLOW_FIXES': 0, 'GET_INFO_CAPS_LEAK': 1,
+    'IOVA_END_OVERFLOW_FIXES': 0, 'UNMAP_REACHES_IOVA_END': 0,
+    'GET_INFO_CAPS_LEAK': 1,
     'DIRTY_BITMAP_OVERRUN': 1, 'TYPE1_NESTING_TYPE': 1,
     'TYPE1_OPEN_TAKES_NESTING_TYPE': 1, 'HEAP_ALLOC_FD_AFTER_COPY_OUT': 1,
     'MSI_COOKIE_BEFORE_REPLAY': 0, 'HEAP_ORDERS_PARAM': 0,

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """dmasim replay: the shipped 4-GPU scenario and the QEMU trace importer,
 their counts checked against a hand calculation.
-Usage: replay_check.py PATH/TO/dmasim SCENARIOS_DIR [--slow]
+Usage: replay_check.py PATH/TO/dmasim SCENARIOS_DIR [--slow[=before|after]]
 
 Default: the 4-GPU, 128 GiB, 8-pass scenario after the huge-pfnmap series
 with unmap_stride on (seconds), the same with it off on the 1-GPU 64 GiB
 3-pass one (per-page unmap probes), and the sample QEMU trace.  --slow:
 the 4-GPU scenario before the series (about 1.2 billion pfn lookups) and
-after, unmap_stride off.
+after, unmap_stride off (as many IOMMU probes); --slow=before or
+--slow=after runs one of the two (meson runs them as two tests, at once).
 
 The counts follow from the build's page size (the JSON's page_size): a
 page table holds page_size / 8 entries, so a PMD leaf is 2 MiB, 32 MiB or
@@ -22,7 +23,9 @@ import sys
 from cli_run import check, finish, page_geometry, run, size_name
 
 SCEN = sys.argv[2]
-SLOW = "--slow" in sys.argv[3:]
+SLOW_MODES = {"--slow": ["before", "after"], "--slow=before": ["before"],
+              "--slow=after": ["after"]}
+SLOW = next((SLOW_MODES[a] for a in sys.argv[3:] if a in SLOW_MODES), None)
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 PAGE = None     # the build's page size, from the first replay's JSON
 
@@ -93,6 +96,30 @@ def bar_off(bar, stride):
     return dict(iommu_walks=n, pfn_valid_checks=n, unpin_pages=0)
 
 
+def device_faults(bar, level, maps):
+    """What a BAR mmap of leaves up to `level` costs its vfio-pci device
+    over `maps` MAP_DMAs after a zap (or none before): one huge fault per
+    leaf each time, of that leaf's size."""
+    leaf = leaf_size(bar, level)
+    kind = {PAGE: "faults_pte", PAGE * entries(): "faults_pmd"}.get(leaf, "faults_pud")
+    want = dict(faults_pud=0, faults_pmd=0, faults_pte=0)
+    want[kind] = maps * (bar // leaf)
+    return want
+
+
+def expect_devices(result, mode, want):
+    """Each GPU's device counts ({name: {counter: value}}), no fault
+    refused with SIGBUS (a huge fault that falls back to a smaller leaf,
+    as vfio-pci's does where the leaf does not fit, is no error)."""
+    for r in result["runs"]:
+        if r["mode"] != mode:
+            continue
+        got = {d["name"]: {k: d[k] for k in want.get(d["name"], {})} for d in r["devices"]}
+        check(got == want, f"{mode} devices: {want} (got {got})")
+        bad = [d["name"] for d in r["devices"] if d["sigbus"]]
+        check(not bad, f"{mode}: no device fault refused with SIGBUS (got {bad})")
+
+
 def times(d, k):
     return {key: v * k for key, v in d.items()}
 
@@ -121,6 +148,10 @@ def check_4gpu(mode, stride):
     if not stride:
         off["iommu_walks"] += ram // PAGE
     expect(r, mode, "shutdown", "unmap", ops=gpus + 2, **off)
+    # Each GPU: mapped at boot and after each pass, its mmap zapped by
+    # vfio-pci at each decode off (the passes and the shutdown).
+    expect_devices(r, mode, {f"gpu{g}": dict(device_faults(bar, "pud", passes + 1),
+                                             zaps=passes + 1) for g in range(gpus)})
     total = r["runs"][0]["total"]["map"]["counts"]["pfn_lookups"]
     if before:
         leaves = bar // leaf_size(bar, "pud")
@@ -155,11 +186,48 @@ def check_qemu_trace():
         for k, v in bar_on(size, leaf, False).items():
             want[k] += 4 * v          # mapped at boot and after each of 3 passes
     expect(r, "after", "trace", "map", ops=11, **want)
+    expect_devices(r, "after", {
+        "bar0": dict(device_faults(8 * GiB, "pud", 4), zaps=3),
+        "bar3": dict(device_faults(16 * MiB, "pmd", 4), zaps=3)})
     expect(r, "after", "trace", "unmap", ops=7, iommu_walks=0, pfn_valid_checks=0,
            unpin_pages=2 * GiB // PAGE)
     p = run("replay", "--qemu-trace", os.path.join(SCEN, "vm-1gpu-64g-8x.replay"))
     check(p.returncode == 1 and "no vfio_listener_region_add_ram" in p.stderr,
           "a file that is not a QEMU trace: exit 1, said why")
+
+
+LEAVES = """machine ram=4G iommu=intel-sl
+container
+gpu gpu0 bar=1G leaf={leaf}
+phase boot
+bar-on gpu0 64G
+phase pass
+bar-off gpu0
+bar-on gpu0 64G
+"""
+
+
+def check_gpu_leaf_sizes():
+    """`gpu ... leaf=pud|pmd|pte`: the BAR mmap is placed so vfio-pci's
+    huge fault inserts leaves of that size and no larger (or the next
+    smaller one that fits the BAR); each bar-on after a decode-off faults
+    every leaf back, one fault per leaf; a MAP_DMA before any gpu has no
+    IOMMU backend to map with (exit 1, said why)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for leaf in ("pud", "pmd", "pte"):
+            path = os.path.join(d, f"{leaf}.replay")
+            with open(path, "w") as f:
+                f.write(LEAVES.format(leaf=leaf))
+            r = replay(path, "--mode", "after")
+            if r:
+                expect_devices(r, "after", {"gpu0": dict(device_faults(GiB, leaf, 2), zaps=1)})
+        path = os.path.join(d, "nogpu.replay")
+        with open(path, "w") as f:
+            f.write("machine ram=4G iommu=intel-sl\ncontainer\nram guest 1G\nadd guest 0\n")
+        p = run("replay", path)
+        check(p.returncode == 1 and "no IOMMU backend" in p.stderr,
+              f"MAP_DMA with no gpu in the container: exit 1, said why ({p.stderr.strip()})")
 
 
 HUGETLB = """machine ram={ram} iommu=intel-sl
@@ -220,11 +288,12 @@ def check_hugetlb_1g():
               f"page=1g of {size_name(pud + pud // 2)}: exit 1, {why} ({p.stderr.strip()})")
 
 if SLOW:
-    check_4gpu("before", False)
-    check_4gpu("after", False)
+    for mode in SLOW:
+        check_4gpu(mode, False)
 else:
     check_4gpu("after", True)
     check_1gpu_probes()
     check_qemu_trace()
+    check_gpu_leaf_sizes()
     check_hugetlb_1g()
 finish()

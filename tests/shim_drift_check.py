@@ -21,16 +21,30 @@ compiles, whose type1 calls a function no shim has, is configured as
 -Dkernel_src in a scratch build directory (meson passes its own source
 tree and meson command); building the type1 library must fail at the drift
 step with the report (the name, its line, the file), before the compiler
-sees the file, and write no stamp.  Clean, the same tree passes the step.
+sees the file, and write no stamp.  A second tree, the same without the
+missing call, passes the step and its type1 library builds.
 
 Exit 0 when every case holds, 1 otherwise, 77 (skipped) without libclang
 for python.
 
-    tests/shim_drift_check.py [MESON...]
+    tests/shim_drift_check.py [--keep DIR] [MESON...]
+
+--keep DIR (meson passes the tests' build folder) keeps the two made-up
+trees and their build folders in DIR/shim-drift-gate/<hash of this check,
+tools/shim-drift.py and upstream/meson.build> between runs, as a developer
+keeps a build: each is configured once (a whole configure of the project,
+the check's main cost), its files are rewritten only when their content
+differs (upstream mode reconfigures when a tree file changes), and ninja
+decides what to redo from what changed.  The drift tree's step fails, so it
+runs on every check; the clean tree's runs again when the shim headers,
+the tree or the build files change.  Older folders are removed.  Without
+--keep, temporary folders, configured from nothing.
 """
 
+import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -148,21 +162,66 @@ GATE_LIB = 'upstream/libupstream_vfio_iommu_type1.a'
 GATE_STAMP = 'upstream/shim-drift-ok.h'
 
 
-def check_build_gate(meson, failures):
+# The gate tree without the missing call.
+CLEAN_GATE_TREE = dict(GATE_TREE)
+CLEAN_GATE_TREE['drivers/vfio/vfio_iommu_type1.c'] = (
+    GATE_TREE['drivers/dma-buf/dma-heap.c'].replace('_h(', '_f('))
+
+
+def kept_folder(keep):
+    """DIR/shim-drift-gate/<key>: the key hashes what the kept builds are
+    made from beyond what ninja tracks (this check, the drift tool, the
+    upstream build file); older folders are removed."""
+    h = hashlib.sha1()
+    for rel in ('tests/shim_drift_check.py', 'tools/shim-drift.py',
+                'upstream/meson.build'):
+        with open(os.path.join(TOP, rel), 'rb') as f:
+            h.update(f.read())
+    parent = os.path.join(os.path.abspath(keep), 'shim-drift-gate')
+    key = h.hexdigest()[:12]
+    if os.path.isdir(parent):
+        for old in os.listdir(parent):
+            if old != key:
+                shutil.rmtree(os.path.join(parent, old), ignore_errors=True)
+    return os.path.join(parent, key)
+
+
+def configured_tree(meson, root, files, failures):
+    """root/linux holding files (rewritten only where they differ) and
+    root/build configured on it: the build folder, or None."""
+    tree = os.path.join(root, 'linux')
+    for rel, text in files.items():
+        path = os.path.join(tree, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            with open(path) as f:
+                if f.read() == text:
+                    continue
+        except OSError:
+            pass
+        with open(path, 'w') as f:
+            f.write(text)
+    build = os.path.join(root, 'build')
+    if os.path.isfile(os.path.join(build, 'build.ninja')):
+        return build
+    shutil.rmtree(build, ignore_errors=True)
+    setup = subprocess.run(meson + ['setup', build, TOP, '-Dkernel_src=' + tree],
+                           capture_output=True, text=True)
+    if setup.returncode != 0:
+        failures.append('gate: meson setup failed:\n' + setup.stdout[-2000:] + setup.stderr)
+        shutil.rmtree(build, ignore_errors=True)
+        return None
+    return build
+
+
+def check_build_gate(meson, failures, keep=None):
     """Drift stops `ninja` at the drift step with the report."""
     before = len(failures)
     with tempfile.TemporaryDirectory(prefix='shim-drift-gate.') as tmp:
-        tree = os.path.join(tmp, 'linux')
-        for rel, text in GATE_TREE.items():
-            path = os.path.join(tree, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, 'w') as f:
-                f.write(text)
-        build = os.path.join(tmp, 'build')
-        setup = subprocess.run(meson + ['setup', build, TOP, '-Dkernel_src=' + tree],
-                               capture_output=True, text=True)
-        if setup.returncode != 0:
-            failures.append('gate: meson setup failed:\n' + setup.stdout[-2000:] + setup.stderr)
+        root = kept_folder(keep) if keep else tmp
+        build = configured_tree(meson, os.path.join(root, 'drift'), GATE_TREE,
+                                failures)
+        if build is None:
             return
         run = subprocess.run(['ninja', '-C', build, GATE_LIB], capture_output=True, text=True)
         out = run.stdout + run.stderr
@@ -184,9 +243,10 @@ def check_build_gate(meson, failures):
             print(out[-4000:])
             return
         # Without the missing call, the step passes and the file compiles.
-        path = os.path.join(tree, 'drivers/vfio/vfio_iommu_type1.c')
-        with open(path, 'w') as f:
-            f.write(GATE_TREE['drivers/dma-buf/dma-heap.c'].replace('_h(', '_f('))
+        build = configured_tree(meson, os.path.join(root, 'clean'),
+                                CLEAN_GATE_TREE, failures)
+        if build is None:
+            return
         run = subprocess.run(['ninja', '-C', build, GATE_LIB], capture_output=True, text=True)
         if run.returncode != 0 or not os.path.isfile(os.path.join(build, GATE_STAMP)):
             failures.append('gate: the clean tree does not pass the drift step:\n' +
@@ -230,9 +290,11 @@ def main():
                 failures.append('%s: report has /%s/' % (rel, pat))
     if failures:
         print(run.stdout)
-    meson = sys.argv[1:]
+    meson, keep = sys.argv[1:], None
+    if meson[:1] == ['--keep']:
+        keep, meson = meson[1], meson[2:]
     if meson:
-        check_build_gate(meson, failures)
+        check_build_gate(meson, failures, keep)
     else:
         print('shim_drift_check: no meson command given, the build gate is not checked')
     if failures:

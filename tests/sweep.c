@@ -354,20 +354,54 @@ int sweep_write_reached(const char *path)
 	return 0;
 }
 
+/* This process's part of its sweep (--part K/N): 1/1 when whole. */
+static unsigned int part_k = 1, part_n = 1, turns;
+
 int sweep_write_reached_beside_exe(void)
 {
 	char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 64);
 
 	if (n < 0)
 		return -errno;
-	strcpy(path + n, ".reached");
+	if (part_n > 1)
+		snprintf(path + n, 64, ".part-%u-of-%u.reached", part_k, part_n);
+	else
+		strcpy(path + n, ".reached");
 	return sweep_write_reached(path);
 }
 
 int sweep_slow_requested(int argc, char **argv)
 {
-	return argc > 1 && !strcmp(argv[1], "--slow");
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--slow"))
+			return 1;
+	return 0;
+}
+
+int sweep_part_requested(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		unsigned int k, n;
+		char end;
+
+		if (strcmp(argv[i], "--part"))
+			continue;
+		if (i + 1 >= argc ||
+		    sscanf(argv[i + 1], "%u/%u%c", &k, &n, &end) != 2 ||
+		    !k || k > n) {
+			fprintf(stderr, "--part wants K/N with 1 <= K <= N\n");
+			return -1;
+		}
+		part_k = k;
+		part_n = n;
+	}
+	return 0;
+}
+
+int sweep_take_turn(void)
+{
+	return turns++ % part_n == part_k - 1;
 }
 
 int sweep_exit_status(int ret, int slow)

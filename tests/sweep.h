@@ -134,11 +134,26 @@ void sweep_totals(struct sweep_totals *t);
  * alternatives of choice points it took ("name:k"), sweeps only, one a line, written atomically to path.  0 or -errno.
  */
 int sweep_write_reached(const char *path);
-/* sweep_write_reached() beside the running executable: "<exe>.reached". */
+/*
+ * sweep_write_reached() beside the running executable: "<exe>.reached",
+ * or "<exe>.part-K-of-N.reached" for a run of one part (--part K/N).
+ */
 int sweep_write_reached_beside_exe(void);
 
 /* A sweep test's argv asks for its longer sweep (--slow, suite 'slow'). */
 int sweep_slow_requested(int argc, char **argv);
+/*
+ * Parts: one long sweep run as N processes that meson runs at once
+ * (tests/meson.build, sweep_parts).  "--part K/N" in argv (1 <= K <= N)
+ * makes this process sweep only its share of the scenarios: the test asks
+ * sweep_take_turn() once per scenario, in the same order in every part,
+ * and sweeps the scenario when it answers 1 (every Nth, from the Kth).
+ * The N parts together sweep every scenario exactly once.  Without
+ * --part every turn is taken.  Returns 0, or -1 for a malformed --part
+ * (the test then fails).
+ */
+int sweep_part_requested(int argc, char **argv);
+int sweep_take_turn(void);
 /*
  * A sweep test's exit status: its cmocka result, or 1 if the default
  * sweep's reach file (read by test_sweep_reach.c) cannot be written.

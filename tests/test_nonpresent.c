@@ -11,6 +11,13 @@
  * followed without a fault), and the two choice points where an entry
  * changes under the kernel (pt_leaf_changed, gup_nonpresent).
  *
+ * The BARs get the leaves each case names whatever the tree
+ * (kapi_mm_set_exact_pfnmap_leaves()): the lookups are the simulated
+ * walk's own.  A tree whose type1 walks to PTEs only (6.1's follow_pte(),
+ * DMASIM_IMPL_PFNMAP_HUGE_LEAVES false) fails MAP_DMA of a PMD or PUD
+ * leaf -EINVAL, whatever its kind, as 6.1 does (a huge entry is
+ * pmd_bad()/pud_bad() to it).
+ *
  *   BAR VMA (2 leaves of the level; 2 PMDs of PTEs for the PTE level)
  *   va        va+3 pages                 va+leaf
  *   |=========^== leaf of `kind` ========|====== present leaf =====|
@@ -24,6 +31,7 @@
 
 #include <cmocka.h>
 
+#include <dmasim/impl.h>
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_mm.h>
 #include <dmasim/kapi_vfio.h>
@@ -192,15 +200,30 @@ static unsigned long dma_window_of(unsigned long len)
 }
 
 /*
+ * What a read-write MAP_DMA of the case's BAR returns: the case's errno,
+ * or -EINVAL for a PMD or PUD leaf in a tree whose type1 walks to PTEs
+ * only (its lookup refuses the leaf before and after the fixup fault).
+ */
+static long map_rw_of(const struct lookup_case *c)
+{
+	if (c->level != KAPI_MM_LEAF_PTE && !DMASIM_IMPL_PFNMAP_HUGE_LEAVES)
+		return -EINVAL;
+	return c->map_rw;
+}
+
+/*
  * MAP_DMA of a BAR VMA holding one such entry: type1's lookup fails, its
  * fixup fault brings the entry back, and the IOMMU maps the CPU's pfns;
  * or a PROT_NONE leaf that follow_pfnmap reports read-only fails a
- * read-write map -EFAULT with nothing mapped or held, and maps read-only.
+ * read-write map -EFAULT with nothing mapped or held, and maps read-only;
+ * or (PTE-only lookups) a huge leaf fails -EINVAL with nothing mapped or
+ * held, read-only too.
  */
 static void test_map_dma_of_a_bar_with_each_kind(void **state)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(lookup_cases); i++) {
 		const struct lookup_case *c = &lookup_cases[i];
+		long want = map_rw_of(c);
 		unsigned long va, len, bar_pfn, pfn;
 		struct kapi_vfio_dev *dev;
 		struct kapi_vfio *ct;
@@ -210,10 +233,19 @@ static void test_map_dma_of_a_bar_with_each_kind(void **state)
 		ct = open_a_v2_container();
 		dev = attach_a_device_of_format(ct, SIM_IOMMU_INTEL_SL);
 
-		assert_int_equal(kapi_vfio_map_dma(ct, va, IOVA, len, RW),
-				 c->map_rw);
-		if (!c->map_rw) {
+		assert_int_equal(kapi_vfio_map_dma(ct, va, IOVA, len, RW), want);
+		if (!want) {
 			assert_iommu_matches_cpu(dev, IOVA, va, len);
+		} else if (want == -EINVAL) {
+			assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+			assert_int_equal(kapi_mm_pins_outstanding(), 0);
+			assert_int_equal(kapi_mm_locked_vm(), 0);
+			assert_int_equal(kapi_vfio_map_dma(ct, va, IOVA, len, RO),
+					 -EINVAL);
+			assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+			kapi_vfio_close(ct);
+			check_and_destroy();
+			continue;
 		} else {
 			assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
 			assert_int_equal(kapi_mm_pins_outstanding(), 0);
@@ -495,5 +527,6 @@ int main(void)
 		cmocka_unit_test(test_gup_finds_a_migration_entry_by_choice),
 	};
 
+	kapi_mm_set_exact_pfnmap_leaves(1);
 	return cmocka_run_group_tests(tests, boot_the_kernel, NULL);
 }

@@ -10,8 +10,10 @@
  * (tests/meson.build), runs after them (lowest priority, not parallel),
  * reads their files, and runs an executable itself when its file is
  * missing or older than the executable (the sweep was not run since the
- * last build, e.g. `meson test sweep_reach_core` alone).  The union must be
- * every point the implementation under test can call.
+ * last build, e.g. `meson test sweep_reach_core` alone).  A sweep meson
+ * runs in parts is given once per part, as "<exe>#K/N": that part's file
+ * is "<exe>.part-K-of-N.reached", and "<exe> --part K/N" writes it.  The
+ * union must be every point the implementation under test can call.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -91,7 +93,7 @@ static int reached_file_is_current(const char *exe, const char *reached)
 		r.st_mtim.tv_nsec >= e.st_mtim.tv_nsec);
 }
 
-static void run_sweep(const char *exe)
+static void run_sweep(const char *exe, const char *part)
 {
 	pid_t pid = fork();
 	int status;
@@ -102,7 +104,10 @@ static void run_sweep(const char *exe)
 		if (!freopen("/dev/null", "w", stdout) ||
 		    !freopen("/dev/null", "w", stderr))
 			_exit(127);
-		execl(exe, exe, (char *)NULL);
+		if (part)
+			execl(exe, exe, "--part", part, (char *)NULL);
+		else
+			execl(exe, exe, (char *)NULL);
 		_exit(127);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -115,15 +120,25 @@ static void run_sweep(const char *exe)
  * Add the points listed in exe's file to reached[], and the alternatives
  * ("name:k") to chosen[point][k].
  */
-static void read_reached(const char *exe, int *reached,
+static void read_reached(const char *arg, int *reached,
 			 int (*chosen)[SIM_CHOICE_MAX_ALT])
 {
-	char path[4096], line[256];
+	char exe[4096], path[4200], line[256];
+	const char *part = strchr(arg, '#');
+	unsigned int k, n;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s.reached", exe);
+	snprintf(exe, sizeof(exe), "%.*s",
+		 part ? (int)(part - arg) : (int)strlen(arg), arg);
+	if (part) {
+		part++;
+		assert_int_equal(sscanf(part, "%u/%u", &k, &n), 2);
+		snprintf(path, sizeof(path), "%s.part-%u-of-%u.reached", exe, k, n);
+	} else {
+		snprintf(path, sizeof(path), "%s.reached", exe);
+	}
 	if (!reached_file_is_current(exe, path))
-		run_sweep(exe);
+		run_sweep(exe, part);
 	f = fopen(path, "r");
 	if (!f) {
 		print_message("%s wrote no %s\n", exe, path);

@@ -54,8 +54,10 @@ if [ "${1:-}" = --extract-only ]; then
 	extract_only=1
 	shift
 fi
+label=upstream-$version	# the test counts' label (tools/count-tests.sh)
 if [ $# -ge 1 ]; then
 	ksrc=$(realpath "$1")
+	label=upstream
 else
 	ksrc=$top/$builddir-src
 	files=(Makefile drivers/vfio/vfio_iommu_type1.c drivers/vfio/vfio.h
@@ -63,14 +65,17 @@ else
 	if [ ! -f "$ksrc/.extracted" ] || [ "$archive" -nt "$ksrc/.extracted" ]; then
 		[ -n "$archive" ] && [ -f "$archive" ] || { echo "ci-upstream: no linux-source-$version tarball (apt-get install linux-source-$version)" >&2; exit 1; }
 		rm -rf "$ksrc"
+		start=$SECONDS
 		extract_kernel_files "$archive" "$ksrc" "${files[@]}" || exit 1
 		touch "$ksrc/.extracted"
+		echo "ci-upstream: extracting the files took $((SECONDS - start)) s"
 	fi
 fi
 echo "ci-upstream: kernel tree $ksrc"
 [ $extract_only -eq 0 ] || exit 0
 
 status=0
+start=$SECONDS
 if [ -d "$builddir" ]; then
 	meson setup --reconfigure "$builddir" -Dkernel_src="$ksrc" >/dev/null || exit 1
 else
@@ -91,6 +96,7 @@ if ! ninja -C "$builddir" -j2 >"$builddir/build.log" 2>&1; then
 	echo "(full log: $builddir/build.log)"
 	exit 1
 fi
+echo "ci-upstream: configuring and building took $((SECONDS - start)) s"
 sed -n '1p;/^== /p;$p' "$builddir/shim-drift.txt" 2>/dev/null
 # Warnings from the tree's own files compiled against the shim.
 warnings=$(grep -cE "^$ksrc/.*warning:" "$builddir/build.log" || true)
@@ -115,13 +121,15 @@ fi
 # expected per version by the sweeps themselves (<dmasim/impl.h>, e.g.
 # DMASIM_IMPL_GET_INFO_CAPS_LEAK) and counted apart in their report.
 skip=(--no-suite slow)
+start=$SECONDS
 meson test -C "$builddir" "${suites[@]}" "${skip[@]}" --num-processes 2 \
 	--print-errorlogs >"$builddir/test.log" 2>&1 || status=1
+echo "ci-upstream: the suites took $((SECONDS - start)) s"
 grep -E '^(Ok|Fail|Timeout|Skipped):' "$builddir/test.log"
 python3 tools/sweep-totals.py "$builddir/meson-logs/testlog.json" --impl upstream || status=1
 [ $status -eq 0 ] || tail -n 60 "$builddir/test.log"
 if [ -x tools/count-tests.sh ] && [ -f "$builddir/meson-logs/testlog.json" ]; then
-	tools/count-tests.sh "$builddir/meson-logs/testlog.json" upstream
+	tools/count-tests.sh "$builddir/meson-logs/testlog.json" "$label"
 fi
 # The 100,000-input differential replays (suite 'slow', run by name, with a
 # log of their own so testlog.json above stays the suites'): random and

@@ -140,6 +140,20 @@ def probe_iova_end_overflow(t):
     return 0, 'vfio_dma_do_map() has no -EOVERFLOW (the IOVA-end fixes are absent)'
 
 
+def probe_unmap_reaches_iova_end(t):
+    body = t.function(TYPE1, 'vfio_dma_do_unmap')
+    if body is None:
+        return undecided('vfio_dma_do_unmap() not found in ' + TYPE1)
+    # The walk over the DMAs in range stops at the range's end: computed as
+    # iova + size, it is 0 for a range whose last byte is the last IOVA.
+    if re.search(r'dma->iova\s*>=?\s*iova\s*\+\s*size\b(?!\s*-)', body):
+        return 0, ('vfio_dma_do_unmap() stops its walk at iova + size, which '
+                   'wraps to 0 for a range ending at the last IOVA')
+    if re.search(r'dma->iova\s*>\s*(?:iova_end\b|iova\s*\+\s*size\s*-\s*1)', body):
+        return 1, 'vfio_dma_do_unmap() stops its walk past the last byte of the range'
+    return undecided('vfio_dma_do_unmap(): no walk ending at iova + size or past its last byte')
+
+
 def probe_get_info_caps_leak(t):
     body = t.function(TYPE1, 'vfio_iommu_type1_get_info')
     if body is None:
@@ -320,6 +334,7 @@ PROBES = [
     ('PFNMAP_STRIDE', probe_pfnmap_stride),
     ('GUP_ZERO_IS_EFAULT', probe_gup_zero_is_efault),
     ('IOVA_END_OVERFLOW_FIXES', probe_iova_end_overflow),
+    ('UNMAP_REACHES_IOVA_END', probe_unmap_reaches_iova_end),
     ('GET_INFO_CAPS_LEAK', probe_get_info_caps_leak),
     ('DIRTY_BITMAP_OVERRUN', probe_dirty_bitmap_overrun),
     ('TYPE1_NESTING_TYPE', probe_nesting_extension),

@@ -73,6 +73,7 @@ errors.  Needs python3-clang (libclang) from tools/install-deps.sh;
 
 import argparse
 import ctypes
+import functools
 import os
 import re
 import subprocess
@@ -120,6 +121,11 @@ SKIP_DIRECTIVES = ('include', 'include_next', 'pragma', 'error', 'warning',
 PROVIDING_KINDS = None  # filled in after libclang is loaded
 TAG_KINDS = None
 
+
+
+# A file's real path, once per name: the AST walks ask for every cursor's
+# file (tens of thousands), and the answer cannot change during a run.
+realpath = functools.lru_cache(maxsize=None)(os.path.realpath)
 
 def strip_comments_and_literals(text):
     """Blank out comments, string and character literals, keeping newlines."""
@@ -252,10 +258,10 @@ def walk_includes(start_files, search_dirs, local_dirs=True, displaced=()):
     """
     missing = {}
     seen = set()
-    starts = {os.path.realpath(f) for f in start_files}
+    starts = {realpath(f) for f in start_files}
     todo = list(start_files)
     while todo:
-        path = os.path.realpath(todo.pop())
+        path = realpath(todo.pop())
         if path in seen:
             continue
         seen.add(path)
@@ -335,7 +341,7 @@ def provided_names(shim_dirs, extra_headers, args, stub_dir):
             # these is reachable from the file's includes (None: built in).
             loc = cur.location.file
             names.setdefault(cur.spelling, set()).add(
-                os.path.realpath(loc.name) if loc is not None else None)
+                realpath(loc.name) if loc is not None else None)
             if k == ci.CursorKind.FIELD_DECL:
                 # A member of an anonymous struct/union is a member of the
                 # struct that holds it (vm_area_struct.vm_flags).
@@ -375,14 +381,30 @@ def skipped_lines(tu, path):
     return lines
 
 
+def in_file(loc, real):
+    return loc.file is not None and realpath(loc.file.name) == real
+
+
+def file_cursors(tu, real):
+    """Every cursor of the translation unit that can lie in the file
+    real: the walk does not go into a top-level cursor whose whole extent
+    is in other files (a header's declarations and what they hold), the
+    bulk of a file that includes the shim."""
+    for top in tu.cursor.get_children():
+        ext = top.extent
+        if (in_file(top.location, real) or in_file(ext.start, real) or
+                in_file(ext.end, real)):
+            yield from top.walk_preorder()
+
+
 def declared_names(path, args):
     """Names the file itself declares (by location), and its parse errors."""
     tu = parse(path, args)
     names = set()
-    real = os.path.realpath(path)
-    for cur in tu.cursor.walk_preorder():
+    real = realpath(path)
+    for cur in file_cursors(tu, real):
         loc = cur.location
-        if loc.file is None or os.path.realpath(loc.file.name) != real:
+        if loc.file is None or realpath(loc.file.name) != real:
             continue
         if cur.kind in TAG_KINDS and not cur.is_definition():
             continue	# struct x *p; with no struct x in the shim yet
@@ -394,7 +416,7 @@ def declared_names(path, args):
     # file's own declaration (dma-heap.c's __exitcall(dma_heap_exit)).
     text = None
     for d in tu.diagnostics:
-        if (d.location.file is None or os.path.realpath(d.location.file.name) != real or
+        if (d.location.file is None or realpath(d.location.file.name) != real or
                 'type specifier missing' not in d.spelling):
             continue
         if text is None:
@@ -407,7 +429,7 @@ def declared_names(path, args):
     # structs the file needs complete that the shim only declares.
     fields, incomplete = {}, {}
     for d in errors:
-        if d.location.file is None or os.path.realpath(d.location.file.name) != real:
+        if d.location.file is None or realpath(d.location.file.name) != real:
             continue
         m = (re.match(r"no member named '(\w+)' in '(?:struct|union) (\w+)'", d.spelling) or
              re.match(r"field designator '(\w+)' does not refer to any field in type "

@@ -34,6 +34,13 @@ extern bool fixup_unlock_once;
  */
 extern void (*shim_mm_race)(struct mm_struct *mm, unsigned long addr,
 			    enum sim_mm_race what);
+/*
+ * Whether the mm core offers a VM_PFNMAP VMA's ->huge_fault a PUD or PMD
+ * (the huge pfnmap faults of 6.12; kernel_shim/mm_fault.c).  A tree
+ * before them (6.1) has ->fault alone: false.  kapi_mm sets it for the
+ * kernel linked in (kapi/kapi_impl.c); true until then.
+ */
+extern bool shim_pfnmap_huge_faults;
 /* Clear both hooks and the call count. */
 void shim_gup_reset(void);
 /* The call count the hook's nth is relative to. */

@@ -288,7 +288,9 @@ static inline long shim_pin_user_pages_remote_vmas(struct mm_struct *mm,
  *     does for a VMA that has huge_fault (the THP sysfs policy does not
  *     apply to VM_PFNMAP; VM_NOHUGEPAGE still vetoes); faults are never
  *     retried.  VM_FAULT_SIGBUS becomes -EFAULT for fixup_user_fault() and
- *     GUP, VM_FAULT_OOM -ENOMEM.
+ *     GUP, VM_FAULT_OOM -ENOMEM.  For a tree before huge pfnmap faults
+ *     (6.1, shim_pfnmap_huge_faults in <shim/mm_internal.h>) ->fault
+ *     alone, as 6.1 never calls huge_fault for a VM_PFNMAP VMA.
  */
 typedef unsigned int vm_fault_t;
 enum vm_fault_reason {
