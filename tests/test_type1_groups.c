@@ -575,7 +575,10 @@ static void test_aperture_edges_at_a_dma_edge(void **state)
  * An aperture that shares a single byte with the container's range, at
  * either end, does not miss it: the group joins (in a domain of its own)
  * and the range narrows to that byte; when the group leaves, and its
- * domain with it, the range is whole again.
+ * domain with it, the range is whole again.  (Linux's
+ * vfio_iommu_aper_resize() drops a range an aperture shares one byte
+ * with, its tests being 'end > node->start' and 'start < node->end':
+ * no range is left and the attach is -EINVAL, the range unchanged.)
  */
 static void test_aperture_sharing_one_byte_joins(void **state)
 {
@@ -601,9 +604,14 @@ static void test_aperture_sharing_one_byte_joins(void **state)
 
 		print_message("aperture %s\n", cases[i].what);
 		attach_a_device_with(c, &first);
-		second = attach_a_device_with(c, &cases[i].second);
-		assert_one_iova_range(c, cases[i].byte, cases[i].byte);
-		kapi_vfio_detach_dev(c, second);
+		if (DMASIM_IMPL_IS_UPSTREAM) {
+			assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c,
+					 &cases[i].second, &second), -EINVAL);
+		} else {
+			second = attach_a_device_with(c, &cases[i].second);
+			assert_one_iova_range(c, cases[i].byte, cases[i].byte);
+			kapi_vfio_detach_dev(c, second);
+		}
 		assert_one_iova_range(c, TiB, 2 * TiB - 1);
 		kapi_vfio_close(c);
 		assert_nothing_held();
