@@ -11,7 +11,7 @@ added to tools/probe-tree.py without its three cases here fails the check.
 
     tests/probe_tree_check.py [BUILD_DIR]
 
-BUILD_DIR (meson passes its own) keeps the real trees' five files,
+BUILD_DIR (meson passes its own) keeps the real trees' seven files,
 extracted once with one tar call per tarball; trees already extracted by
 tools/ci-upstream.sh (build-upstream-src, build-upstream61-src) are used
 as they are.  Exit 0 when every case holds, 1 otherwise.
@@ -29,6 +29,8 @@ PROBE_TREE = os.path.join(TOP, 'tools', 'probe-tree.py')
 TYPE1 = 'drivers/vfio/vfio_iommu_type1.c'
 SYSTEM_HEAP = 'drivers/dma-buf/heaps/system_heap.c'
 DMA_HEAP = 'drivers/dma-buf/dma-heap.c'
+MEMORY = 'mm/memory.c'
+IOMMU = 'drivers/iommu/iommu.c'
 
 
 def type1(*functions):
@@ -36,6 +38,19 @@ def type1(*functions):
     a probe must not read them)."""
     return {TYPE1: '/* vaddr_get_pfns addr_mask EOVERFLOW NESTING */\n' +
             '\n'.join(functions)}
+
+
+def iommu(map_loop, map_sg=None):
+    """An iommu.c with the IOMMU map path upstream mode takes, its map loop
+    (__iommu_map()) made of map_loop (None: none calls map_pages), and
+    iommu_map_sg()'s body of map_sg."""
+    text = ''.join('int %s(struct iommu_domain *d, gfp_t gfp)\n{\n%s}\n' % (
+        f, map_sg if f == 'iommu_map_sg' and map_sg else '\treturn __iommu_map(d, gfp);\n')
+                   for f in ('iommu_map', 'iommu_unmap', 'iommu_unmap_fast',
+                             'iommu_map_sg', 'iommu_iova_to_phys'))
+    text += 'static int __iommu_map(struct iommu_domain *d, gfp_t gfp)\n{\n%s}\n' % (
+        map_loop or '\treturn 0;\n')
+    return {IOMMU: text}
 
 
 # probe name: [(value it must decide: 1, 0 or None for '?', the tree)]
@@ -228,6 +243,53 @@ CASES = {
                      'static int vfio_iommu_type1_attach_group(void)\n{\n'
                      '\t/* ret = -EIO; */\n\treturn -ENOMEM;\n}\n')),
     ],
+    'TREE_FOLLOW_PFNMAP': [
+        (1, {MEMORY: 'int follow_pfnmap_start(struct follow_pfnmap_args *args)\n{\n'
+                     '\treturn 0;\n}\n'
+                     'void follow_pfnmap_end(struct follow_pfnmap_args *args)\n{\n}\n'}),
+        (0, {MEMORY: '/* follow_pfnmap_start() follow_pfnmap_end() */\n'
+                     'int follow_pte(struct mm_struct *mm, unsigned long a)\n{\n'
+                     '\treturn follow_pfnmap_start(0);\n}\n'}),
+        (None, type1('int follow_pfnmap_start(void)\n{\n\treturn 0;\n}\n')),
+    ],
+    'PFNMAP_ADDR_MASK': [
+        (1, {MEMORY: 'int follow_pfnmap_start(struct follow_pfnmap_args *args)\n{\n'
+                     '\targs->addr_mask = PMD_MASK;\n}\n'
+                     'void follow_pfnmap_end(struct follow_pfnmap_args *args)\n{\n}\n'}),
+        (0, {MEMORY: 'int follow_pfnmap_start(struct follow_pfnmap_args *args)\n{\n'
+                     '\t/* addr_mask */\n\treturn 0;\n}\n'
+                     'void follow_pfnmap_end(struct follow_pfnmap_args *args)\n{\n}\n'
+                     'static int g(void) { return addr_mask; }\n'}),
+        (None, type1('int follow_pfnmap_start(void)\n{\n\treturn addr_mask;\n}\n')),
+    ],
+    'TREE_IOMMU_MAP': [
+        (1, {IOMMU: ''.join('int %s(struct iommu_domain *d, gfp_t gfp)\n{\n}\n' % f
+                            for f in ('iommu_map', 'iommu_unmap', 'iommu_unmap_fast',
+                                      'iommu_map_sg', 'iommu_iova_to_phys'))}),
+        # 6.1: iommu_map() without gfp_t.
+        (0, {IOMMU: ''.join('int %s(struct iommu_domain *d, int prot)\n{\n'
+                            '\treturn _iommu_map(d, prot, GFP_KERNEL);\n}\n' % f
+                            for f in ('iommu_map', 'iommu_unmap', 'iommu_unmap_fast',
+                                      'iommu_map_sg', 'iommu_iova_to_phys'))}),
+        (None, {MEMORY: 'int iommu_map(gfp_t gfp)\n{\n}\n'}),
+    ],
+    'IOMMU_MAP_REFUSES_WRAP': [
+        (1, iommu('\tif (check_add_overflow(iova, size - 1, &last))\n'
+                  '\t\treturn -EINVAL;\n\tret = ops->map_pages(d, iova);\n')),
+        (0, iommu('\t/* check_add_overflow() */\n\tret = ops->map_pages(d, iova);\n')),
+        (None, iommu(None)),
+    ],
+    'IOMMU_MAP_STOPS_WITHOUT_PROGRESS': [
+        (1, iommu('\tret = ops->map_pages(d, &mapped);\n'
+                  '\tif (WARN_ON(!mapped))\n\t\treturn -EINVAL;\n')),
+        (0, iommu('\tret = ops->map_pages(d, &mapped);\n\tsize -= mapped;\n')),
+        (None, iommu(None)),
+    ],
+    'IOMMU_MAP_SG_EMPTY_READS_NOTHING': [
+        (1, iommu(None, map_sg='\tfor (i = 0; i < nents; i++)\n\t\tlen += sg->length;\n')),
+        (0, iommu(None, map_sg='\twhile (i <= nents) {\n\t\ts_phys = sg_phys(sg);\n\t}\n')),
+        (None, iommu(None, map_sg='\treturn for_each_entry(sg);\n')),
+    ],
 }
 
 # What the real trees decide (Debian's packages as installed in CI).
@@ -241,17 +303,26 @@ REAL_6_12 = {
     'TYPE1_FGSP_PROBE': 1, 'FOLLOW_PFNMAP_ARGS_WRITE': 0,
     'MAP_DMA_EAGAIN_AFTER_LOCK_DROP': 1, 'HEAP_ALLOCATE_ULONG_FLAGS': 0,
     'PFNMAP_HUGE_LEAVES': 1, 'DOMAIN_ALLOC_FAILURE_IS_EIO': 0,
+    'TREE_FOLLOW_PFNMAP': 1, 'PFNMAP_ADDR_MASK': 0, 'TREE_IOMMU_MAP': 1,
+    'IOMMU_MAP_REFUSES_WRAP': 0, 'IOMMU_MAP_STOPS_WITHOUT_PROGRESS': 0,
+    'IOMMU_MAP_SG_EMPTY_READS_NOTHING': 0,
 }
 # 6.1.192 decides as 6.12.117 but for the API generation: its heap takes
 # unsigned long flags, its follow_fault_pfn() walks PTEs with follow_pte()
-# (so no .write input either), its attach turns a NULL domain into -EIO.  Its fd is installed after the copy-out too,
+# (so no .write input either), its attach turns a NULL domain into -EIO,
+# its mm/memory.c has follow_pte() and no follow_pfnmap_start() (core's is
+# linked, with addr_mask), its iommu_map() takes no gfp_t.  Its fd is installed after the copy-out too,
 # by the stable-only dma_buf_fd_install().
 REAL_TREES = {
     '6.12': REAL_6_12,
     '6.1': dict(REAL_6_12, HEAP_ALLOCATE_ULONG_FLAGS=1, PFNMAP_HUGE_LEAVES=0,
-                DOMAIN_ALLOC_FAILURE_IS_EIO=1),
+                DOMAIN_ALLOC_FAILURE_IS_EIO=1, TREE_FOLLOW_PFNMAP=0,
+                PFNMAP_ADDR_MASK=1, TREE_IOMMU_MAP=0, IOMMU_MAP_REFUSES_WRAP=1,
+                IOMMU_MAP_STOPS_WITHOUT_PROGRESS=1,
+                IOMMU_MAP_SG_EMPTY_READS_NOTHING=1),
 }
-REAL_FILES = ['Makefile', TYPE1, 'drivers/vfio/vfio.h', SYSTEM_HEAP, DMA_HEAP]
+REAL_FILES = ['Makefile', TYPE1, 'drivers/vfio/vfio.h', SYSTEM_HEAP, DMA_HEAP,
+              MEMORY, IOMMU]
 
 
 def load_probe_tree():
@@ -302,11 +373,12 @@ def check_made_up(pt, failures):
 
 
 def real_tree(version, build_dir):
-    """A folder holding the tree's five files, or None (and why)."""
+    """A folder holding the tree's seven files, or None (and why)."""
     # tools/ci-upstream.sh's folders (6.12: build-upstream-src).
     suffix = '' if version == '6.12' else version.replace('.', '')
     cand = os.path.join(TOP, 'build-upstream%s-src' % suffix)
-    if os.path.isfile(os.path.join(cand, '.extracted')):
+    if (os.path.isfile(os.path.join(cand, '.extracted')) and
+            all(os.path.isfile(os.path.join(cand, f)) for f in REAL_FILES)):
         return cand, None
     tarball = None
     for ext in ('xz', 'gz', 'bz2'):
@@ -318,7 +390,8 @@ def real_tree(version, build_dir):
     dest = os.path.join(build_dir, 'probe-tree-check', version)
     stamp = os.path.join(dest, '.extracted')
     if (os.path.isfile(stamp) and
-            os.path.getmtime(stamp) >= os.path.getmtime(tarball)):
+            os.path.getmtime(stamp) >= os.path.getmtime(tarball) and
+            all(os.path.isfile(os.path.join(dest, f)) for f in REAL_FILES)):
         return dest, None
     os.makedirs(dest, exist_ok=True)
     # One call: the archive is one xz stream ('*/' is its top folder).
@@ -370,6 +443,24 @@ def main(argv):
                                 (' '.join(args), run.returncode, len(lines), len(pt.PROBES)))
             elif sep and lines[0] != 'PFNMAP_STRIDE=1|' + pt.probe(root)[0][2]:
                 failures.append('probe-tree.py --meson: first line %r' % lines[0])
+    # --core (no libclang, -Dkernel_extract=false): nothing taken, so the
+    # extraction probes decide 0 and those that depend on which copy is
+    # linked decide core's behaviour, on a tree whose own copies differ.
+    core_want = {'TREE_FOLLOW_PFNMAP': 0, 'TREE_IOMMU_MAP': 0, 'PFNMAP_ADDR_MASK': 1,
+                 'IOMMU_MAP_REFUSES_WRAP': 1, 'IOMMU_MAP_STOPS_WITHOUT_PROGRESS': 1,
+                 'IOMMU_MAP_SG_EMPTY_READS_NOTHING': 1}
+    with tempfile.TemporaryDirectory(prefix='probe-tree-check.') as root:
+        files = dict(CASES['PFNMAP_ADDR_MASK'][1][1])
+        files.update(CASES['IOMMU_MAP_REFUSES_WRAP'][1][1])
+        make_tree(root, files)
+        for core, want in ((None, {'TREE_FOLLOW_PFNMAP': 1, 'PFNMAP_ADDR_MASK': 0,
+                                   'TREE_IOMMU_MAP': 1, 'IOMMU_MAP_REFUSES_WRAP': 0}),
+                           ('-Dkernel_extract=false', core_want)):
+            got = {n: (v, why) for n, v, why in pt.probe(root, core)}
+            for name, value in want.items():
+                if got[name][0] != value:
+                    failures.append('--core %s: %s decided %s (%s), want %s' % (
+                        core, name, show(got[name][0]), got[name][1], value))
     real = check_real(pt, build_dir, failures)
     for f in failures:
         print('FAIL: ' + f)

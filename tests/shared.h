@@ -54,6 +54,7 @@
 
 #include <stddef.h>
 
+#include <dmasim/impl.h>
 #include <dmasim/sim.h>
 
 /* ---- sizes ---- */
@@ -113,6 +114,15 @@
 
 /* The address mask of a leaf at level (SIM_PT_PTE/PMD/PUD = KAPI_MM_LEAF_*). */
 unsigned long mask_of_level(int level);
+
+/*
+ * The addr_mask a follow_pfnmap lookup reports for a leaf whose mask is
+ * leaf_mask: that mask where follow_pfnmap_start() fills it
+ * (DMASIM_IMPL_PFNMAP_ADDR_MASK: core's, and trees from 6.15), else the
+ * caller's zero, left untouched (6.12's, taken by upstream mode).
+ */
+#define expected_addr_mask(leaf_mask) \
+	(DMASIM_IMPL_PFNMAP_ADDR_MASK ? (unsigned long)(leaf_mask) : 0UL)
 
 /* ---- fault injection by call number (plain) ---- */
 

@@ -315,13 +315,16 @@ static void test_paging_domain_without_the_means_to_map(void **state)
 
 /*
  * A driver whose map_pages succeeds without mapping a byte would make the
- * core loop forever: it warns once and fails -EINVAL, with nothing mapped.
+ * core loop forever: it warns once and fails -EINVAL, with nothing mapped
+ * (core's check; a tree without it, 6.12, would hang: skipped there).
  */
 static void test_map_that_makes_no_progress_is_einval(void **state)
 {
 	struct kapi_iommu_domain *domain;
 	struct kapi_iommu_dev *dev;
 
+	if (!DMASIM_IMPL_IOMMU_MAP_STOPS_WITHOUT_PROGRESS)
+		skip();	/* the tree's loop would call the driver forever */
 	given_a_booted_machine(&one_gib);
 	double_driver_with(DBL_BASIC | KAPI_DBL_MAP | KAPI_DBL_UNMAP |
 			   KAPI_DBL_MAP_NOTHING, KAPI_DBL_DEF_NONE);
@@ -394,7 +397,10 @@ static void test_map_sg_of_nothing_and_bad_gfp(void **state)
 	double_driver_with(DBL_BASIC, KAPI_DBL_DEF_NONE);
 	dev = sim_device();
 	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
-	assert_int_equal(kapi_iommu_map_sg(domain, 0, paddr, len, NULL, 0, RW), 0);
+	/* 6.12's reads a first entry even of an empty list: not asked. */
+	if (DMASIM_IMPL_IOMMU_MAP_SG_EMPTY_READS_NOTHING)
+		assert_int_equal(kapi_iommu_map_sg(domain, 0, paddr, len, NULL,
+						   0, RW), 0);
 	assert_int_equal(kapi_iommu_map_sg(domain, 0, paddr, len, bus, 2, RW), 0);
 	assert_int_equal(sim_iommu_nr_leaves_total(kapi_iommu_sim_domain(domain)),
 			 0);

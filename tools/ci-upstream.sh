@@ -9,8 +9,9 @@
 #  1. extract only the files upstream mode reads, with one tar call (the
 #     archive is one xz stream: every extra call decompresses it again),
 #     into a scratch folder: the three .c files, the driver-local header
-#     type1 includes (drivers/vfio/vfio.h) and the top-level Makefile (for
-#     the version);
+#     type1 includes (drivers/vfio/vfio.h), the top-level Makefile (for
+#     the version), and mm/memory.c and drivers/iommu/iommu.c (functions
+#     taken from them at build time: tools/extract-functions.py);
 #  2. configure the build directory with -Dkernel_src=<that folder>;
 #  3. build: the drift check runs first and stops the build with its report
 #     (tools/shim-drift.py, kept in the build directory) if the shim lacks
@@ -28,7 +29,7 @@
 #                  and built in build-upstreamVV (VV: V without dots; 6.12
 #                  keeps build-upstream-src and build-upstream)
 #   KERNEL_SRC     a tree to use instead (mainline)
-#   --extract-only step 1 alone: the five files into $DMASIM_UPSTREAM_BUILD-src
+#   --extract-only step 1 alone: the seven files into $DMASIM_UPSTREAM_BUILD-src
 #                  (tools/mutation-score.sh --impl upstream uses them)
 # CI has no network, so .ci/run checks the Debian trees (6.12, then 6.1).
 # A mainline check, with a build directory of its own (docs/upstream.md,
@@ -61,8 +62,11 @@ if [ $# -ge 1 ]; then
 else
 	ksrc=$top/$builddir-src
 	files=(Makefile drivers/vfio/vfio_iommu_type1.c drivers/vfio/vfio.h
-	       drivers/dma-buf/heaps/system_heap.c drivers/dma-buf/dma-heap.c)
-	if [ ! -f "$ksrc/.extracted" ] || [ "$archive" -nt "$ksrc/.extracted" ]; then
+	       drivers/dma-buf/heaps/system_heap.c drivers/dma-buf/dma-heap.c
+	       mm/memory.c drivers/iommu/iommu.c)
+	have=1
+	for f in "${files[@]}"; do [ -f "$ksrc/$f" ] || have=0; done
+	if [ $have -eq 0 ] || [ ! -f "$ksrc/.extracted" ] || [ "$archive" -nt "$ksrc/.extracted" ]; then
 		[ -n "$archive" ] && [ -f "$archive" ] || { echo "ci-upstream: no linux-source-$version tarball (apt-get install linux-source-$version)" >&2; exit 1; }
 		rm -rf "$ksrc"
 		start=$SECONDS

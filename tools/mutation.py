@@ -62,18 +62,21 @@ DEFAULT_CORE_FILES = [
     'core/drivers/vfio/vfio_iommu_type1.c',
     'core/mm/memory.c',
     'core/drivers/iommu/iommu.c',
+    'core/drivers/iommu/iommu-map.c',
     'core/drivers/dma-buf/heaps/system_heap.c',
     'core/drivers/dma-buf/dma-heap.c',
 ]
 # The kernel tree's files upstream mode compiles (upstream/meson.build,
-# upstream_subject), and the two more it reads (docs/upstream.md): what the
-# scratch copy of a kernel tree holds.
+# upstream_subject), and the ones more it reads (docs/upstream.md; functions
+# are taken from mm/memory.c and iommu.c): what the scratch copy of a kernel
+# tree holds.
 UPSTREAM_SUBJECT = [
     'drivers/vfio/vfio_iommu_type1.c',
     'drivers/dma-buf/heaps/system_heap.c',
     'drivers/dma-buf/dma-heap.c',
 ]
-UPSTREAM_READS = ['Makefile', 'drivers/vfio/vfio.h']
+UPSTREAM_READS = ['Makefile', 'drivers/vfio/vfio.h', 'mm/memory.c',
+                  'drivers/iommu/iommu.c']
 
 # The mutants' scratch builds compile without debug information (the
 # project's debugoptimized otherwise: same -O2, same assertions): about a
@@ -792,8 +795,10 @@ class Worker:
         sync_tree(o.source, self.src, skip_top=set(o.skip_top))
         args = list(o.meson_args) + self.extra_args
         if o.impl == 'upstream':
+            # mm/memory.c and iommu.c may be absent: core's copies then.
             sync_tree(o.kernel_src, self.ksrc,
-                      files=sorted(set(UPSTREAM_READS + UPSTREAM_SUBJECT)))
+                      files=sorted(f for f in set(UPSTREAM_READS + UPSTREAM_SUBJECT)
+                                   if os.path.isfile(os.path.join(o.kernel_src, f))))
             args.append('-Dkernel_src=' + self.ksrc)
         # The arguments the build was last configured with: configure
         # again only when they change.

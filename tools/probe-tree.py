@@ -14,13 +14,20 @@ goes for a shim declaration that must match the tree's own code
 (HEAP_ALLOCATE_ULONG_FLAGS: the type of dma_heap_ops.allocate, which the
 tree's heap defines a function for; <linux/dma-heap.h>).
 
-Usage: probe-tree.py KERNEL_SRC [--meson]
+Usage: probe-tree.py KERNEL_SRC [--meson | --extracted] [--core WHY]
 Prints one line per predicate:
     NAME VALUE  reason
 VALUE is 1 or 0, or '?' when the probe could not decide (a function it
 reads is missing): impl.h then falls back to the tree's version, as it
 documents for each predicate.  With --meson, the lines are
-"NAME=VALUE|reason" for upstream/meson.build.
+"NAME=VALUE|reason" for upstream/meson.build.  --extracted prints what
+upstream mode takes function by function from the tree's mm/memory.c and
+drivers/iommu/iommu.c, one line per core library it replaces:
+    LIBRARY|PROBE|PATH|FUNCTION,...
+(taken when PROBE decides 1; core's LIBRARY is linked otherwise).
+--core WHY: upstream mode takes nothing from them (no libclang, or
+-Dkernel_extract=false): those probes decide 0 with WHY, and the ones that
+depend on which copy is linked decide core's behaviour.
 
 The probes read the files as text with comments and string contents
 removed; a function's body is found by its name at the start of a
@@ -34,6 +41,20 @@ import sys
 TYPE1 = 'drivers/vfio/vfio_iommu_type1.c'
 SYSTEM_HEAP = 'drivers/dma-buf/heaps/system_heap.c'
 DMA_HEAP = 'drivers/dma-buf/dma-heap.c'
+MEMORY = 'mm/memory.c'
+IOMMU = 'drivers/iommu/iommu.c'
+# What upstream mode takes out of the tree's mm/memory.c and
+# drivers/iommu/iommu.c (tools/extract-functions.py) when the probe named
+# decides 1, instead of core's file of the same functions (the core/meson.build
+# core_extractable library named); --extracted prints it for
+# upstream/meson.build.
+FOLLOW_PFNMAP_FUNCTIONS = ('follow_pfnmap_start', 'follow_pfnmap_end')
+IOMMU_MAP_FUNCTIONS = ('iommu_map', 'iommu_unmap', 'iommu_unmap_fast',
+                       'iommu_map_sg', 'iommu_iova_to_phys')
+EXTRACTED = [
+    ('memory', 'TREE_FOLLOW_PFNMAP', MEMORY, FOLLOW_PFNMAP_FUNCTIONS),
+    ('iommu_map', 'TREE_IOMMU_MAP', IOMMU, IOMMU_MAP_FUNCTIONS),
+]
 
 
 def strip_comments(text):
@@ -63,9 +84,12 @@ def strip_comments(text):
 
 
 class Tree:
-    def __init__(self, root):
+    def __init__(self, root, core=None):
         self.root = root
         self.cache = {}
+        # Why upstream mode links core's copies of what it would take from
+        # mm/memory.c and iommu.c (--core), or None.
+        self.core = core
 
     def text(self, path):
         if path not in self.cache:
@@ -330,6 +354,103 @@ def probe_heap_allocate_ulong_flags(t):
     return undecided('%s(): fd_flags neither unsigned long nor u32' % m.group(1))
 
 
+def not_taken(t, path, functions):
+    """(0 or None, why) when upstream mode cannot take functions from path
+    (--core, no such file, one of them missing), else None."""
+    if t.core:
+        return 0, "core's copies are linked: " + t.core
+    if t.text(path) is None:
+        return undecided(path + ' not in the tree')
+    missing = [f for f in functions if t.function(path, f) is None]
+    if missing:
+        return 0, '%s has no %s()' % (path, '(), no '.join(missing))
+    return None
+
+
+def probe_tree_follow_pfnmap(t):
+    no = not_taken(t, MEMORY, FOLLOW_PFNMAP_FUNCTIONS)
+    if no:
+        if no[0] == 0 and t.function(MEMORY, 'follow_pte') is not None:
+            return 0, no[1] + ' (it has follow_pte(): before 6.10)'
+        return no
+    return 1, '%s defines %s()' % (MEMORY, '() and '.join(FOLLOW_PFNMAP_FUNCTIONS))
+
+
+def probe_pfnmap_addr_mask(t):
+    if t.text(MEMORY) is None and not t.core:
+        return undecided(MEMORY + " not in the tree (core's copy, which fills it, is linked)")
+    if probe_tree_follow_pfnmap(t)[0] != 1:
+        # core/mm/memory.c is linked instead, and it reports the mask.
+        return 1, "core's follow_pfnmap_start() (not the tree's) fills addr_mask"
+    body = t.function(MEMORY, 'follow_pfnmap_start')
+    if re.search(r'\baddr_mask\b', body):
+        return 1, 'follow_pfnmap_start() fills follow_pfnmap_args.addr_mask'
+    return 0, 'follow_pfnmap_start() does not fill addr_mask (before 6.15)'
+
+
+def probe_tree_iommu_map(t):
+    no = not_taken(t, IOMMU, IOMMU_MAP_FUNCTIONS)
+    if no:
+        return no
+    head = re.search(r'\biommu_map\s*\(([^)]*)\)\s*\{', t.text(IOMMU))
+    if not head or not re.search(r'\bgfp_t\b', head.group(1)):
+        return 0, ('%s: iommu_map() takes no gfp_t (before 6.3), the shim\'s '
+                   'callers pass one' % IOMMU)
+    return 1, '%s defines %s()' % (IOMMU, '(), '.join(IOMMU_MAP_FUNCTIONS))
+
+
+def iommu_map_loop(t):
+    """(body, reason) of the tree's map loop (__iommu_map() up to 6.17,
+    iommu_map_nosync() after), or (None, reason)."""
+    decided, why = probe_tree_iommu_map(t)
+    if decided != 1:
+        return None, why
+    for name in ('iommu_map_nosync', '__iommu_map'):
+        body = t.function(IOMMU, name)
+        if body is not None and 'map_pages' in body:
+            return body, name + '()'
+    return None, 'no __iommu_map() or iommu_map_nosync() calling map_pages'
+
+
+def probe_map_loop(t, pattern, yes, no):
+    """1 (yes) if the tree's map loop has pattern, 0 (no) if not; core's
+    map path, 1, where the tree's is not taken."""
+    body, where = iommu_map_loop(t)
+    if body is None:
+        if (t.text(IOMMU) is None and not t.core) or where.startswith('no '):
+            return undecided(where)
+        return 1, "core's map path (the tree's is not taken: %s)" % where
+    if re.search(pattern, body):
+        return 1, '%s %s' % (where, yes)
+    return 0, '%s %s' % (where, no)
+
+
+def probe_iommu_map_refuses_wrap(t):
+    return probe_map_loop(t, r'\bcheck_add_overflow\s*\(',
+                          'refuses a range that runs past the top',
+                          'maps a range that runs past 2^64 on at address 0')
+
+
+def probe_iommu_map_stops_without_progress(t):
+    return probe_map_loop(t, r'!\s*mapped\b|\bmapped\s*==\s*0\b',
+                          'fails a map_pages call that mapped nothing',
+                          'calls map_pages again after one that mapped nothing')
+
+
+def probe_iommu_map_sg_empty(t):
+    decided, why = probe_tree_iommu_map(t)
+    if decided is None:
+        return undecided(why)
+    if decided != 1:
+        return 1, "core's map path (the tree's is not taken: %s)" % why
+    body = t.function(IOMMU, 'iommu_map_sg')
+    if re.search(r'<=\s*nents\b', body):
+        return 0, 'iommu_map_sg() reads its first entry even when nents is 0'
+    if re.search(r'<\s*nents\b', body):
+        return 1, 'iommu_map_sg() reads no entry when nents is 0'
+    return undecided('iommu_map_sg(): no loop bounded by nents')
+
+
 PROBES = [
     ('PFNMAP_STRIDE', probe_pfnmap_stride),
     ('GUP_ZERO_IS_EFAULT', probe_gup_zero_is_efault),
@@ -348,11 +469,17 @@ PROBES = [
     ('HEAP_ALLOCATE_ULONG_FLAGS', probe_heap_allocate_ulong_flags),
     ('PFNMAP_HUGE_LEAVES', probe_pfnmap_huge_leaves),
     ('DOMAIN_ALLOC_FAILURE_IS_EIO', probe_domain_alloc_eio),
+    ('TREE_FOLLOW_PFNMAP', probe_tree_follow_pfnmap),
+    ('PFNMAP_ADDR_MASK', probe_pfnmap_addr_mask),
+    ('TREE_IOMMU_MAP', probe_tree_iommu_map),
+    ('IOMMU_MAP_REFUSES_WRAP', probe_iommu_map_refuses_wrap),
+    ('IOMMU_MAP_STOPS_WITHOUT_PROGRESS', probe_iommu_map_stops_without_progress),
+    ('IOMMU_MAP_SG_EMPTY_READS_NOTHING', probe_iommu_map_sg_empty),
 ]
 
 
-def probe(root):
-    t = Tree(root)
+def probe(root, core=None):
+    t = Tree(root, core)
     return [(name,) + fn(t) for name, fn in PROBES]
 
 
@@ -360,8 +487,13 @@ def main(argv):
     if len(argv) < 2 or argv[1] in ('-h', '--help'):
         print(__doc__.strip())
         return 0 if len(argv) >= 2 else 2
+    if '--extracted' in argv[2:]:
+        for lib, name, path, functions in EXTRACTED:
+            print('%s|%s|%s|%s' % (lib, name, path, ','.join(functions)))
+        return 0
     meson = '--meson' in argv[2:]
-    for name, value, why in probe(argv[1]):
+    core = argv[argv.index('--core') + 1] if '--core' in argv[2:-1] else None
+    for name, value, why in probe(argv[1], core):
         v = '?' if value is None else str(value)
         if meson:
             print('%s=%s|%s' % (name, v, why))

@@ -7,7 +7,9 @@
 
 runs, in that build, every suite that runs kernel code against 'upstream'
 (and 'differential'; 'slow' left out), then prints line and branch coverage
-of the tree's files per function (from gcov's JSON, so every figure is
+of the tree's files per function, each with its lines in the file (for a
+file only some functions of which are compiled, --extracted: those; lines
+of inlined helpers gcov names no function for are one row) (from gcov's JSON, so every figure is
 gcov's own), and writes an HTML report with annotated sources
 (gcovr --html-details) and a JSON one (gcovr --json) under
 build-upcov/upstream-coverage/.  See docs/upstream.md.
@@ -65,14 +67,19 @@ def gcov_json(build, gcda, src):
 
 
 def per_function(fdata):
-    """[(name, start, lines, lines_run, branches, branches_taken)] in file order."""
-    funcs = {f['name']: [f['name'], f['start_line'], 0, 0, 0, 0]
+    """[(name, start, lines, lines_run, branches, branches_taken, end)] in
+    file order."""
+    funcs = {f['name']: [f['name'], f['start_line'], 0, 0, 0, 0, f.get('end_line', 0)]
              for f in fdata['functions']}
     for line in fdata['lines']:
-        name = line.get('function_name')
+        # gcov names no function for the lines of a static inline helper
+        # inlined everywhere (an extracted file's pfnmap_args_setup()).
+        name = line.get('function_name') or '(inlined helpers)'
         if name not in funcs:
-            continue
+            funcs[name] = [name, line['line_number'], 0, 0, 0, 0, line['line_number']]
         rec = funcs[name]
+        rec[1] = min(rec[1], line['line_number'])
+        rec[6] = max(rec[6], line['line_number'])
         rec[2] += 1
         rec[3] += line['count'] > 0
         for b in line['branches']:
@@ -85,22 +92,25 @@ def pct(n, d):
     return '   -  ' if d == 0 else '%5.1f%%' % (100.0 * n / d)
 
 
-def table(rel, rows):
+def table(rel, rows, extracted=False):
+    """Per function: its lines in the file, line and branch coverage."""
     out = []
     w = max([len(r[0]) for r in rows] + [8])
-    out.append('%s' % rel)
-    out.append('  %-*s  %6s %11s  %8s %11s' % (w, 'function', 'lines', '', 'branches', ''))
+    out.append('%s%s' % (rel, ' (the functions taken from it: tools/extract-functions.py)'
+                         if extracted else ''))
+    out.append('  %-*s  %-11s  %6s %11s  %8s %11s' % (
+        w, 'function', 'file lines', 'lines', '', 'branches', ''))
     tl = tr = tb = tt = 0
-    for name, _, lines, run, br, taken in rows:
-        out.append('  %-*s  %s %11s  %8s %11s' % (
-            w, name, pct(run, lines), '(%d/%d)' % (run, lines),
+    for name, start, lines, run, br, taken, end in rows:
+        out.append('  %-*s  %-11s  %s %11s  %8s %11s' % (
+            w, name, '%d-%d' % (start, end), pct(run, lines), '(%d/%d)' % (run, lines),
             pct(taken, br), '(%d/%d)' % (taken, br) if br else ''))
         tl += lines
         tr += run
         tb += br
         tt += taken
-    out.append('  %-*s  %s %11s  %8s %11s' % (
-        w, 'TOTAL', pct(tr, tl), '(%d/%d)' % (tr, tl), pct(tt, tb),
+    out.append('  %-*s  %-11s  %s %11s  %8s %11s' % (
+        w, 'TOTAL', '', pct(tr, tl), '(%d/%d)' % (tr, tl), pct(tt, tb),
         '(%d/%d)' % (tt, tb)))
     return out, (tr, tl, tt, tb)
 
@@ -116,6 +126,9 @@ def main():
                     help='suite to run (default: upstream and differential)')
     ap.add_argument('--no-suite', action='append', dest='no_suite',
                     help='suite to leave out (default: slow)')
+    ap.add_argument('--extracted', action='append', default=[], metavar='SRC',
+                    help='a source of which only some functions are compiled '
+                         '(tools/extract-functions.py): said so in its table')
     ap.add_argument('--out', help='directory for functions.txt, index.html and '
                                   'coverage.json (default BUILD/upstream-coverage)')
     opts = ap.parse_args()
@@ -177,7 +190,8 @@ def main():
             report.append('%s: never ran (no coverage data)' % rel)
             status = 1
             continue
-        lines, tot = table(rel, per_function(fdata))
+        lines, tot = table(rel, per_function(fdata), extracted=any(
+            os.path.realpath(src) == os.path.realpath(e) for e in opts.extracted))
         report += lines + ['']
         totals.append((rel, tot))
     if totals:

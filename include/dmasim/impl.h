@@ -66,6 +66,59 @@
 #endif
 
 /*
+ * follow_pfnmap_start() reports the address mask of the leaf it found
+ * (follow_pfnmap_args.addr_mask, "mm: Provide address mask in struct
+ * follow_pfnmap_args", v6.15).  Upstream mode takes the tree's own
+ * follow_pfnmap_start() out of its mm/memory.c (tools/extract-functions.py);
+ * 6.12's leaves addr_mask as the caller set it.  A tree without the function
+ * (6.1), or without mm/memory.c, gets core's copy, which reports it: so the
+ * fallback of an undecided probe is 1, not a version.
+ */
+#ifdef DMASIM_PROBED_PFNMAP_ADDR_MASK
+#define DMASIM_IMPL_PFNMAP_ADDR_MASK DMASIM_PROBED_PFNMAP_ADDR_MASK
+#else
+#define DMASIM_IMPL_PFNMAP_ADDR_MASK 1
+#endif
+
+/*
+ * iommu_map() refuses a range whose IOVA or physical address runs past
+ * 2^64, and iommu_unmap() one whose IOVA does, before the driver is called:
+ * core's own check (found by the unsigned-wrap trap).  The kernel's map
+ * and unmap loops (6.12's __iommu_map(), __iommu_unmap(), taken by upstream
+ * mode) go on at address 0.  Decided by the tree's map loop; core's map
+ * path (linked for a tree whose map path is not taken) checks.
+ */
+#ifdef DMASIM_PROBED_IOMMU_MAP_REFUSES_WRAP
+#define DMASIM_IMPL_IOMMU_MAP_REFUSES_WRAP DMASIM_PROBED_IOMMU_MAP_REFUSES_WRAP
+#else
+#define DMASIM_IMPL_IOMMU_MAP_REFUSES_WRAP 1
+#endif
+
+/*
+ * iommu_map() fails with -EINVAL (and one warning) when a driver's
+ * map_pages succeeds without mapping anything: core's own check.  The
+ * kernel's loop (6.12's __iommu_map()) calls the driver again, forever.
+ */
+#ifdef DMASIM_PROBED_IOMMU_MAP_STOPS_WITHOUT_PROGRESS
+#define DMASIM_IMPL_IOMMU_MAP_STOPS_WITHOUT_PROGRESS \
+	DMASIM_PROBED_IOMMU_MAP_STOPS_WITHOUT_PROGRESS
+#else
+#define DMASIM_IMPL_IOMMU_MAP_STOPS_WITHOUT_PROGRESS 1
+#endif
+
+/*
+ * iommu_map_sg() of an empty list (nents 0) reads no entry and maps
+ * nothing (core's).  6.12's loop runs while i <= nents: it reads the first
+ * entry (sg_phys()) even when there is none to map.
+ */
+#ifdef DMASIM_PROBED_IOMMU_MAP_SG_EMPTY_READS_NOTHING
+#define DMASIM_IMPL_IOMMU_MAP_SG_EMPTY_READS_NOTHING \
+	DMASIM_PROBED_IOMMU_MAP_SG_EMPTY_READS_NOTHING
+#else
+#define DMASIM_IMPL_IOMMU_MAP_SG_EMPTY_READS_NOTHING 1
+#endif
+
+/*
  * The system heap's allocation orders are the module parameter
  * "system_heap.orders" (default 9,8,4,0: the proposed 2 MiB order).  No
  * kernel tree has it: there the orders are fixed at 8,4,0.

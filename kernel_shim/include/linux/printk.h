@@ -4,7 +4,8 @@
  * double: every message goes to the simulated kernel log (sim/klog.c),
  * counted per level; nothing is printed unless DMASIM_KLOG is set.
  * Rate limiting and once-only variants behave as the plain ones, except
- * _once, which prints once per call site as the kernel's does.
+ * _once, which prints once per call site as the kernel's does.  pr_debug()
+ * is the kernel's without dynamic debug: compiled out unless DEBUG.
  */
 #ifndef _DMASIM_LINUX_PRINTK_H
 #define _DMASIM_LINUX_PRINTK_H
@@ -42,8 +43,26 @@ __printf(1, 2) int _printk(const char *fmt, ...);
 #define pr_notice(fmt, ...)	printk(KERN_NOTICE pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_info(fmt, ...)	printk(KERN_INFO pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_cont(fmt, ...)	printk(KERN_CONT fmt, ##__VA_ARGS__)
+
+/*
+ * pr_debug() and pr_devel() as a kernel without CONFIG_DYNAMIC_DEBUG builds
+ * them: logged only in a file that defines DEBUG, otherwise checked for
+ * their format and compiled out (no_printk()), so that kernel code's debug
+ * messages (the tree's __iommu_unmap() logs every leaf) neither reach the
+ * simulated log nor cost time.
+ */
+#define no_printk(fmt, ...) ({					\
+	if (0)							\
+		printk(fmt, ##__VA_ARGS__);			\
+	0;							\
+})
+#ifdef DEBUG
 #define pr_debug(fmt, ...)	printk(KERN_DEBUG pr_fmt(fmt), ##__VA_ARGS__)
-#define pr_devel(fmt, ...)	pr_debug(fmt, ##__VA_ARGS__)
+#define pr_devel(fmt, ...)	printk(KERN_DEBUG pr_fmt(fmt), ##__VA_ARGS__)
+#else
+#define pr_debug(fmt, ...)	no_printk(KERN_DEBUG pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_devel(fmt, ...)	no_printk(KERN_DEBUG pr_fmt(fmt), ##__VA_ARGS__)
+#endif
 
 #define printk_once(fmt, ...) ({				\
 	static bool __print_once;				\

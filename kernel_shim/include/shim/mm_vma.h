@@ -147,7 +147,19 @@ enum fault_flag {
 
 /* ---- VMA lookup (sim/mm.c's index) ---- */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
-struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
+
+/*
+ * Inline, as the kernel's (<linux/mm.h>): type1 before 6.15 looks a VMA
+ * up once per 4 KiB page of a BAR, and the sim's last-hit cache answers
+ * inline too.  The sim's VMA is owned by the vm_area_struct it names.
+ */
+static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm,
+						unsigned long addr)
+{
+	struct sim_vma *svma = sim_mm_find_vma(mm->dmasim_mm, addr);
+
+	return svma ? (struct vm_area_struct *)sim_vma_info(svma)->owner : NULL;
+}
 
 /* ---- GUP ---- */
 long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
@@ -208,11 +220,15 @@ void follow_pfnmap_end(struct follow_pfnmap_args *args);
  * what the tree's type1 does (DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE,
  * tools/probe-tree.py), by version when the probe cannot tell; never by
  * struct layout (see <linux/version.h>): the field is there for every
- * version.
+ * version.  When upstream mode takes the tree's own follow_pfnmap_start()
+ * (DMASIM_PROBED_TREE_FOLLOW_PFNMAP, tools/extract-functions.py), that
+ * one answers .write as its tree does: nothing is routed.
  */
-#if defined(DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE) ? \
-	DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE : \
-	LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255)
+#if !(defined(DMASIM_PROBED_TREE_FOLLOW_PFNMAP) && \
+      DMASIM_PROBED_TREE_FOLLOW_PFNMAP) && \
+	(defined(DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE) ? \
+	 DMASIM_PROBED_FOLLOW_PFNMAP_ARGS_WRITE : \
+	 LINUX_VERSION_CODE > KERNEL_VERSION(6, 12, 255))
 int shim_follow_pfnmap_start_write(struct follow_pfnmap_args *args);
 #define follow_pfnmap_start(args) shim_follow_pfnmap_start_write(args)
 #endif
