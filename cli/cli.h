@@ -204,6 +204,11 @@ const char *cli_bytes(unsigned long long bytes, char *buf, size_t len);
 
 /* Monotonic wall clock in milliseconds. */
 double cli_now_ms(void);
+/*
+ * CPU time of this process in milliseconds: on a shared machine, where
+ * other programs stretch the wall clock, what the simulator itself spent.
+ */
+double cli_cpu_ms(void);
 /* Peak resident set size of this process, in bytes. */
 unsigned long long cli_peak_rss(void);
 

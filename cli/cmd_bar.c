@@ -77,7 +77,7 @@ int bar_run(const struct bar_opts *o, struct bar_result *r)
 	struct kapi_vfio *c;
 	struct rusage ru;
 	unsigned long va;
-	double t;
+	double t, cpu;
 	long ret;
 
 	memset(r, 0, sizeof(*r));
@@ -109,8 +109,10 @@ int bar_run(const struct bar_opts *o, struct bar_result *r)
 
 	sim_counters_snapshot(&t0);
 	t = cli_now_ms();
+	cpu = cli_cpu_ms();
 	ret = kapi_vfio_map_dma(c, va + o->offset, o->offset, map_size,
 				KAPI_VFIO_DMA_MAP_RW);
+	r->map_cpu_ms = cli_cpu_ms() - cpu;
 	r->map_ms = cli_now_ms() - t;
 	sim_counters_snapshot(&t1);
 	if (ret) {
@@ -122,7 +124,9 @@ int bar_run(const struct bar_opts *o, struct bar_result *r)
 	count_leaves(dev, r);
 
 	t = cli_now_ms();
+	cpu = cli_cpu_ms();
 	ret = kapi_vfio_unmap_dma(c, o->offset, map_size, 0, &r->unmapped);
+	r->unmap_cpu_ms = cli_cpu_ms() - cpu;
 	r->unmap_ms = cli_now_ms() - t;
 	sim_counters_snapshot(&t2);
 	kapi_vfio_close(c);
@@ -195,6 +199,10 @@ static void print_json(const struct bar_opts *o, const struct bar_result *r)
 	json_double(&j, "map", r->map_ms);
 	json_double(&j, "unmap", r->unmap_ms);
 	json_end_object(&j);
+	json_begin_object(&j, "cpu_ms");
+	json_double(&j, "map", r->map_cpu_ms);
+	json_double(&j, "unmap", r->unmap_cpu_ms);
+	json_end_object(&j);
 	json_i64(&j, "max_rss_kib", r->max_rss_kib);
 	json_end_object(&j);
 	json_finish(&j);
@@ -223,6 +231,8 @@ static void print_table(const struct bar_opts *o, const struct bar_result *r)
 	       sim_cost_ns(&r->map) / 1e3, sim_cost_ns(&r->unmap) / 1e3);
 	printf("  %-24s %12.3f %12.3f\n", "wall_ms (simulator)", r->map_ms,
 	       r->unmap_ms);
+	printf("  %-24s %12.3f %12.3f\n", "cpu_ms (simulator)", r->map_cpu_ms,
+	       r->unmap_cpu_ms);
 	for (int i = 0; i < SIM_NR_COUNTERS; i++)
 		if (r->map.c[i] || r->unmap.c[i])
 			printf("  %-24s %12llu %12llu\n", sim_counter_name(i),

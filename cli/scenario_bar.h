@@ -22,7 +22,8 @@ struct bar_result {
 	struct sim_counters map, unmap;	/* deltas */
 	unsigned long long leaves_by_shift[64];
 	unsigned long long unmapped;
-	double map_ms, unmap_ms;
+	double map_ms, unmap_ms;	/* wall */
+	double map_cpu_ms, unmap_cpu_ms;
 	long max_rss_kib;
 };
 

@@ -98,6 +98,19 @@ static void misbehave(enum kapi_lockdep_misdeed what)
 		mutex_unlock(&lock_a);
 		mutex_unlock(&lock_c);
 		break;
+	case KAPI_LOCKDEP_ORDER_AB_FORGOTTEN:
+		/*
+		 * A stays held: the edge A -> B its first B confirmed must
+		 * be learnt again by the second, after the forgetting.
+		 */
+		mutex_lock(&lock_a);
+		mutex_lock(&lock_b);
+		mutex_unlock(&lock_b);
+		sim_lockdep_forget_order();
+		mutex_lock(&lock_b);
+		mutex_unlock(&lock_b);
+		mutex_unlock(&lock_a);
+		break;
 	case KAPI_LOCKDEP_RETURN_HELD:
 		mutex_lock(&kept);
 		break;
@@ -112,7 +125,12 @@ static void misbehave(enum kapi_lockdep_misdeed what)
 		spin_lock(&spin);
 		spin_unlock(&spin);
 		lockdep_assert_not_held(&lock_b);
+		/* Released in another order than taken: no report. */
+		spin_lock(&spin);
 		mutex_unlock(&lock_a);
+		lockdep_assert_held(&spin);
+		lockdep_assert_not_held(&lock_a);
+		spin_unlock(&spin);
 		break;
 	default:
 		break;

@@ -504,6 +504,7 @@ static void kapi_vfio_decode_caps(const u8 *buf, size_t len,
 			unsigned int i;
 
 			out->has_iova_range = 1;
+			out->iova_range_version = h->version;
 			out->nr_iovas = r->nr_iovas;
 			for (i = 0; i < r->nr_iovas && i < KAPI_VFIO_MAX_IOVAS;
 			     i++) {
@@ -515,6 +516,7 @@ static void kapi_vfio_decode_caps(const u8 *buf, size_t len,
 				(const void *)h;
 
 			out->has_migration = 1;
+			out->migration_version = h->version;
 			out->migration_flags = m->flags;
 			out->migration_pgsize_bitmap = m->pgsize_bitmap;
 			out->max_dirty_bitmap_size = m->max_dirty_bitmap_size;
@@ -523,6 +525,7 @@ static void kapi_vfio_decode_caps(const u8 *buf, size_t len,
 				(const void *)h;
 
 			out->has_dma_avail = 1;
+			out->dma_avail_version = h->version;
 			out->dma_avail = a->avail;
 		}
 		off = h->next;

@@ -50,11 +50,6 @@ static inline struct vm_area_struct *vma_of(struct sim_vma *svma)
 	return svma ? sim_vma_info(svma)->owner : NULL;
 }
 
-struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
-{
-	return vma_of(sim_mm_find_vma(mm->dmasim_mm, addr));
-}
-
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	return vma_of(sim_mm_find_vma_above(mm->dmasim_mm, addr));
@@ -242,32 +237,26 @@ static long gup_longterm_refuse(struct page **pages, long pinned,
 	return gup_longterm_errnos[alt];
 }
 
-static long gup_pages(struct mm_struct *mm, unsigned long start,
-		      unsigned long nr_pages, unsigned int gup_flags,
-		      struct page **pages, bool pin)
+/*
+ * The pages of a call whose first VMA is known and allows the pin: kept
+ * out of line, so that the calls that fail at once (type1 before 6.15
+ * asks GUP first for every 4 KiB page of a BAR, a VM_PFNMAP VMA) run
+ * gup_pages()'s short preamble only.
+ */
+static noinline long gup_pages_from(struct mm_struct *mm,
+				    struct vm_area_struct *vma,
+				    unsigned long addr, unsigned long nr_pages,
+				    unsigned int gup_flags, struct page **pages,
+				    bool pin)
 {
-	struct vm_area_struct *vma = NULL;
-	unsigned long i, k, n, addr;
+	unsigned long i, k, n;
 	bool stop = false;
-	long hook;
 	int err = 0;
 
-	sim_count(SIM_CNT_GUP_CALL, 1);
-	mmap_assert_locked(mm);
-	if (!nr_pages)
-		return 0;
-	hook = gup_hook_apply(&nr_pages);
-	if (hook <= 0)
-		return hook;
-	if (sim_should_fail(SIM_FP_GUP))
-		return -ENOMEM;
-	nr_pages = gup_short_limit(nr_pages);
-
-	addr = untagged_addr(start) & PAGE_MASK;
 	for (i = 0; i < nr_pages && !stop; i += n, addr += n * PAGE_SIZE) {
 		struct page *page;
 
-		if (!vma || addr >= vma->vm_end) {
+		if (addr >= vma->vm_end) {
 			vma = vma_lookup(mm, addr);
 			if (!vma) {
 				err = -EFAULT;
@@ -295,6 +284,37 @@ static long gup_pages(struct mm_struct *mm, unsigned long start,
 	}
 	sim_count(SIM_CNT_GUP_PAGE, i);
 	return gup_longterm_refuse(pages, i ? (long)i : err, gup_flags, pin);
+}
+
+static long gup_pages(struct mm_struct *mm, unsigned long start,
+		      unsigned long nr_pages, unsigned int gup_flags,
+		      struct page **pages, bool pin)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr;
+	long hook;
+	int err;
+
+	sim_count(SIM_CNT_GUP_CALL, 1);
+	mmap_assert_locked(mm);
+	if (!nr_pages)
+		return 0;
+	hook = gup_hook_apply(&nr_pages);
+	if (hook <= 0)
+		return hook;
+	if (sim_should_fail(SIM_FP_GUP))
+		return -ENOMEM;
+	nr_pages = gup_short_limit(nr_pages);
+
+	/* Nothing pinned yet: an error is the call's result. */
+	addr = untagged_addr(start) & PAGE_MASK;
+	vma = vma_lookup(mm, addr);
+	if (!vma)
+		return -EFAULT;
+	err = gup_vma_allows(vma, gup_flags);
+	if (err)
+		return err;
+	return gup_pages_from(mm, vma, addr, nr_pages, gup_flags, pages, pin);
 }
 
 long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,

@@ -357,10 +357,36 @@ static void free_subtree(struct sim_iommu_domain *dom,
 	table_free(dom, t);
 }
 
+/*
+ * The last leaf entry sim_iommu_iova_to_phys() found, per thread: type1's
+ * unmap asks for every page of a run, and consecutive pages mostly share
+ * a leaf.  The entry is kept while no leaf was cleared anywhere since:
+ * leaves_cleared counts the unmaps and domain teardowns (a map only fills
+ * empty entries, so it cannot change a leaf seen).  Counting all domains
+ * at once also covers a domain freed and another allocated at its
+ * address.
+ */
+static unsigned long leaves_cleared;
+
+struct leaf_seen {
+	const struct sim_iommu_domain *dom;
+	unsigned long cleared;		/* leaves_cleared when it was read */
+	unsigned long long iova, mask;	/* the entry maps [iova, iova + mask] */
+	sim_phys_t phys;		/* at iova */
+};
+
+static _Thread_local struct leaf_seen leaf_seen;
+
+static void leaves_will_be_cleared(void)
+{
+	__atomic_add_fetch(&leaves_cleared, 1, __ATOMIC_RELEASE);
+}
+
 static void domain_free(struct sim_iommu_domain *dom)
 {
 	if (!dom)
 		return;
+	leaves_will_be_cleared();
 	free_subtree(dom, dom->root, dom->levels - 1);
 	sim_iova_space_free(dom);
 	dom->prev->next = dom->next;
@@ -571,6 +597,7 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 	sim_count(SIM_CNT_IOMMU_UNMAP_PAGES, 1);
 	if (!range_ok(dom, iova, pgsize, count))
 		return 0;
+	leaves_will_be_cleared();
 	remaining = pgsize * count;
 	while (remaining) {
 		struct sim_iommu_table *t;
@@ -625,12 +652,15 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 	return unmapped;
 }
 
-/* The lockless walk (see pte_load()). */
+/*
+ * The lockless walk (see pte_load()); the leaf entry found is remembered
+ * in leaf_seen.
+ */
 static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
-			       unsigned long long iova)
+			       unsigned long long iova, unsigned long cleared)
 {
 	const struct sim_iommu_table *t = dom->root;
-	unsigned long long mask = dom->entries - 1;
+	unsigned long long mask = dom->entries - 1, in_leaf;
 	unsigned int l = dom->levels - 1;
 
 	if (dom->ias < 64 && (iova >> dom->ias))
@@ -639,8 +669,15 @@ static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
 		unsigned int shift = dom->shift[l];
 		unsigned long long pte = pte_load(&t->e[(iova >> shift) & mask]);
 
-		if (pte_is_leaf(pte))
-			return (pte & PTE_ADDR_MASK) + (iova & ((1ULL << shift) - 1));
+		if (pte_is_leaf(pte)) {
+			in_leaf = (1ULL << shift) - 1;
+			leaf_seen = (struct leaf_seen){
+				.dom = dom, .cleared = cleared,
+				.iova = iova & ~in_leaf, .mask = in_leaf,
+				.phys = pte & PTE_ADDR_MASK,
+			};
+			return (pte & PTE_ADDR_MASK) + (iova & in_leaf);
+		}
 		if (!pte || !l)
 			return 0;
 		t = pte_table(pte);
@@ -717,11 +754,15 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
 				  unsigned long long iova)
 {
-	sim_phys_t ret;
+	unsigned long cleared = __atomic_load_n(&leaves_cleared,
+						__ATOMIC_ACQUIRE);
+	const struct leaf_seen *seen = &leaf_seen;
 
 	sim_count(SIM_CNT_IOMMU_WALK, 1);
-	ret = iova_to_phys(dom, iova);
-	return ret;
+	if (seen->dom == dom && seen->cleared == cleared &&
+	    (iova & ~seen->mask) == seen->iova)
+		return seen->phys + (iova & seen->mask);
+	return iova_to_phys(dom, iova, cleared);
 }
 
 unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,

@@ -9,10 +9,12 @@
  *
  * Below them, the lock checker (<dmasim/sim.h> lists its reports): a
  * per-thread stack of held locks and a global graph of lock-class order
- * edges ("A was held when B was taken").  The common path, a lock whose
- * order edges are all known, is one hash probe per lock already held; the
- * graph is searched for a cycle only when a new edge appears, which
- * happens a few dozen times per process.
+ * edges ("A was held when B was taken").  The common paths are inline in
+ * <dmasim/sim.h>: a lock whose edges from every held lock were confirmed
+ * during this holding of them costs a compare per held lock, a release of
+ * the lock on top a compare; the rest comes here.  An edge not yet
+ * confirmed is one hash probe; the graph is searched for a cycle only when
+ * a new edge appears, which happens a few dozen times per process.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -61,14 +63,15 @@ void sim_cpu_relax_yield(unsigned int *spins)
 		sched_yield();
 }
 
-unsigned long sim_thread_id(void)
+_Thread_local unsigned long sim_thread_self_id;
+
+/* The thread's first sim_thread_id(): the next number. */
+unsigned long sim_thread_id_assign(void)
 {
 	static unsigned long next_id;
-	static _Thread_local unsigned long id;
 
-	if (!id)
-		id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
-	return id;
+	sim_thread_self_id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
+	return sim_thread_self_id;
 }
 
 /* Called once at machine init: the zero-storage assumption must hold. */
@@ -83,16 +86,17 @@ int sim_locking_selfcheck(void)
 
 /* ---- the lock checker ---- */
 
-struct held_lock {
-	const void *lock;
-	uintptr_t class;	/* 0: no class, no order checks */
-	const char *name;
-	int read;
-};
-
-static _Thread_local struct held_lock held[SIM_LOCKDEP_DEPTH];
-static _Thread_local unsigned int nr_held;
-static _Thread_local unsigned int rcu_read_depth;
+/*
+ * The thread's stack of held locks and its RCU read depth
+ * (struct sim_lockdep_thread, <dmasim/sim.h>: the inline fast paths
+ * there use them too).
+ */
+_Thread_local struct sim_lockdep_thread sim_lockdep_self;
+#define held		(sim_lockdep_self.held)
+#define nr_held		(sim_lockdep_self.nr_held)
+#define rcu_read_depth	(sim_lockdep_self.rcu_read_depth)
+/* Moved on by sim_lockdep_forget_order(): every held lock's order_ok is stale. */
+unsigned int sim_lockdep_order_gen;
 static unsigned long long lockdep_reports[SIM_LOCKDEP_NR_REPORTS];
 
 /* An order edge: class a was held when class b was taken. */
@@ -215,11 +219,15 @@ static int inversion_known(const char *a, const char *b)
 	return 0;
 }
 
-/* Adds a -> b, unless b already leads to a: then that is reported. */
-static void order_add(const struct held_lock *a, uintptr_t b,
-		      const char *b_name, const char *file, int line)
+/*
+ * Adds a -> b, unless b already leads to a: then that is reported.
+ * Returns whether the edge is known now (not when the table is full).
+ */
+static int order_add(const struct sim_held_lock *a, uintptr_t b,
+		     const char *b_name, const char *file, int line)
 {
 	unsigned int i;
+	int known = 1;
 
 	pthread_mutex_lock(&order_lock);
 	if (order_known(a->class, b))
@@ -229,8 +237,10 @@ static void order_add(const struct held_lock *a, uintptr_t b,
 		lockdep_report(SIM_LOCKDEP_ORDER, file, line,
 			       "taking %s while holding %s; %s was taken before (directly or through other locks) while %s was held",
 			       b_name, a->name, a->name, b_name);
-	if (nr_order >= ORDER_SLOTS / 2)
-		goto out;	/* full: stop learning rather than slow down */
+	if (nr_order >= ORDER_SLOTS / 2) {
+		known = 0;	/* full: stop learning rather than slow down */
+		goto out;
+	}
 	for (i = order_hash(a->class, b); order[i].b;
 	     i = (i + 1) & (ORDER_SLOTS - 1))
 		;
@@ -241,9 +251,10 @@ static void order_add(const struct held_lock *a, uintptr_t b,
 	nr_order++;
 out:
 	pthread_mutex_unlock(&order_lock);
+	return known;
 }
 
-static struct held_lock *held_find(const void *lock)
+static struct sim_held_lock *held_find(const void *lock)
 {
 	unsigned int i = nr_held;
 
@@ -253,12 +264,20 @@ static struct held_lock *held_find(const void *lock)
 	return NULL;
 }
 
-int sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
-		     int flags, const char *name, const char *file, int line)
+/*
+ * Everything the inline sim_lock_acquire() does not settle: reports,
+ * edges to look up or learn (each then remembered in the held lock's
+ * order_ok), a full stack.
+ */
+int sim_lock_acquire_slow(const void *lock, const void *key,
+			  unsigned int subclass, int flags, const char *name,
+			  const char *file, int line)
 {
 	uintptr_t class = key ? (uintptr_t)key + subclass : 0;
+	unsigned int gen = __atomic_load_n(&sim_lockdep_order_gen,
+					   __ATOMIC_RELAXED);
 	int read = flags & SIM_LOCK_READ;
-	struct held_lock *h = held_find(lock);
+	struct sim_held_lock *h = held_find(lock);
 	unsigned int i;
 
 	if (h) {
@@ -276,21 +295,26 @@ int sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 					       "%s taken while holding %s, of the same class",
 					       name, held[i].name);
 		} else if (held[i].class && !(flags & SIM_LOCK_TRY) &&
-			   !order_known(held[i].class, class)) {
-			order_add(&held[i], class, name, file, line);
+			   (held[i].order_ok != class ||
+			    held[i].order_gen != gen)) {
+			if (order_known(held[i].class, class) ||
+			    order_add(&held[i], class, name, file, line)) {
+				held[i].order_ok = class;
+				held[i].order_gen = gen;
+			}
 		}
 	}
 	if (nr_held == SIM_LOCKDEP_DEPTH) {
 		sim_kernel_warn(file, line, "lockdep: too many locks held");
 		return 0;
 	}
-	held[nr_held++] = (struct held_lock){
+	held[nr_held++] = (struct sim_held_lock){
 		.lock = lock, .class = class, .name = name, .read = read,
 	};
 	return 0;
 }
 
-static void held_remove(struct held_lock *h)
+static void held_remove(struct sim_held_lock *h)
 {
 	memmove(h, h + 1, (size_t)(&held[nr_held] - (h + 1)) * sizeof(*h));
 	nr_held--;
@@ -298,16 +322,17 @@ static void held_remove(struct held_lock *h)
 
 void sim_lock_acquire_failed(const void *lock)
 {
-	struct held_lock *h = held_find(lock);
+	struct sim_held_lock *h = held_find(lock);
 
 	if (h)
 		held_remove(h);
 }
 
-int sim_lock_release(const void *lock, const char *name, const char *file,
-		     int line)
+/* A release the inline sim_lock_release() did not settle: not on top. */
+int sim_lock_release_slow(const void *lock, const char *name,
+			  const char *file, int line)
 {
-	struct held_lock *h = held_find(lock);
+	struct sim_held_lock *h = held_find(lock);
 
 	if (!h) {
 		lockdep_report(SIM_LOCKDEP_BAD_UNLOCK, file, line,
@@ -321,24 +346,15 @@ int sim_lock_release(const void *lock, const char *name, const char *file,
 
 void sim_lock_downgrade(const void *lock)
 {
-	struct held_lock *h = held_find(lock);
+	struct sim_held_lock *h = held_find(lock);
 
 	if (h)
 		h->read = 1;
 }
 
-int sim_lock_held(const void *lock, int how)
+void sim_lockdep_assert_failed(const char *what, const char *file, int line)
 {
-	struct held_lock *h = held_find(lock);
-
-	return h && (how < 0 || h->read == (how == SIM_LOCK_READ));
-}
-
-void sim_lockdep_assert(const void *lock, int how, int want, const char *what,
-			const char *file, int line)
-{
-	if (sim_lock_held(lock, how) != want)
-		lockdep_report(SIM_LOCKDEP_NOT_HELD, file, line, "%s", what);
+	lockdep_report(SIM_LOCKDEP_NOT_HELD, file, line, "%s", what);
 }
 
 unsigned int sim_locks_held(void)
@@ -361,24 +377,10 @@ void sim_locks_user_return(const char *door)
 	}
 }
 
-void sim_rcu_read_lock(void)
+void sim_rcu_read_unlock_unbalanced(const char *file, int line)
 {
-	rcu_read_depth++;
-}
-
-void sim_rcu_read_unlock(const char *file, int line)
-{
-	if (!rcu_read_depth) {
-		lockdep_report(SIM_LOCKDEP_BAD_UNLOCK, file, line,
-			       "rcu_read_unlock without rcu_read_lock");
-		return;
-	}
-	rcu_read_depth--;
-}
-
-unsigned int sim_rcu_read_depth(void)
-{
-	return rcu_read_depth;
+	lockdep_report(SIM_LOCKDEP_BAD_UNLOCK, file, line,
+		       "rcu_read_unlock without rcu_read_lock");
 }
 
 unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind)
@@ -401,5 +403,6 @@ void sim_lockdep_forget_order(void)
 	pthread_mutex_lock(&order_lock);
 	memset(order, 0, sizeof(order));
 	nr_order = 0;
+	__atomic_add_fetch(&sim_lockdep_order_gen, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&order_lock);
 }

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -123,21 +124,26 @@ static void pt_chunks_release(void)
 /* ------------------------------------------------------------------------
  * Address spaces and VMAs
  */
+/* The inline sim_vma_info() and sim_mm_find_vma() read the first members. */
 struct sim_vma {
-	struct sim_vma_info info;
+	struct sim_vma_info info;	/* first */
 	struct sim_mm *mm;
 };
 
 struct sim_mm {
+	struct sim_mm_vma_cache cache;	/* first */
 	unsigned long *pgd;
 	void *owner;
 	struct sim_vma **vmas;		/* sorted by start */
 	unsigned int nr_vmas, cap_vmas;
-	struct sim_vma *last_hit;
 	unsigned long nr_tables;
 	unsigned long nr_anon_pages;
 	struct sim_mm *next_live;	/* every live mm, for machine teardown */
 };
+
+_Static_assert(offsetof(struct sim_vma, info) == 0 &&
+	       offsetof(struct sim_mm, cache) == 0,
+	       "sim_mm.h's inline lookups read the first members");
 
 static struct sim_mm *live_mms;
 
@@ -235,10 +241,6 @@ unsigned long sim_mm_nr_anon_pages(const struct sim_mm *mm)
 	return mm->nr_anon_pages;
 }
 
-const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma)
-{
-	return &vma->info;
-}
 
 /* Index of the first VMA whose end is above addr (nr_vmas if none). */
 static unsigned int vma_index_above(const struct sim_mm *mm, unsigned long addr)
@@ -257,22 +259,18 @@ static unsigned int vma_index_above(const struct sim_mm *mm, unsigned long addr)
 }
 
 /*
- * last_hit is a cache that readers of the address space (several may hold
- * the mmap lock for read at once) all update: relaxed atomics, any value
- * seen is a VMA of this mm or NULL, as the VMA tree cannot change under
- * them.
+ * sim_mm_find_vma() (sim_mm.h) when its cache missed.  last_hit is a cache
+ * that readers of the address space (several may hold the mmap lock for
+ * read at once) all update: relaxed atomics, any value seen is a VMA of
+ * this mm or NULL, as the VMA tree cannot change under them.
  */
-struct sim_vma *sim_mm_find_vma(struct sim_mm *mm, unsigned long addr)
+struct sim_vma *sim_mm_find_vma_slow(struct sim_mm *mm, unsigned long addr)
 {
-	struct sim_vma *v = __atomic_load_n(&mm->last_hit, __ATOMIC_RELAXED);
-	unsigned int i;
+	unsigned int i = vma_index_above(mm, addr);
 
-	if (v && addr >= v->info.start && addr < v->info.end)
-		return v;
-	i = vma_index_above(mm, addr);
 	if (i == mm->nr_vmas || addr < mm->vmas[i]->info.start)
 		return NULL;
-	__atomic_store_n(&mm->last_hit, mm->vmas[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&mm->cache.last_hit, mm->vmas[i], __ATOMIC_RELAXED);
 	return mm->vmas[i];
 }
 
@@ -1033,8 +1031,8 @@ static int sim_mm_unmap_locked(struct sim_mm *mm, unsigned long start)
 	memmove(&mm->vmas[i], &mm->vmas[i + 1],
 		(mm->nr_vmas - i - 1) * sizeof(*mm->vmas));
 	mm->nr_vmas--;
-	if (mm->last_hit == v)
-		mm->last_hit = NULL;
+	if (mm->cache.last_hit == v)
+		__atomic_store_n(&mm->cache.last_hit, NULL, __ATOMIC_RELAXED);
 	free(v);
 	return 0;
 }

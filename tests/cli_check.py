@@ -98,4 +98,16 @@ check(rows and rows[0]["orders_8_4_0"]["zone_lock_wait_ns"] == 0 and
       rows[-1]["orders_8_4_0"]["zone_lock_wait_ns"] > 0,
       "threads: one CPU never waits for the zone lock, four do")
 
+# `dmasim bar` gives the simulator's wall and CPU time per phase beside the
+# counts (the figures `dmasim bench` compares with its targets): a 1 MiB
+# BAR of page leaves, one pfn lookup per page.
+p = run("bar", "--size", "1M", "--leaf", "pte", "--no-addr-mask", "--json")
+check(p.returncode == 0, f"dmasim bar --size 1M --leaf pte exits 0 ({p.stderr.strip()})")
+d = json.loads(p.stdout) if p.returncode == 0 else {}
+check(d.get("pfn_lookups") == (1 << 20) // PAGE, f"bar: {(1 << 20) // PAGE} pfn lookups")
+for key in ("wall_ms", "cpu_ms"):
+    t = d.get(key, {})
+    check(set(t) == {"map", "unmap"} and all(v >= 0 for v in t.values()),
+          f"bar JSON {key}: map and unmap, not negative")
+
 finish()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """tools/mutation-score.sh on a made-up project: a two-function C file, a
-test program that checks one of them, a list that marks one mutant
+test program that checks one of them (and takes a while), a quicker one
+that calls it and checks nothing, a list that marks one mutant
 equivalent.
 
 Checks that a mutant that changes checked behaviour is killed, that the
@@ -10,6 +11,9 @@ function no test calls survives as unreached, that macro bodies,
 GCOVR_EXCL lines and statement-level WARN_ON are not mutated, that the
 made-up tree is left as it was, that the last line has the documented form
 with the counts of the JSON report, and that --min fails below the score.
+And that what a run learnt is kept for the next (the scratch folder's
+history.json): a second run starts a mutant the first killed with the
+test that killed it, which then is the only test it runs.
 
     tests/mutation_check.py [BUILD_DIR]
 
@@ -38,6 +42,8 @@ MESON = """project('toy', 'c', default_options: ['buildtype=debugoptimized'])
 calc = static_library('calc', 'calc.c')
 test('calc', executable('test_calc', 'test_calc.c', link_with: calc),
   suite: 'unit')
+test('weak', executable('test_weak', 'test_weak.c', link_with: calc),
+  suite: 'unit')
 """
 
 CALC = """#define WARN_ON(x) ((void)(x))
@@ -62,15 +68,25 @@ int twice_unchecked(int x)
 """
 
 TEST = """#include <stdio.h>
+#include <unistd.h>
 int clamp_add(int a, int b, int max);
 int main(void)
 {
+	usleep(200000);
 	if (clamp_add(1, 2, 10) != 3 || clamp_add(5, 6, 10) != 10 ||
 	    clamp_add(-4, 1, 10) != -3) {
 		fprintf(stderr, "clamp_add is wrong\\n");
 		return 1;
 	}
 	return 0;
+}
+"""
+
+
+WEAK = """int clamp_add(int a, int b, int max);
+int main(void)
+{
+	return clamp_add(0, 0, 10) * 0;
 }
 """
 
@@ -123,7 +139,7 @@ def main():
         tree = os.path.join(kept, 'tree')
         os.makedirs(tree, exist_ok=True)
         for name, text in (('meson.build', MESON), ('calc.c', CALC),
-                           ('test_calc.c', TEST)):
+                           ('test_calc.c', TEST), ('test_weak.c', WEAK)):
             with open(os.path.join(tree, name), 'w') as f:
                 f.write(text)
         before = tree_digest(tree)
@@ -177,12 +193,25 @@ def main():
         if not any('survived calc.c:' in l and 'twice_unchecked' in l for l in out):
             fail('survivors are not listed', r)
 
-        # One survivor is enough to score below 100%.
+        with open(os.path.join(work, 'history.json')) as f:
+            killer = json.load(f)['killer']
+        if killer.get(kill_id, [None])[0] != 'calc':
+            fail('history.json does not name calc as the killer of %s' % kill_id)
+
+        # One survivor is enough to score below 100%; the killed mutant
+        # starts with its known killer.
         survivor = unreached[0]['id']
         r = run(common + ['--equivalent', eq_list, '--quiet', '--min', '100',
-                          '--only', survivor])
+                          '--only', survivor, '--only', kill_id,
+                          '--json', report])
         if r.returncode != 1:
             fail('--min 100 with survivors must exit 1, got %d' % r.returncode, r)
+        with open(report) as f:
+            again = json.load(f)
+        killed = [m for m in again['mutants'] if m['status'] == 'killed']
+        if not killed or any(m['test'] != 'calc' or m['tests_run'] != 1
+                             for m in killed):
+            fail('a second run must start with the known killer and run it alone', r)
         if tree_digest(tree) != before:
             fail('the made-up tree was modified')
         print('mutation_check: %s; listed equivalent reported, unreached '

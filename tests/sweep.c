@@ -52,6 +52,21 @@ static const char *run_kind(const struct sweep_run_state *st)
 	return st->inj.persist ? "persistent" : "transient";
 }
 
+/*
+ * DMASIM_SWEEP_ABORT=1: abort at the sweep's first problem instead of
+ * running every point (tools/mutation.py sets it, with cmocka's
+ * CMOCKA_TEST_ABORT=1: one failure kills a mutant).
+ */
+static void stop_here_if_asked(void)
+{
+	const char *env = getenv("DMASIM_SWEEP_ABORT");
+
+	if (env && !strcmp(env, "1")) {
+		fflush(stdout);
+		abort();
+	}
+}
+
 static void report(struct sweep_run_state *st, const char *fmt, long long a,
 		   const char *b)
 {
@@ -69,6 +84,7 @@ static void report(struct sweep_run_state *st, const char *fmt, long long a,
 		       fp >= 0 ? sim_fault_name(fp) : "-", run_kind(st));
 	printf(fmt, a, b);
 	putchar('\n');
+	stop_here_if_asked();
 }
 
 void sweep_leak(const char *what, long long delta)
@@ -230,6 +246,7 @@ static void sweep_loop(struct sweep_run_state *st, int persist,
 			       st->sc->name, persist ? "persistent" : "transient",
 			       limit);
 			st->res->did_not_end = 1;
+			stop_here_if_asked();
 			return;
 		}
 		struct sweep_injection inj = { .nth = nth, .persist = persist };

@@ -32,6 +32,9 @@
  * alternative, L counts both kinds; a scenario with expected_kmalloc_leak
  * adds ", E expected upstream leaks"), and one line per leak or unexpected
  * errno naming the call that failed.  Plain C, no cmocka: a test asserts on the result.
+ * With DMASIM_SWEEP_ABORT=1 in the environment the first such line aborts
+ * the program instead (as CMOCKA_TEST_ABORT=1 makes cmocka abort at a
+ * test's first failure).
  */
 #ifndef DMASIM_TESTS_SWEEP_H
 #define DMASIM_TESTS_SWEEP_H

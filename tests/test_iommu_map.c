@@ -253,6 +253,32 @@ static void test_unmap_stops_at_a_hole(void **state)
 	tear_down_and_check_nothing_left();
 }
 
+/*
+ * A translation is never of a leaf that went away: the simulator keeps
+ * the last leaf it walked to, which an unmap, or the domain's teardown,
+ * must forget.
+ *  IOVA  2M        4M
+ *        |=========|   one 2M leaf: at 8M, then (unmapped, mapped again)
+ *                      at 16M; then the domain goes with the leaf live
+ */
+static void test_translation_follows_unmap_remap_and_domain_teardown(void **state)
+{
+	machine_with_device_of_format(SIM_IOMMU_INTEL_SL);
+	assert_int_equal(kapi_iommu_map(fx.domain, SZ_2M, 4 * SZ_2M, SZ_2M, RW), 0);
+	assert_int_equal(sim_iommu_iova_to_phys(fx.tables, SZ_2M + 8), 4 * SZ_2M + 8);
+	assert_int_equal(kapi_iommu_unmap(fx.domain, SZ_2M, SZ_2M), SZ_2M);
+	assert_int_equal(sim_iommu_iova_to_phys(fx.tables, SZ_2M + 8), 0);
+	assert_int_equal(kapi_iommu_map(fx.domain, SZ_2M, 8 * SZ_2M, SZ_2M, RW), 0);
+	assert_int_equal(sim_iommu_iova_to_phys(fx.tables, SZ_2M + 16), 8 * SZ_2M + 16);
+
+	kapi_iommu_domain_free(fx.domain);
+	expect_leaves_dropped(1);
+	assert_int_equal(kapi_iommu_domain_alloc(fx.dev, &fx.domain), 0);
+	fx.tables = kapi_iommu_sim_domain(fx.domain);
+	assert_int_equal(sim_iommu_iova_to_phys(fx.tables, SZ_2M + 16), 0);
+	tear_down_and_check_nothing_left();
+}
+
 /* ---- errors ------------------------------------------------------------ */
 
 /*
@@ -646,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_gigabyte_of_small_leaves),
 		cmocka_unit_test(test_unmap_inside_a_leaf_unmaps_the_whole_leaf),
 		cmocka_unit_test(test_unmap_stops_at_a_hole),
+		cmocka_unit_test(test_translation_follows_unmap_remap_and_domain_teardown),
 		cmocka_unit_test(test_argument_checks_before_and_in_the_driver),
 		cmocka_unit_test(test_ranges_past_the_top_of_the_address_space),
 		cmocka_unit_test(test_map_over_a_leaf_is_eexist_and_unwinds),

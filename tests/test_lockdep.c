@@ -115,6 +115,25 @@ static void test_lock_order_inversions_are_reported_once(void **state)
 	sim_lockdep_forget_order();
 }
 
+/*
+ * A lock taken again under the same held locks skips the order lookup
+ * (the held lock remembers the edge it confirmed); forgetting the order
+ * must end that, so the edge is learnt anew and its inversion reported.
+ */
+static void test_lock_order_is_relearnt_after_forgetting_under_a_held_lock(void **state)
+{
+	static const struct misdeed_case cases[] = {
+		{ "A held: B, forget, B", KAPI_LOCKDEP_ORDER_AB_FORGOTTEN,
+		  SIM_LOCKDEP_ORDER, 0 },
+		{ "B then A", KAPI_LOCKDEP_ORDER_BA, SIM_LOCKDEP_ORDER, 1 },
+	};
+
+	sim_lockdep_forget_order();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_misdeed_reported(&cases[i]);
+	sim_lockdep_forget_order();
+}
+
 /* A door that returns with a lock held is reported under its name. */
 static void test_lock_held_on_return_to_user_space_is_reported(void **state)
 {
@@ -204,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_each_broken_rule_is_reported),
 		cmocka_unit_test(test_rcu_read_sections_balance_or_are_reported),
 		cmocka_unit_test(test_lock_order_inversions_are_reported_once),
+		cmocka_unit_test(test_lock_order_is_relearnt_after_forgetting_under_a_held_lock),
 		cmocka_unit_test(test_lock_held_on_return_to_user_space_is_reported),
 		cmocka_unit_test(test_unlock_by_another_thread_is_reported),
 	};

@@ -170,6 +170,33 @@ static unsigned long long regions_between_yields_unmapping(unsigned long len,
 	return n;
 }
 
+/*
+ * UNMAP_DMA of 64 one-page regions with no memory for the fast path's
+ * records (every kmalloc fails meanwhile): unmap_unpin_slow() unmaps and
+ * unpins each region at once, and yields after every one.
+ */
+static void test_slow_unmap_yields_after_every_region(void **state)
+{
+	const unsigned long regions = 64;
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va;
+
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	va = map_anon_with_every_page_apart(regions * PAGE);
+	map_dma(c, va, IOVA, regions * PAGE, RW);
+	sim_yield_meter_start();
+	fail_every_call_of("shim/slab/kmalloc");
+	unmap_dma_exactly(c, IOVA, regions * PAGE);
+	stop_failing("shim/slab/kmalloc");
+	sim_yield_close("UNMAP_DMA return");
+	sim_yield_meter_stop();
+	assert_int_equal(sim_yield_count(SIM_YIELD_RESCHED, "unmap_unpin_slow"),
+			 regions);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
 /* A heap buffer of len bytes allocated and freed, metered on signal checks. */
 static unsigned long long heap_pages_between_signal_checks(unsigned long len,
 							   const char *ignored)
@@ -488,6 +515,7 @@ int main(void)
 		T(test_gup_bound_catches_a_missing_refill_yield),
 		T(test_sync_unpin_yields_every_512_regions),
 		T(test_sync_unpin_bound_catches_a_missing_yield),
+		T(test_slow_unmap_yields_after_every_region),
 		T(test_heap_zeroes_at_most_one_chunk_per_signal_check),
 		T(test_heap_bound_catches_a_missing_signal_check),
 		T(test_loops_without_a_yield_are_reported_by_name),

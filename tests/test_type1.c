@@ -31,6 +31,7 @@
 #include <dmasim/kapi_mm.h>
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
+#include <dmasim/sim_iommu.h>
 
 #include "known_bug.h"
 #include "shared.h"
@@ -103,6 +104,43 @@ static void test_anon_map_pins_charges_and_unmaps(void **state)
 	assert_iommu_maps_nothing(dev);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ anon 2 pages ]   page 0 at iova 1 GiB read-write,
+ *                            page 1 at iova 2 GiB read-only
+ *
+ * The IOMMU maps each DMA with the permissions MAP_DMA asked for, and
+ * cache-coherent (IOMMU_CACHE): READ|WRITE|CACHE leaves for a read-write
+ * DMA, READ|CACHE for a read-only one.
+ */
+static void test_leaves_carry_the_dma_permissions(void **state)
+{
+	static const struct {
+		unsigned int flags;
+		int prot;
+	} cases[] = {
+		{ RW, SIM_IOMMU_READ | SIM_IOMMU_WRITE | SIM_IOMMU_CACHE },
+		{ KAPI_VFIO_DMA_MAP_FLAG_READ, SIM_IOMMU_READ | SIM_IOMMU_CACHE },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(2 * PAGE);
+	unsigned long long unmapped;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long long iova = (i + 1) * GiB, base;
+		int prot = -1;
+
+		map_dma(c, va + i * PAGE, iova, PAGE, cases[i].flags);
+		assert_true(sim_iommu_leaf_at(kapi_vfio_dev_sim_domain(dev), iova,
+					      &base, &prot) > 0);
+		assert_int_equal(prot, cases[i].prot);
+	}
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     &unmapped), 0);
+	assert_int_equal(unmapped, 2 * PAGE);
 	kapi_vfio_close(c);
 }
 
@@ -512,13 +550,15 @@ static void test_second_domain_gets_the_existing_mappings(void **state)
 /*
  *   iova: [ 2^64 - 4 MiB ... 2^64 - 1 ]   (amd-v1: a 64-bit aperture)
  *
- * A mapping whose last byte is the last IOVA maps, translates, unmaps
- * (by range and with UNMAP_ALL) and leaves nothing.  Known bug
+ * A mapping whose last byte is the last IOVA maps, translates, reports
+ * its dirty pages, unmaps (by range and with UNMAP_ALL) and leaves
+ * nothing.  Known bug
  * type1-iova-end-wraps (before 6.18): the UNMAP_DMA by range unmaps 0 bytes.
  */
 static void test_mapping_at_the_top_of_the_iova_space(void **state)
 {
 	const unsigned long long top = ~0ULL - 4 * MiB + 1;
+	unsigned long long bits[4 * MiB / PAGE / 64];
 	struct kapi_vfio *c;
 	struct kapi_vfio_dev *dev;
 	unsigned long long unmapped;
@@ -556,6 +596,14 @@ static void test_mapping_at_the_top_of_the_iova_space(void **state)
 	assert_iommu_maps_nothing(dev);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, top, 4 * MiB, RW), 0);
+	/* Its dirty bitmap reads too (a group that never pins: all dirty). */
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	memset(bits, 0, sizeof(bits));
+	assert_int_equal(kapi_vfio_dirty_get(c, top, 4 * MiB, PAGE, bits,
+					     sizeof(bits)), 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(bits); i++)
+		assert_int_equal(bits[i], ~0ULL);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
 					     &unmapped), 0);
 	assert_int_equal(unmapped, 4 * MiB);
@@ -608,13 +656,13 @@ static void test_emulated_device_pins_ram_not_mmio(void **state)
 
 /* ---- limits (bad input of every ioctl: tests/bad_input/) ---- */
 
-/* Partial unmaps, memlock and entry limits. */
+/* Partial unmaps, memlock (and its warning) and entry limits. */
 static void test_map_dma_conflicts_and_limits(void **state)
 {
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	unsigned long va = map_anon(16 * MiB);
-	unsigned long long unmapped;
+	unsigned long long unmapped, warnings;
 
 	/* (-EEXIST for overlaps: tests/bad_input/vfio_map_dma.def) */
 	assert_int_equal(kapi_vfio_map_dma(c, va, 4 * MiB, 2 * MiB, RW), 0);
@@ -628,8 +676,11 @@ static void test_map_dma_conflicts_and_limits(void **state)
 	assert_int_equal(unmapped, 0);
 	unmap_dma_exactly(c, 4 * MiB, 2 * MiB);
 
-	/* Beyond RLIMIT_MEMLOCK (8 MiB by default): -ENOMEM. */
+	/* Beyond RLIMIT_MEMLOCK (8 MiB by default): -ENOMEM, and the log says the limit in bytes. */
+	warnings = sim_klog_count(SIM_KLOG_WARNING);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 16 * MiB, RW), -ENOMEM);
+	assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+	assert_non_null(strstr(sim_klog_last(), "RLIMIT_MEMLOCK (8388608) exceeded"));
 	assert_iommu_maps_nothing(dev);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
@@ -690,6 +741,10 @@ static void test_get_info_argsz_and_capabilities(void **state)
 	assert_int_equal(info.cap_offset, KAPI_VFIO_INFO_ARGSZ);
 	assert_int_equal(info.argsz, argsz);
 	assert_true(info.has_iova_range && info.has_migration && info.has_dma_avail);
+	/* Version 1 of each capability's layout, as the uapi defines them. */
+	assert_int_equal(info.iova_range_version, 1);
+	assert_int_equal(info.migration_version, 1);
+	assert_int_equal(info.dma_avail_version, 1);
 	assert_int_equal(info.nr_iovas, 1);
 	assert_int_equal(info.iovas[0].start, 0);
 	assert_int_equal(info.iovas[0].end, (1ULL << 48) - 1);
@@ -902,6 +957,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_anon_map_pins_charges_and_unmaps),
+		T(test_leaves_carry_the_dma_permissions),
 		T(test_thp_memory_on_every_format),
 		T(test_one_map_spans_anon_pfnmap_anon),
 		T(test_pfnmap_with_pgoff_unlike_its_pfns),

@@ -105,6 +105,17 @@ static void assert_one_iova_range(struct kapi_vfio *c, unsigned long long start,
 	assert_iova_ranges(c, &r, 1);
 }
 
+/* GET_BITMAP of the 16 pages at iova 0, in pages: exactly want is dirty. */
+static void assert_dirty_bits_of_16_pages(struct kapi_vfio *c,
+					  unsigned long long want)
+{
+	unsigned long long bits = 0;
+
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits, want);
+}
+
 static struct sim_iommu_domain *group_domain(struct kapi_vfio *c,
 					     struct kapi_vfio_dev *dev)
 {
@@ -374,7 +385,8 @@ static void test_attach_dev_failing_at_each_step(void **state)
 
 /*
  * A group on a platform without interrupt remapping (its devices' MSIs not
- * isolated) could forge interrupts by DMA: attaching it is -EPERM, with no
+ * isolated) could forge interrupts by DMA: attaching it is -EPERM (the
+ * log says why, once), with no
  * domain, pin or charge left and the container's DMA untouched, unless
  * vfio_iommu_type1.allow_unsafe_interrupts is set; then it attaches and
  * maps as any other group.  Groups of one and of three devices.
@@ -391,13 +403,18 @@ static void test_groups_without_isolated_msi(void **state)
 		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *first, *unsafe = NULL;
 		unsigned long va = map_anon(2 * MiB);
+		unsigned long long warnings;
 		unsigned long domains;
 
 		first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 		map_dma(c, va, 0, 2 * MiB, RW);
 		domains = sim_iommu_nr_domains();
+		warnings = sim_klog_count(SIM_KLOG_WARNING);
 		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &unsafe),
 				 -EPERM);
+		assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+		assert_non_null(strstr(sim_klog_last(),
+				       "No interrupt remapping support"));
 		assert_int_equal(sim_iommu_nr_domains(), domains);
 		assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
 		assert_iommu_matches_cpu(first, 0, va, 2 * MiB);
@@ -501,6 +518,102 @@ static void test_aperture_conflicts(void **state)
 				      cases[i].before.end);
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_held();
+	}
+}
+
+/*
+ *   container [0, 2^64 - 1] (amd-v1), DMA [2^48 - 2 MiB, 2^48 - 1]:
+ *                                      intel-sl (48 bits) joins
+ *   container [0, 2^64 - 1] (amd-v1), DMA [1 GiB, +2 MiB):
+ *                                      aperture [1 GiB, 2^48 - 1] joins
+ *
+ * A group whose aperture ends at a DMA's last byte or starts at its first
+ * cuts nothing off: it joins, the range narrows to its aperture, and the
+ * DMA is mapped in both domains.
+ */
+static void test_aperture_edges_at_a_dma_edge(void **state)
+{
+	static const struct {
+		const char *what;
+		struct kapi_vfio_dev_opts second;
+		unsigned long long dma_iova;
+		struct range after;
+	} cases[] = {
+		{ "ends at the DMA's last byte", { .fmt = SIM_IOMMU_INTEL_SL },
+		  TOP48 - 2 * MiB + 1, { 0, TOP48 } },
+		{ "starts at the DMA's first byte",
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB,
+		    .aperture_end = TOP48 },
+		  GiB, { GiB, TOP48 } },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *first = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+		unsigned long va = map_anon(2 * MiB);
+		struct kapi_vfio_dev *second;
+
+		print_message("aperture %s\n", cases[i].what);
+		map_dma(c, va, cases[i].dma_iova, 2 * MiB, RW);
+		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c,
+				 &cases[i].second, &second), 0);
+		assert_one_iova_range(c, cases[i].after.start, cases[i].after.end);
+		assert_iommu_matches_cpu(first, cases[i].dma_iova, va, 2 * MiB);
+		assert_iommu_matches_cpu(second, cases[i].dma_iova, va, 2 * MiB);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_held();
+	}
+}
+
+/*
+ *   container [1 TiB, 2 TiB - 1] (amd-v1):   intel-sl, aperture [0, 1 TiB]
+ *   container [1 TiB, 2 TiB - 1] (amd-v1):   intel-sl, aperture
+ *                                            [2 TiB - 1, 3 TiB - 1]
+ *
+ * An aperture that shares a single byte with the container's range, at
+ * either end, does not miss it: the group joins (in a domain of its own)
+ * and the range narrows to that byte; when the group leaves, and its
+ * domain with it, the range is whole again.  (Linux's
+ * vfio_iommu_aper_resize() drops a range an aperture shares one byte
+ * with, its tests being 'end > node->start' and 'start < node->end':
+ * no range is left and the attach is -EINVAL, the range unchanged.)
+ */
+static void test_aperture_sharing_one_byte_joins(void **state)
+{
+	static const struct {
+		const char *what;
+		struct kapi_vfio_dev_opts second;
+		unsigned long long byte;
+	} cases[] = {
+		{ "below, up to the range's first byte",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .aperture_end = TiB }, TiB },
+		{ "above, from the range's last byte",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .aperture_start = 2 * TiB - 1,
+		    .aperture_end = 3 * TiB - 1 }, 2 * TiB - 1 },
+	};
+	const struct kapi_vfio_dev_opts first = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
+		.aperture_end = 2 * TiB - 1,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *second;
+
+		print_message("aperture %s\n", cases[i].what);
+		attach_a_device_with(c, &first);
+		if (DMASIM_IMPL_IS_UPSTREAM) {
+			assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c,
+					 &cases[i].second, &second), -EINVAL);
+		} else {
+			second = attach_a_device_with(c, &cases[i].second);
+			assert_one_iova_range(c, cases[i].byte, cases[i].byte);
+			kapi_vfio_detach_dev(c, second);
+		}
+		assert_one_iova_range(c, TiB, 2 * TiB - 1);
+		kapi_vfio_close(c);
 		assert_nothing_held();
 	}
 }
@@ -664,6 +777,108 @@ static void test_reserved_regions_that_conflict(void **state)
 		assert_int_equal(kapi_mm_munmap(va), 0);
 		assert_nothing_held();
 	}
+}
+
+/*
+ *   A (amd-v1):  aperture [1 GiB ............................ 2^48 - 1]
+ *   B:           reserved        [2 GiB, +1 MiB)
+ *   container:             [1 GiB, 2 GiB) [2 GiB + 1 MiB, 2^48 - 1]
+ *
+ * When B leaves, its hole closes and the one range left starts where the
+ * aperture does (1 GiB, not 0), whether B shared A's domain (amd-v1) or
+ * had one of its own that goes with it (intel-sl).
+ */
+static void test_a_hole_closes_within_a_narrowed_aperture(void **state)
+{
+	static const enum sim_iommu_format_id formats[] = {
+		SIM_IOMMU_AMD_V1, SIM_IOMMU_INTEL_SL,
+	};
+	const struct kapi_vfio_dev_opts a = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB,
+		.aperture_end = TOP48,
+	};
+	const struct range cut[] = {
+		{ GiB, 2 * GiB - 1 }, { 2 * GiB + MiB, TOP48 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
+		const struct kapi_vfio_dev_opts b = {
+			.fmt = formats[i], .nr_resv = 1,
+			.resv = { { 2 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+		};
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *first = attach_a_device_with(c, &a);
+		struct kapi_vfio_dev *second = attach_a_device_with(c, &b);
+
+		assert_int_equal(group_domain(c, first) == group_domain(c, second),
+				 formats[i] == SIM_IOMMU_AMD_V1);
+		assert_iova_ranges(c, cut, ARRAY_SIZE(cut));
+		kapi_vfio_detach_dev(c, second);
+		assert_one_iova_range(c, GiB, TOP48);
+		kapi_vfio_close(c);
+		assert_nothing_held();
+	}
+}
+
+/*
+ *   emulated device, B (intel-sl): reserved [2 GiB, +1 MiB)
+ *   container: [0, 2 GiB) [2 GiB + 1 MiB, 2^48 - 1]
+ *
+ * When B, the last group behind an IOMMU, leaves while an emulated
+ * device keeps the container, its hole closes and its aperture goes:
+ * the range is the whole IOVA space again.
+ */
+static void test_the_last_iommu_group_takes_its_holes_along(void **state)
+{
+	const struct kapi_vfio_dev_opts b = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.resv = { { 2 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+	const struct range cut[] = {
+		{ 0, 2 * GiB - 1 }, { 2 * GiB + MiB, TOP48 },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *second;
+
+	attach_an_emulated_device(c);
+	second = attach_a_device_with(c, &b);
+	assert_iova_ranges(c, cut, ARRAY_SIZE(cut));
+	kapi_vfio_detach_dev(c, second);
+	assert_one_iova_range(c, 0, TOP64);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova:  ... [ DMA 1 GiB, +2 MiB ) ...
+ *   new group's reserved regions: [1 GiB - 1 MiB, 1 GiB) just below it,
+ *                                 [1 GiB + 2 MiB, +1 MiB) just above it
+ *
+ * Reserved regions that end where a DMA starts, or start where it ends,
+ * do not conflict with it: the group joins, the DMA is mapped in both
+ * domains, and the regions cut the range on either side of it.
+ */
+static void test_reserved_regions_next_to_a_dma(void **state)
+{
+	const struct kapi_vfio_dev_opts o = {
+		.fmt = SIM_IOMMU_AMD_V1, .nr_resv = 2,
+		.resv = { { GiB - MiB, MiB, KAPI_VFIO_RESV_RESERVED },
+			  { GiB + 2 * MiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+	const struct range want[] = {
+		{ 0, GiB - MiB - 1 }, { GiB, GiB + 2 * MiB - 1 },
+		{ GiB + 3 * MiB, TOP48 },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *second;
+	unsigned long va = map_anon(2 * MiB);
+
+	map_dma(c, va, GiB, 2 * MiB, RW);
+	assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &o, &second), 0);
+	assert_iova_ranges(c, want, ARRAY_SIZE(want));
+	assert_iommu_matches_cpu(first, GiB, va, 2 * MiB);
+	assert_iommu_matches_cpu(second, GiB, va, 2 * MiB);
+	kapi_vfio_close(c);
 }
 
 /*
@@ -1039,28 +1254,59 @@ static void test_iommu_group_that_pins_reports_its_own_dirt(void **state)
 	struct kapi_vfio_dev *a = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_vfio_dev *b = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
 	unsigned long va = map_anon(16 * PAGE), pfn;
-	unsigned long long bits;
 
 	/* Pinning needs a registered device to tell about unmaps. */
 	attach_an_emulated_device(c);
 	map_dma(c, va, 0, 16 * PAGE, RW);
 	assert_int_equal(kapi_vfio_dirty_start(c), 0);
 	assert_int_equal(kapi_vfio_pin_pages(c, b, 3 * PAGE, 1, RW, &pfn), 1);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 0xffff);
+	assert_dirty_bits_of_16_pages(c, 0xffff);
 	kapi_vfio_detach_dev(c, a);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 0xffff);
-	bits = 0;
-	assert_int_equal(kapi_vfio_dirty_get(c, 0, 16 * PAGE, PAGE, &bits,
-					     sizeof(bits)), 0);
-	assert_int_equal(bits, 1ULL << 3);
+	assert_dirty_bits_of_16_pages(c, 0xffff);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3);
 	kapi_vfio_unpin_pages(c, b, 3 * PAGE, 1);
 	kapi_vfio_detach_dev(c, b);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ anon 16 pages ]   iova 0, dirty tracking on
+ *   groups: A (intel-sl, pins page 3), then B (amd-v1, a domain of its
+ *           own with the same smallest page, pins page 5)
+ *
+ * A domain that comes or goes without changing the smallest page size
+ * keeps the dirty bitmaps as they are: once both groups report what they
+ * touch, only their pinned pages read dirty, and after B unpins and
+ * leaves its page still reads dirty once (pinned for part of the
+ * interval) and then no more.  (A smaller page would resize them and
+ * mark everything dirty: test_type1.c's shrinking page size.)
+ */
+static void test_a_domain_of_the_same_page_size_keeps_the_dirty_bits(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *a = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	struct kapi_vfio_dev *b;
+	unsigned long va = map_anon(16 * PAGE), pfn;
+
+	assert_int_equal(kapi_vfio_dev_register_pinning(c, a), 0);
+	map_dma(c, va, 0, 16 * PAGE, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_pin_pages(c, a, 3 * PAGE, 1, RW, &pfn), 1);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3);
+
+	b = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	assert_ptr_not_equal(group_domain(c, a), group_domain(c, b));
+	assert_int_equal(kapi_vfio_dev_register_pinning(c, b), 0);
+	assert_int_equal(kapi_vfio_pin_pages(c, b, 5 * PAGE, 1, RW, &pfn), 1);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3 | 1ULL << 5);
+
+	kapi_vfio_unpin_pages(c, b, 5 * PAGE, 1);
+	kapi_vfio_detach_dev(c, b);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3 | 1ULL << 5);
+	assert_dirty_bits_of_16_pages(c, 1ULL << 3);
+
+	kapi_vfio_unpin_pages(c, a, 3 * PAGE, 1);
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
 	kapi_vfio_close(c);
 }
@@ -1354,6 +1600,7 @@ int main(void)
 		T(test_which_groups_share_a_domain),
 		T(test_aperture_of_one_page),
 		T(test_iommu_group_that_pins_reports_its_own_dirt),
+		T(test_a_domain_of_the_same_page_size_keeps_the_dirty_bits),
 		T(test_replay_of_a_pfnmap_over_ram_fails),
 		T(test_get_info_whose_capabilities_cannot_be_built),
 		T(test_emulated_device_that_never_pins),
@@ -1364,9 +1611,14 @@ int main(void)
 		T(test_groups_without_isolated_msi),
 		T(test_apertures_narrow_and_widen),
 		T(test_aperture_conflicts),
+		T(test_aperture_edges_at_a_dma_edge),
+		T(test_aperture_sharing_one_byte_joins),
 		T(test_reserved_regions_cut_the_iova_range),
 		T(test_reserved_regions_that_conflict),
 		T(test_aperture_clips_cut_ranges),
+		T(test_a_hole_closes_within_a_narrowed_aperture),
+		T(test_the_last_iommu_group_takes_its_holes_along),
+		T(test_reserved_regions_next_to_a_dma),
 		T(test_sw_msi_without_dma_iommu),
 		T(test_replay_that_cannot_pin_unwinds),
 		T(test_replay_failing_inside_a_dma_unwinds_its_start),

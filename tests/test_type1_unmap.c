@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include <dmasim/impl.h>
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_mm.h>
 #include <dmasim/kapi_vfio.h>
@@ -247,6 +248,62 @@ static void test_bar_unmap_probes_and_checks_every_page(void **state)
 	assert_int_equal(off.leaves_after, 0);
 }
 
+/*
+ * An IOMMU that builds fine-grained superpages (amd-v1: unmapping the
+ * first page of a two-page map takes both, which type1's probe finds when
+ * the group attaches) is unmapped without looking for contiguous runs:
+ * type1 probes one page and unmaps from there, and the IOMMU takes the
+ * whole superpage it mapped (a 1 MiB BAR is one amd-v1 page): one IOMMU
+ * walk.  One that does not (intel-sl) is probed page by page for the
+ * run's end, one walk per page.  An amd-v1 domain whose aperture holds no
+ * two aligned pages ([1 page, 3 pages)) is never probed, so it is unmapped
+ * as intel-sl is: the BAR's two pages in one run.  Each time one
+ * iommu_unmap() and every leaf goes.  (A tree without the probe,
+ * DMASIM_IMPL_TYPE1_FGSP_PROBE, probes amd-v1 page by page too.)
+ */
+static void test_fine_grained_superpages_are_unmapped_unprobed(void **state)
+{
+	static const struct {
+		struct kapi_vfio_dev_opts dev;
+		unsigned long long iova, len;
+		int fgsp;
+	} cases[] = {
+		{ { .fmt = SIM_IOMMU_AMD_V1 }, IOVA, MiB,
+		  DMASIM_IMPL_TYPE1_FGSP_PROBE },
+		{ { .fmt = SIM_IOMMU_INTEL_SL }, IOVA, MiB, 0 },
+		{ { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = PAGE,
+		    .aperture_end = 3 * PAGE - 1 }, PAGE, 2 * PAGE, 0 },
+	};
+	char was = kernel_has_unmap_stride() ? unmap_stride_set_to(0) : 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_mm_map m = {
+			.len = cases[i].len, .kind = KAPI_MM_PFNMAP,
+			.writable = 1, .populate = 1,
+			.max_leaf = KAPI_MM_LEAF_PTE,
+		};
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *dev = attach_a_device_with(c, &cases[i].dev);
+		unsigned long va = map_bar(&m, &(struct bar_placement){ .align = PMD },
+					   NULL);
+		struct sim_counters before, d;
+
+		map_dma(c, va, cases[i].iova, cases[i].len, RW);
+		sim_counters_snapshot(&before);
+		unmap_dma_exactly(c, cases[i].iova, cases[i].len);
+		sim_counters_delta(&before, &sim_counters, &d);
+		assert_int_equal(d.c[SIM_CNT_IOMMU_WALK],
+				 cases[i].fgsp ? 1 : cases[i].len / PAGE);
+		assert_int_equal(d.c[SIM_CNT_IOMMU_UNMAP_CALL], 1);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_nothing_held();
+	}
+	if (was)
+		unmap_stride_restore(was);
+}
+
 /* ---- unmap_stride: the same end state, none of the per-page work ---- */
 
 static const struct layout layouts[] = {
@@ -405,6 +462,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_bar_unmap_probes_and_checks_every_page),
+		T(test_fine_grained_superpages_are_unmapped_unprobed),
 		T(test_unmap_stride_leaves_the_same_state_without_probing),
 		T(test_notes_follow_the_iommu_domain_going_and_coming),
 		T(test_turning_unmap_stride_between_map_and_unmap),

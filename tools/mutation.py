@@ -37,6 +37,7 @@ import json
 import os
 import random
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -76,6 +77,11 @@ UPSTREAM_SUBJECT = [
 ]
 UPSTREAM_READS = ['Makefile', 'drivers/vfio/vfio.h', 'mm/memory.c',
                   'drivers/iommu/iommu.c']
+
+# The mutants' scratch builds compile without debug information (the
+# project's debugoptimized otherwise: same -O2, same assertions): about a
+# fifth less compile time per mutant, no change in what the code does.
+MUTANT_MESON_ARGS = ('-Ddebug=false',)
 
 # Suites that are not behaviour checks of the built code (style, docs, the
 # real kbuild, script self-tests) or too long for one run per mutant.
@@ -258,7 +264,7 @@ def balanced(s):
 class Mutant:
     __slots__ = ('file', 'label', 'func', 'op', 'start', 'end', 'orig', 'repl',
                  'line', 'id', 'status', 'test', 'seconds', 'reason',
-                 'mutated_line', 'cover')
+                 'mutated_line', 'cover', 'tests_run', 'build_seconds')
 
     def __init__(self, file, label, func, op, start, end, orig, repl, line):
         self.file, self.label, self.func, self.op = file, label, func, op
@@ -271,6 +277,8 @@ class Mutant:
         self.reason = None
         self.mutated_line = None
         self.cover = None     # names of the tests that reach it (None: all)
+        self.tests_run = 0    # how many tests ran on it
+        self.build_seconds = 0.0
 
     def apply(self, text):
         return text[:self.start] + self.repl + text[self.end:]
@@ -290,7 +298,8 @@ class Mutant:
                 'original': self.orig, 'replacement': self.repl,
                 'mutated_line': self.mutated_line, 'status': self.status,
                 'test': self.test, 'seconds': round(self.seconds, 3),
-                'reason': self.reason}
+                'build_seconds': round(self.build_seconds, 3),
+                'tests_run': self.tests_run, 'reason': self.reason}
 
 
 def excluded_lines(text):
@@ -759,7 +768,7 @@ def sync_tree(src, dst, files=None, skip_top=()):
 class Worker:
     """One scratch copy of the tree with its own meson build."""
 
-    def __init__(self, opts, index, name=None, meson_args=()):
+    def __init__(self, opts, index, name=None, meson_args=MUTANT_MESON_ARGS):
         self.opts = opts
         self.index = index
         self.extra_args = list(meson_args)
@@ -791,18 +800,28 @@ class Worker:
                       files=sorted(f for f in set(UPSTREAM_READS + UPSTREAM_SUBJECT)
                                    if os.path.isfile(os.path.join(o.kernel_src, f))))
             args.append('-Dkernel_src=' + self.ksrc)
+        # The arguments the build was last configured with: configure
+        # again only when they change.
+        stamp = os.path.join(self.root, 'meson-args.json')
+        try:
+            with open(stamp) as f:
+                configured = json.load(f)
+        except (OSError, ValueError):
+            configured = None
         if not os.path.exists(os.path.join(self.build, 'build.ninja')):
             r = subprocess.run(['meson', 'setup', self.build] + args, cwd=self.src,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
             if r.returncode:
                 die('meson setup failed in %s:\n%s' % (self.build, r.stdout[-3000:]))
-        elif args:
+        elif args and args != configured:
             r = subprocess.run(['meson', 'configure', self.build] + args, cwd=self.src,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
             if r.returncode:
                 die('meson configure failed:\n' + r.stdout[-3000:])
+        with open(stamp, 'w') as f:
+            json.dump(args, f)
         r = self.ninja([])
         if r.returncode:
             die('the unmutated tree does not build in %s:\n%s' % (
@@ -812,6 +831,41 @@ class Worker:
         return subprocess.run(['ninja', '-C', self.build, '-j', '1'] + targets,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True)
+
+    def libraries_of(self, sp):
+        """The shared libraries (relative to the build) the object of sp is
+        linked into, when that is the only way it reaches a program: then a
+        mutant needs those rebuilt and nothing else (the programs load
+        them; ninja would not relink a program anyway, the exported
+        symbols being the same).  [] when a program links the object, or
+        an archive that holds it, itself (-Ddefault_library=static), or
+        when something else the build does not name as a library or a
+        program uses it: then the tests' programs are built."""
+        if not hasattr(self, '_libraries'):
+            self._libraries = {}
+            self._kinds = {}
+            for tg in introspect(self, '--targets'):
+                for f in tg['filename']:
+                    self._kinds[os.path.relpath(f, self.build)] = tg['type']
+        if sp in self._libraries:
+            return self._libraries[sp]
+        libs, seen, todo = set(), set(), [self.object_of(sp)]
+        while todo:
+            for out in ninja_outputs(self.build, todo.pop()):
+                if out in seen or out == 'all':
+                    continue
+                seen.add(out)
+                kind = self._kinds.get(out)
+                if kind in ('shared library', 'shared module'):
+                    libs.add(out)
+                elif kind == 'static library':
+                    todo.append(out)
+                else:
+                    libs = set()
+                    todo = []
+                    break
+        self._libraries[sp] = sorted(libs)
+        return self._libraries[sp]
 
     def object_of(self, sp):
         """The object file (relative to the build) compiled from sp."""
@@ -849,6 +903,21 @@ class Worker:
                 os.killpg(p.pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+def ninja_outputs(build, node):
+    """The build edges' outputs that take node as an input (`ninja -t
+    query`)."""
+    r = subprocess.run(['ninja', '-C', build, '-t', 'query', node],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    outs, section = [], None
+    for line in r.stdout.splitlines():
+        if line.startswith('    '):
+            if section == 'outputs:':
+                outs.append(line.strip())
+        elif line.startswith('  '):
+            section = line.strip()
+    return outs
 
 
 # ---------------------------------------------------------------- tests
@@ -924,6 +993,10 @@ def run_test(worker, test, timeout):
     env = dict(os.environ)
     env.update(test.env)
     env.setdefault('MALLOC_PERTURB_', '93')
+    # A cmocka test, and a fail-nth sweep (tests/sweep.h), aborts at its
+    # first failure instead of running the rest: one kills the mutant.
+    env['CMOCKA_TEST_ABORT'] = '1'
+    env['DMASIM_SWEEP_ABORT'] = '1'
     t0 = time.monotonic()
     try:
         p = subprocess.Popen(test.cmd, cwd=test.workdir or worker.build, env=env,
@@ -950,11 +1023,20 @@ def run_test(worker, test, timeout):
 
 # ---------------------------------------------------------------- coverage
 
+# Files whose content no build and no test that runs on mutants reads:
+# an edit of them keeps the cached coverage and clean run (the suites that
+# read the docs, 'docs' and 'slow', never run on a mutant).  The tool's own
+# files are left out too; CACHE_FORMAT changes when what is cached does.
+CACHE_FORMAT = 2
+NOT_IN_KEY = re.compile(r'(\.md$|^tools/mutation(\.py|-score\.sh|-equivalent\.txt)$)')
+
+
 def tree_key(o, files):
     """A hash of everything the builds are made from (the tree's and the
     kernel tree's file contents) and of the files to mutate."""
-    h = hashlib.sha1()
-    for root, names in ((o.source, tree_files(o.source, set(o.skip_top))),
+    h = hashlib.sha1(b'%d' % CACHE_FORMAT)
+    for root, names in ((o.source, [n for n in tree_files(o.source, set(o.skip_top))
+                                    if not NOT_IN_KEY.search(n)]),
                         (o.kernel_src, sorted(set(UPSTREAM_READS + UPSTREAM_SUBJECT)))
                         if o.impl == 'upstream' else (None, [])):
         for rel in sorted(names):
@@ -1220,9 +1302,41 @@ def stratified(o, per_file):
     return order, quota
 
 
+class History:
+    """What the runs in one scratch folder have learnt, kept across runs
+    (<workdir>/history.json, rewritten after every mutant): which test
+    killed which mutant (and where the mutant is), and per test how many
+    mutants it ran on and how many of them it killed."""
+
+    def __init__(self, path):
+        self.path = path
+        self.killer = {}    # mutant id -> [test, file label, line]
+        self.stats = {}     # test -> [runs, kills]
+        try:
+            with open(path) as f:
+                data = json.load(f)
+            self.killer = dict(data.get('killer', {}))
+            self.stats = dict(data.get('stats', {}))
+        except (OSError, ValueError):
+            pass
+
+    def ran(self, test, m, killed):
+        runs, kills = self.stats.get(test, [0, 0])
+        self.stats[test] = [runs + 1, kills + int(killed)]
+        if killed:
+            self.killer[m.id] = [test, m.label, m.line]
+
+    def save(self):
+        tmp = self.path + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump({'killer': self.killer, 'stats': self.stats}, f)
+        os.replace(tmp, self.path)
+
+
 class Run:
-    """Mutants tested by the workers, each in its own scratch build; a
-    test's kill count is summed over the workers (by test name)."""
+    """Mutants tested by the workers, each in its own scratch build; what a
+    test killed is summed over the workers (by test name) and kept in the
+    History."""
 
     def __init__(self, o, workers, per_worker, texts, equivalents):
         self.o = o
@@ -1231,60 +1345,97 @@ class Run:
         self.texts = texts
         self.eq = equivalents
         self.lock = threading.Lock()
-        self.kills = {}
+        self.history = History(os.path.join(o.workdir, 'history.json'))
         self.done = 0
         self.stop = False
 
-    def ordered(self, w, sp):
-        """The tests of one file, the best killer so far first, then the
-        fastest (a test meson runs after the others still runs last)."""
+    def plan(self, m, tests):
+        """The order a mutant's tests run in (the first failure ends it):
+        1. the test that killed this very mutant in an earlier run;
+        2. the one that killed the nearest mutant of the file (by line,
+           in this run or an earlier one) among the tests that reach it;
+        3. the rest, cheapest per kill first: clean seconds divided by
+           the share of the mutants it ran on that it killed so far,
+           (kills + 1) / (runs + 2);
+        a test meson runs after the others (negative priority:
+        sweep_reach, which reads what the sweeps wrote) still runs last."""
+        names = {t.name for t in tests}
         with self.lock:
-            return sorted(self.per_worker[w.index][sp],
-                          key=lambda t: (-t.priority, -self.kills.get(t.name, 0),
-                                         t.clean, t.name))
+            h = self.history
+            first = []
+            k = h.killer.get(m.id)
+            if k and k[0] in names:
+                first.append(k[0])
+            near = min(((abs(line - m.line), line, test)
+                        for mid, (test, label, line) in h.killer.items()
+                        if label == m.label and mid != m.id and test in names),
+                       default=None)
+            if near and near[2] not in first:
+                first.append(near[2])
+
+            def cost(t):
+                runs, kills = h.stats.get(t.name, [0, 0])
+                return t.clean * (runs + 2) / (kills + 1)
+            return sorted(tests, key=lambda t: (
+                t.priority < 0,
+                first.index(t.name) if t.name in first else len(first),
+                cost(t), t.name))
 
     def evaluate(self, w, m):
         sp = w.scratch_path(m.file)
-        tests = [t for t in self.ordered(w, sp)
-                 if m.cover is None or t.name in m.cover]
+        tests = self.plan(m, [t for t in self.per_worker[w.index][sp]
+                              if m.cover is None or t.name in m.cover])
         t0 = time.monotonic()
         w.apply(m, self.texts[m.file])
         try:
             m.status = 'survived'
-            if not tests:
-                # No test runs its lines: it survives if it compiles.
-                r = w.ninja([w.object_of(sp)])
+            libs = w.libraries_of(sp)
+            if libs or not tests:
+                # Only the libraries that hold the file (the programs
+                # load them), or the object alone when no test reaches
+                # it (a mutant no test runs survives if it compiles).
+                r = w.ninja(libs or [w.object_of(sp)])
+                m.build_seconds = time.monotonic() - t0
                 if r.returncode:
                     self.invalid(m, r)
-                else:
+                    return
+                if not tests:
                     m.reason = 'no test reaches it'
-                return
+                    return
             built = set()
             for n, t in enumerate(tests):
                 if self.stop:
                     m.status = None
                     return
-                # The first test's programs alone (most mutants die there),
-                # then all the others' in one ninja call.
-                group = tests[n:] if n == 1 else [t]
-                need = [x for g in group for x in g.targets if x not in built]
-                if need:
-                    r = w.ninja(need)
-                    if r.returncode:
-                        self.invalid(m, r)
-                        return
-                    built.update(need)
+                if not libs:
+                    # Programs that hold the file: the first test's alone
+                    # (most mutants die there), then all the others' in
+                    # one ninja call.
+                    group = tests[n:] if n == 1 else [t]
+                    need = [x for g in group for x in g.targets if x not in built]
+                    if need:
+                        b0 = time.monotonic()
+                        r = w.ninja(need)
+                        m.build_seconds += time.monotonic() - b0
+                        if r.returncode:
+                            self.invalid(m, r)
+                            return
+                        built.update(need)
                 timeout = max(t.clean * self.o.timeout_factor, self.o.min_timeout)
                 res, _ = run_test(w, t, timeout)
+                m.tests_run += 1
+                with self.lock:
+                    self.history.ran(t.name, m, res == 1)
                 if res:
                     m.status = 'killed' if res == 1 else 'timeout'
                     m.test = t.name
-                    with self.lock:
-                        self.kills[t.name] = self.kills.get(t.name, 0) + 1
                     return
         finally:
             w.restore()
             m.seconds = time.monotonic() - t0
+            if m.status is not None:
+                with self.lock:
+                    self.history.save()
 
     @staticmethod
     def invalid(m, r):
@@ -1431,6 +1582,9 @@ def main(argv):
         os.nice(10)
     except OSError:
         pass
+    # Tests abort at their first failure (run_test): no core files.
+    resource.setrlimit(resource.RLIMIT_CORE,
+                       (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
     if o.rescore:
         groups, elapsed = rescore(o)
         o.json = o.json if o.json != o.rescore else None
@@ -1489,13 +1643,32 @@ def main(argv):
         for sp in scratch:
             for t in tests0[sp]:
                 uniq.setdefault(t.name, t)
-        if not o.quiet:
-            log('mutation: clean run of %d tests' % len(uniq))
-        for t in sorted(uniq.values(), key=lambda t: -t.priority):
-            res, secs = run_test(workers[0], t, 600)
-            if res:
-                die('test %s fails on the unmutated tree; fix that first' % t.name)
-            t.clean = secs
+        # (skipped when this tree's content passed it before: its times
+        # are kept beside the coverage data, under the same key)
+        clean_cache = os.path.join(o.workdir, 'clean-%s.json' % tree_key(o, files))
+        try:
+            with open(clean_cache) as f:
+                clean = json.load(f)
+        except (OSError, ValueError):
+            clean = {}
+        if set(uniq) - set(clean):
+            if not o.quiet:
+                log('mutation: clean run of %d tests' % len(uniq))
+            clean = {}
+            for t in sorted(uniq.values(), key=lambda t: -t.priority):
+                res, secs = run_test(workers[0], t, 600)
+                if res:
+                    die('test %s fails on the unmutated tree; fix that first' % t.name)
+                clean[t.name] = secs
+            for old in os.listdir(o.workdir):
+                if old.startswith('clean-') and old.endswith('.json'):
+                    os.unlink(os.path.join(o.workdir, old))
+            with open(clean_cache, 'w') as f:
+                json.dump(clean, f)
+        elif not o.quiet:
+            log('mutation: clean run of %d tests: passed before on this tree' % len(uniq))
+        for t in uniq.values():
+            t.clean = clean[t.name]
         # One Test object per name, shared by the workers (kill counts);
         # the commands are per worker (absolute paths into its build).
         per_worker = []

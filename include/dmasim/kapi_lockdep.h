@@ -21,6 +21,7 @@ enum kapi_lockdep_misdeed {
 	KAPI_LOCKDEP_ORDER_AB,			/* A then B (no report) */
 	KAPI_LOCKDEP_ORDER_BA,			/* B then A, after ORDER_AB */
 	KAPI_LOCKDEP_ORDER_BC_CA,		/* B then C, C then A: a cycle */
+	KAPI_LOCKDEP_ORDER_AB_FORGOTTEN,	/* A held: B, order forgotten, B */
 	KAPI_LOCKDEP_RETURN_HELD,		/* return with a mutex held */
 	KAPI_LOCKDEP_RIGHTLY,			/* every rule kept: no report */
 	KAPI_LOCKDEP_NR_MISDEEDS

@@ -164,6 +164,8 @@ struct kapi_vfio_info {
 	unsigned long long max_dirty_bitmap_size;
 	int has_dma_avail;
 	unsigned int dma_avail;
+	/* Each capability's header.version (uapi: 1 for all three). */
+	unsigned int iova_range_version, migration_version, dma_avail_version;
 };
 long kapi_vfio_get_info(struct kapi_vfio *c, struct kapi_vfio_info *info);
 

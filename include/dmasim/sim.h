@@ -313,8 +313,19 @@ int sim_mutex_trylock(unsigned long *raw);	/* 1 if taken */
 void sim_mutex_unlock(unsigned long *raw);
 /* One wait step of a lock that is held: spin a while, then yield the CPU. */
 void sim_cpu_relax_yield(unsigned int *spins);
-/* A small number naming the calling thread (1, 2, ...), for lock owners. */
-unsigned long sim_thread_id(void);
+/*
+ * A small number naming the calling thread (1, 2, ...), for lock owners:
+ * read from a thread-local once the thread has one (inline, no call).
+ */
+extern _Thread_local unsigned long sim_thread_self_id;
+unsigned long sim_thread_id_assign(void);
+
+static inline unsigned long sim_thread_id(void)
+{
+	unsigned long id = sim_thread_self_id;
+
+	return sim_likely(id) ? id : sim_thread_id_assign();
+}
 /* Mutexes the calling thread holds now (sim/cpus.c yields only at none). */
 int sim_mutexes_held(void);
 
@@ -387,24 +398,126 @@ enum {
 	SIM_LOCK_TRY	= 2,	/* a trylock that succeeded: no order edge */
 };
 /*
+ * The checker's state of one thread, in this header so that its common
+ * cases run inline, with no call: a lock taken with nothing to check (no
+ * lock of its class held, every order edge from the held locks to its
+ * class already confirmed by this holding), the lock on top of the stack
+ * released, an assertion that holds.  Anything else (a report to make, an
+ * edge to look up or learn, a release out of order) goes to the slow paths
+ * in sim/locking.c, which do every check.  Each held lock remembers the
+ * last class whose edge from it was found known (order_ok, valid while
+ * order_gen is sim_lockdep_order_gen: sim_lockdep_forget_order() moves
+ * it on), which is what makes a lock taken again and again under the same
+ * locks (type1's mmap lock, once per page) cost a few compares.
+ */
+struct sim_held_lock {
+	const void *lock;
+	unsigned long class;	/* 0: no class, no order checks */
+	const char *name;
+	int read;
+	unsigned int order_gen;
+	unsigned long order_ok;	/* class: the edge class -> order_ok is known */
+};
+
+struct sim_lockdep_thread {
+	unsigned int nr_held;
+	unsigned int rcu_read_depth;
+	struct sim_held_lock held[SIM_LOCKDEP_DEPTH];
+};
+
+extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+extern unsigned int sim_lockdep_order_gen;
+
+int sim_lock_acquire_slow(const void *lock, const void *key,
+			  unsigned int subclass, int flags, const char *name,
+			  const char *file, int line);
+int sim_lock_release_slow(const void *lock, const char *name,
+			  const char *file, int line);
+void sim_lockdep_assert_failed(const char *what, const char *file, int line);
+void sim_rcu_read_unlock_unbalanced(const char *file, int line);
+
+/*
  * Before taking lock (or after a trylock took it): the checks, then the
  * lock goes on the thread's stack.  Returns 0, or -1 when the thread
  * already holds this very lock (reported: the caller must not block).
  */
-int sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
-		     int flags, const char *name, const char *file, int line);
+static inline int sim_lock_acquire(const void *lock, const void *key,
+				   unsigned int subclass, int flags,
+				   const char *name, const char *file, int line)
+{
+	struct sim_lockdep_thread *t = &sim_lockdep_self;
+	unsigned long class = key ? (unsigned long)key + subclass : 0;
+	unsigned int gen = __atomic_load_n(&sim_lockdep_order_gen,
+					   __ATOMIC_RELAXED);
+	unsigned int i, n = t->nr_held;
+	struct sim_held_lock *h;
+
+	if (sim_unlikely(n >= SIM_LOCKDEP_DEPTH))
+		goto slow;
+	for (i = 0; i < n; i++) {
+		h = &t->held[i];
+		if (h->lock == lock)
+			goto slow;
+		if (class && h->class &&
+		    (h->class == class ||
+		     (!(flags & SIM_LOCK_TRY) &&
+		      (h->order_ok != class || h->order_gen != gen))))
+			goto slow;
+	}
+	h = &t->held[n];
+	h->lock = lock;
+	h->class = class;
+	h->name = name;
+	h->read = flags & SIM_LOCK_READ;
+	h->order_ok = 0;
+	t->nr_held = n + 1;
+	return 0;
+slow:
+	return sim_lock_acquire_slow(lock, key, subclass, flags, name, file,
+				     line);
+}
+
 /* After a trylock that failed, undo sim_lock_acquire(). */
 void sim_lock_acquire_failed(const void *lock);
+
 /* Before releasing: 0, or -1 when the thread does not hold it (reported). */
-int sim_lock_release(const void *lock, const char *name, const char *file,
-		     int line);
+static inline int sim_lock_release(const void *lock, const char *name,
+				   const char *file, int line)
+{
+	struct sim_lockdep_thread *t = &sim_lockdep_self;
+	unsigned int n = t->nr_held;
+
+	if (sim_likely(n && t->held[n - 1].lock == lock)) {
+		t->nr_held = n - 1;
+		return 0;
+	}
+	return sim_lock_release_slow(lock, name, file, line);
+}
+
 /* A write-held lock becomes read-held (downgrade_write()). */
 void sim_lock_downgrade(const void *lock);
+
 /* Whether the calling thread holds lock: how is SIM_LOCK_READ, _WRITE or -1 (either). */
-int sim_lock_held(const void *lock, int how);
+static inline int sim_lock_held(const void *lock, int how)
+{
+	const struct sim_lockdep_thread *t = &sim_lockdep_self;
+	unsigned int i = t->nr_held;
+
+	while (i--)
+		if (t->held[i].lock == lock)
+			return how < 0 || t->held[i].read == (how == SIM_LOCK_READ);
+	return 0;
+}
+
 /* lockdep_assert_held*(): reports unless sim_lock_held(lock, how) == want. */
-void sim_lockdep_assert(const void *lock, int how, int want, const char *what,
-			const char *file, int line);
+static inline void sim_lockdep_assert(const void *lock, int how, int want,
+				      const char *what, const char *file,
+				      int line)
+{
+	if (sim_unlikely(sim_lock_held(lock, how) != want))
+		sim_lockdep_assert_failed(what, file, line);
+}
+
 /* The number of locks the calling thread holds. */
 unsigned int sim_locks_held(void);
 /*
@@ -417,9 +530,25 @@ void sim_locks_user_return(const char *door);
  * shim's pte_offset_map()/pte_unmap() take and drop it, as the kernel's
  * do): an unlock at depth 0 is reported as a bad unlock.
  */
-void sim_rcu_read_lock(void);
-void sim_rcu_read_unlock(const char *file, int line);
-unsigned int sim_rcu_read_depth(void);
+static inline void sim_rcu_read_lock(void)
+{
+	sim_lockdep_self.rcu_read_depth++;
+}
+
+static inline void sim_rcu_read_unlock(const char *file, int line)
+{
+	struct sim_lockdep_thread *t = &sim_lockdep_self;
+
+	if (sim_unlikely(!t->rcu_read_depth))
+		sim_rcu_read_unlock_unbalanced(file, line);
+	else
+		t->rcu_read_depth--;
+}
+
+static inline unsigned int sim_rcu_read_depth(void)
+{
+	return sim_lockdep_self.rcu_read_depth;
+}
 /* Reports of one kind, and of all kinds, since the process started. */
 unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind);
 unsigned long long sim_lockdep_reports_total(void);

@@ -167,15 +167,19 @@ static inline unsigned long sim_page_to_pfn(const struct sim_page *page)
 	       (idx & (SIM_PAGES_PER_SECTION - 1));
 }
 
-/* 1 if pfn has a struct page (the kernel's pfn_valid()). */
+/*
+ * 1 if pfn has a struct page (the kernel's pfn_valid()).  A pfn above the
+ * last RAM pfn (a BAR's, above RAM as usual) is refused on one compare:
+ * type1 before 6.15 asks once per 4 KiB page of a BAR, map and unmap.
+ * sim_max_pfn is set with the sections and is within them.
+ */
 static inline int sim_pfn_valid(unsigned long pfn)
 {
-	unsigned long s = pfn >> SIM_PFN_SECTION_SHIFT;
 	const struct sim_mem_section *ms;
 
-	if (sim_unlikely(s >= sim_nr_sections))
+	if (pfn >= sim_max_pfn)
 		return 0;
-	ms = &sim_sections[s];
+	ms = &sim_sections[pfn >> SIM_PFN_SECTION_SHIFT];
 	return (unsigned int)(pfn & (SIM_PAGES_PER_SECTION - 1)) - ms->lo <
 	       ms->hi - ms->lo;
 }

@@ -260,11 +260,37 @@ int sim_mm_map(struct sim_mm *mm, const struct sim_vma_info *info,
 	       struct sim_vma **out);
 /* Remove the VMA that starts at start exactly; its pages are freed. */
 int sim_mm_unmap(struct sim_mm *mm, unsigned long start);
+/*
+ * The first members of struct sim_mm and struct sim_vma (sim/mm.c), so
+ * that the lookups below hit their cache inline: type1 before 6.15 looks
+ * the VMA up twice per 4 KiB page of a BAR.
+ */
+struct sim_mm_vma_cache {
+	struct sim_vma *last_hit;	/* relaxed atomic: a VMA of this mm or NULL */
+};
+
+static inline const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma)
+{
+	return (const struct sim_vma_info *)vma;
+}
+
+struct sim_vma *sim_mm_find_vma_slow(struct sim_mm *mm, unsigned long addr);
+
 /* The VMA containing addr, or NULL.  O(log n), with a last-hit cache. */
-struct sim_vma *sim_mm_find_vma(struct sim_mm *mm, unsigned long addr);
+static inline struct sim_vma *sim_mm_find_vma(struct sim_mm *mm,
+					      unsigned long addr)
+{
+	struct sim_vma *v = __atomic_load_n(
+		&((struct sim_mm_vma_cache *)mm)->last_hit, __ATOMIC_RELAXED);
+
+	if (sim_likely(v) && addr >= sim_vma_info(v)->start &&
+	    addr < sim_vma_info(v)->end)
+		return v;
+	return sim_mm_find_vma_slow(mm, addr);
+}
+
 /* The first VMA ending above addr (the kernel's find_vma), or NULL. */
 struct sim_vma *sim_mm_find_vma_above(struct sim_mm *mm, unsigned long addr);
-const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma);
 unsigned int sim_mm_nr_vmas(const struct sim_mm *mm);
 
 /*

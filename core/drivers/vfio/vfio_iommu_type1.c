@@ -269,15 +269,18 @@ static int vfio_dma_bitmap_alloc(struct vfio_dma *dma, size_t pgsize)
 		return -EINVAL;
 	/*
 	 * One spare u64 beyond the pages: update_user_bitmap() shifts the
-	 * bitmap left by up to 63 bits to line it up with the user's.
+	 * bitmap left by up to 63 bits to line it up with the user's.  Up
+	 * to 256 MiB (INT_MAX pages): more than kmalloc() gives, so
+	 * kvcalloc(), which may fall back to vmalloc.
 	 */
-	dma->bitmap = bitmap_zalloc(npages + BITS_PER_TYPE(u64), GFP_KERNEL);
+	dma->bitmap = kvcalloc(BITS_TO_LONGS(npages + BITS_PER_TYPE(u64)),
+			       sizeof(unsigned long), GFP_KERNEL);
 	return dma->bitmap ? 0 : -ENOMEM;
 }
 
 static void vfio_dma_bitmap_free(struct vfio_dma *dma)
 {
-	bitmap_free(dma->bitmap);
+	kvfree(dma->bitmap);
 	dma->bitmap = NULL;
 }
 

@@ -147,7 +147,19 @@ enum fault_flag {
 
 /* ---- VMA lookup (sim/mm.c's index) ---- */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
-struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
+
+/*
+ * Inline, as the kernel's (<linux/mm.h>): type1 before 6.15 looks a VMA
+ * up once per 4 KiB page of a BAR, and the sim's last-hit cache answers
+ * inline too.  The sim's VMA is owned by the vm_area_struct it names.
+ */
+static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm,
+						unsigned long addr)
+{
+	struct sim_vma *svma = sim_mm_find_vma(mm->dmasim_mm, addr);
+
+	return svma ? (struct vm_area_struct *)sim_vma_info(svma)->owner : NULL;
+}
 
 /* ---- GUP ---- */
 long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
