@@ -467,7 +467,8 @@ static void test_boundary_overflow_does_not_truncate(void **state)
  * core allows it): odd addresses and sizes map as the reference says, a
  * run of bytes stops where both addresses reach the next page together
  * and not where only one does, and a map (by its IOVA or its physical
- * address) or an unmap one byte past 2^64 is refused, nothing done.
+ * address) or an unmap one byte past 2^64 is refused, nothing done (core;
+ * a kernel core passes it to the driver: DMASIM_IMPL_IOMMU_MAP_REFUSES_WRAP).
  */
 static void test_one_byte_pages_against_reference(void **state)
 {
@@ -487,12 +488,22 @@ static void test_one_byte_pages_against_reference(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		check_map_and_unmap(bitmap, cases[i].iova, cases[i].paddr,
 				    cases[i].size);
-	assert_int_equal(kapi_iommu_map(domain, 0ULL - SZ_4K, SZ_4K, SZ_4K + 1,
-					RW), -EINVAL);
-	assert_int_equal(kapi_iommu_map(domain, SZ_4K, 0ULL - SZ_4K, SZ_4K + 1,
-					RW), -EINVAL);
-	assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K, SZ_4K + 1), 0);
-	assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K, SZ_4K), SZ_4K);
+	/*
+	 * Past 2^64: core refuses before the driver; a kernel core that
+	 * passes the range on (DMASIM_IMPL_IOMMU_MAP_REFUSES_WRAP 0, 6.12)
+	 * leaves it to the driver, and no real driver has byte pages to
+	 * say what it would do: checked where core's check is compiled.
+	 */
+	if (DMASIM_IMPL_IOMMU_MAP_REFUSES_WRAP) {
+		assert_int_equal(kapi_iommu_map(domain, 0ULL - SZ_4K, SZ_4K,
+						SZ_4K + 1, RW), -EINVAL);
+		assert_int_equal(kapi_iommu_map(domain, SZ_4K, 0ULL - SZ_4K,
+						SZ_4K + 1, RW), -EINVAL);
+		assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K,
+						  SZ_4K + 1), 0);
+		assert_int_equal(kapi_iommu_unmap(domain, 0ULL - SZ_4K, SZ_4K),
+				 SZ_4K);
+	}
 	tear_down();
 }
 
