@@ -30,10 +30,11 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from kept_scratch import kept_scratch_folder
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOL = os.path.join(TOP, 'tools', 'mutation-score.sh')
@@ -118,18 +119,9 @@ def fail(msg, r=None):
 def scratch_folder(build_dir):
     """The --workdir kept in the build folder, keyed by the tool's and
     this check's content; older ones are removed."""
-    h = hashlib.sha1()
-    for path in (os.path.join(TOP, 'tools', 'mutation.py'), TOOL,
-                 os.path.abspath(__file__)):
-        with open(path, 'rb') as f:
-            h.update(f.read())
-    parent = os.path.join(os.path.abspath(build_dir), 'mutation-check')
-    key = h.hexdigest()[:12]
-    if os.path.isdir(parent):
-        for old in os.listdir(parent):
-            if old != key:
-                shutil.rmtree(os.path.join(parent, old), ignore_errors=True)
-    return os.path.join(parent, key)
+    return kept_scratch_folder(os.path.join(os.path.abspath(build_dir), 'mutation-check'),
+                               (os.path.join(TOP, 'tools', 'mutation.py'), TOOL,
+                                os.path.abspath(__file__)))
 
 
 def main():

@@ -41,13 +41,14 @@ the tree or the build files change.  Older folders are removed.  Without
 --keep, temporary folders, configured from nothing.
 """
 
-import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from kept_scratch import kept_scratch_folder
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DRIFT = os.path.join(TOP, 'tools', 'shim-drift.py')
@@ -172,18 +173,11 @@ def kept_folder(keep):
     """DIR/shim-drift-gate/<key>: the key hashes what the kept builds are
     made from beyond what ninja tracks (this check, the drift tool, the
     upstream build file); older folders are removed."""
-    h = hashlib.sha1()
-    for rel in ('tests/shim_drift_check.py', 'tools/shim-drift.py',
-                'upstream/meson.build'):
-        with open(os.path.join(TOP, rel), 'rb') as f:
-            h.update(f.read())
-    parent = os.path.join(os.path.abspath(keep), 'shim-drift-gate')
-    key = h.hexdigest()[:12]
-    if os.path.isdir(parent):
-        for old in os.listdir(parent):
-            if old != key:
-                shutil.rmtree(os.path.join(parent, old), ignore_errors=True)
-    return os.path.join(parent, key)
+    return kept_scratch_folder(
+        os.path.join(os.path.abspath(keep), 'shim-drift-gate'),
+        [os.path.join(TOP, rel) for rel in ('tests/shim_drift_check.py',
+                                            'tools/shim-drift.py',
+                                            'upstream/meson.build')])
 
 
 def configured_tree(meson, root, files, failures):
