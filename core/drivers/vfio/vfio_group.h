@@ -5,8 +5,8 @@
  * here so that the backend's header (vfio.h beside this one) stays the
  * kernel contract a backend sees, nothing more.
  */
-#ifndef __DMASIM_VFIO_GROUP_H__
-#define __DMASIM_VFIO_GROUP_H__
+#ifndef __VFIO_GROUP_LAYER_H__
+#define __VFIO_GROUP_LAYER_H__
 
 #include <linux/cdev.h>
 #include <linux/fs.h>
