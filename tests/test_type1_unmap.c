@@ -83,7 +83,7 @@ enum piece { ANON_2M, THP_4M, BAR_PMD_64M, BAR_PTE_1M };
 
 struct layout {
 	const char *what;
-	enum piece pieces[3];
+	enum piece pieces[5];
 	unsigned int nr;
 };
 
@@ -312,6 +312,8 @@ static const struct layout layouts[] = {
 	{ "THP", { THP_4M }, 1 },
 	{ "anon, BAR, THP in one DMA", { ANON_2M, BAR_PMD_64M, THP_4M }, 3 },
 	{ "THP, BAR of 4 KiB leaves, anon", { THP_4M, BAR_PTE_1M, ANON_2M }, 3 },
+	/* five noted runs at least (4 KiB pages): a DMA's notes grow past 4 */
+	{ "THP, four BARs of 4 KiB leaves", { THP_4M, BAR_PTE_1M, BAR_PTE_1M, BAR_PTE_1M, BAR_PTE_1M }, 5 },
 };
 
 /*
