@@ -19,15 +19,12 @@
  */
 #include <errno.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -472,8 +469,9 @@ static void test_a_vma_over_the_host_stack_keeps_ioctl_arguments(void **state)
  * BAR page's IOVA maps that RAM page (which then is unpinned twice): that
  * tree runs it in a child process, whose failure is the expected one.
  */
-static int a_dma_over_physical_address_0_maps_and_unwinds(unsigned long va)
+static int a_dma_over_physical_address_0_maps_and_unwinds(void *arg)
 {
+	unsigned long va = *(unsigned long *)arg;
 	unsigned long pins = kapi_mm_pins_outstanding();
 	unsigned long long warnings = sim_kernel_warnings();
 	unsigned long long len = 2 * THP_BLOCK + 2 * PAGE, bad = 0;
@@ -521,23 +519,11 @@ static void test_a_bar_page_at_physical_address_0_maps_and_unwinds(void **state)
 	mmap_at(va + THP_BLOCK + PAGE, THP_BLOCK, KAPI_MM_ANON, 0);
 	mmap_at(va + 2 * THP_BLOCK + PAGE, PAGE, KAPI_MM_PFNMAP, 8 * GiB / PAGE);
 	if (tree_has_known_bug(DMASIM_BUG_TYPE1_PFN0_RUN_BASE)) {
-		int status;
-		pid_t pid = fork();
-
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			/* cmocka's handlers would resume its runner here. */
-			signal(SIGSEGV, SIG_DFL);
-			signal(SIGBUS, SIG_DFL);
-			signal(SIGABRT, SIG_DFL);
-			_exit(a_dma_over_physical_address_0_maps_and_unwinds(va));
-		}
-		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_false(expect_known_bug(TYPE1_PFN0_RUN_BASE,
-					      WIFEXITED(status) &&
-					      WEXITSTATUS(status) == 0));
+			returns_0_in_a_child(a_dma_over_physical_address_0_maps_and_unwinds,
+					     &va)));
 	} else {
-		assert_int_equal(a_dma_over_physical_address_0_maps_and_unwinds(va), 0);
+		assert_int_equal(a_dma_over_physical_address_0_maps_and_unwinds(&va), 0);
 	}
 	shut_machine_down();
 }

@@ -1499,24 +1499,19 @@ class Run:
         try:
             m.status = 'survived'
             libs = w.libraries_of(sp)
-            if libs and self.o.opt is not None:
-                # The object at --opt, then its archive and libraries
-                # relinked, without ninja (Worker.relink()).
-                r = w.compile_fast(sp)
-                if not r.returncode and tests:
-                    r = w.relink(sp)
-                m.build_seconds = time.monotonic() - t0
-                if r.returncode:
-                    self.invalid(m, r)
-                    return
-                if not tests:
-                    m.reason = 'no test reaches it'
-                    return
-            elif libs or not tests:
-                # Only the libraries that hold the file (the programs
-                # load them), or the object alone when no test reaches
-                # it (a mutant no test runs survives if it compiles).
-                r = w.ninja(libs or [w.object_of(sp)])
+            if libs or not tests:
+                if libs and self.o.opt is not None:
+                    # The object at --opt, then its archive and libraries
+                    # made again without ninja (Worker.relink()).
+                    r = w.compile_fast(sp)
+                    if not r.returncode and tests:
+                        r = w.relink(sp)
+                else:
+                    # Only the libraries that hold the file (the programs
+                    # load them), or the object alone when no test
+                    # reaches it (a mutant no test runs survives if it
+                    # compiles).
+                    r = w.ninja(libs or [w.object_of(sp)])
                 m.build_seconds = time.monotonic() - t0
                 if r.returncode:
                     self.invalid(m, r)
