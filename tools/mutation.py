@@ -1574,7 +1574,7 @@ class Run:
         quota of counted outcomes is met: an invalid mutant (it does not
         compile) is replaced by the next one drawn, a listed equivalent is
         reported and not run."""
-        results = {f: [] for f in order}
+        results = self.results = {f: [] for f in order}
         pending = [[f, list(order[f]), quota[f]] for f in order]
         plock = threading.Lock()
 
@@ -1722,6 +1722,7 @@ def main(argv):
 
     t_start = time.monotonic()
     workers = [Worker(o, i) for i in range(o.jobs)]
+    run = None
 
     def on_signal(signum, frame):
         raise KeyboardInterrupt
@@ -1815,6 +1816,17 @@ def main(argv):
             w.kill_test()
             w.restore()
         log('mutation: interrupted; the scratch copies are restored')
+        done = getattr(run, 'results', None)
+        if done and any(done.values()):
+            # What was tested so far, reported as a finished run would
+            # be (the mutant in flight is left out): a long run stopped
+            # on purpose is the first N of its draw.
+            lines, _ = report(o, [(label_of(o, f), per_file_total[f],
+                                   [m for m in done[f] if m.status])
+                                  for f in files], time.monotonic() - t_start)
+            print('(interrupted: %d mutants tested)' % sum(
+                1 for v in done.values() for m in v if m.status))
+            print('\n'.join(lines))
         return 130
     finally:
         for w in workers:
