@@ -933,6 +933,29 @@ static void test_sw_msi_without_dma_iommu(void **state)
 	kapi_vfio_close(c);
 }
 
+/*
+ * The container's last user leaving takes its DMAs with it, an emulated
+ * device as an IOMMU one: a device attached afterwards finds nothing to
+ * unmap.
+ */
+static void test_the_last_emulated_device_leaving_removes_the_dmas(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(2 * MiB);
+	unsigned long long unmapped = ~0ULL;
+
+	map_dma(c, va, 0, 2 * MiB, RW);
+	kapi_vfio_detach_dev(c, mdev);
+	mdev = attach_an_emulated_device(c);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     &unmapped), 0);
+	assert_int_equal(unmapped, 0);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
 /* ---- replay into a new domain, and its unwind ---- */
 
 /*
@@ -1667,6 +1690,7 @@ int main(void)
 		T(test_replay_failing_inside_a_dma_unwinds_its_start),
 		T(test_replay_failing_at_each_map_unwinds),
 		T(test_replay_keeps_the_dma_permissions),
+		T(test_the_last_emulated_device_leaving_removes_the_dmas),
 		T(test_unmap_callbacks_and_registration_keep_one_lock_order),
 		T(test_first_group_failing_anywhere_leaves_nothing_pinned),
 		T(test_last_domain_goes_emulated_pins_stay),
