@@ -584,6 +584,15 @@ static unsigned long place_sections(struct sim_mem_section *table,
 	return n;
 }
 
+/* bytes of zero memory, backed by the host only once written; NULL if not. */
+static void *anon_map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /* The present sections' table entries back to zero, as mapped fresh. */
 static void place_sections_clear(void)
 {
@@ -647,23 +656,17 @@ int sim_mem_init(const struct sim_config *cfg)
 	if (kept.sections && kept.sections_bytes == sections_bytes) {
 		sim_sections = kept.sections;
 		kept.sections = NULL;
-	} else {
-		p = mmap(NULL, sections_bytes, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED)
-			goto err_nomem;
-		sim_sections = p;
+	} else if (!(sim_sections = anon_map(sections_bytes))) {
+		goto err_nomem;
 	}
 	if (kept.memmap && kept.memmap_map_bytes >= memmap_bytes) {
 		sim_memmap = kept.memmap;
 		memmap_map_bytes = kept.memmap_map_bytes;
 		kept.memmap = NULL;
 	} else {
-		p = mmap(NULL, memmap_bytes, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED)
+		sim_memmap = anon_map(memmap_bytes);
+		if (!sim_memmap)
 			goto err_nomem;
-		sim_memmap = p;
 		memmap_map_bytes = memmap_bytes;
 		/*
 		 * A memmap too large to keep is written densely where it is
