@@ -439,10 +439,12 @@ static inline struct fuzz_placement fuzz_placement_of(struct fuzz_input *ops)
 /*
  * The machine of fuzz_boot_machine(seed 0) with its RAM where ram says
  * (the same FUZZ_RAM_BYTES, placed), booted again only when the layout differs
- * from the machine's now.  Returns 1 if it booted (the caller then makes
- * its one-time state again), 0 if the machine stays.
+ * from the machine's now; before the old machine goes, teardown (if not
+ * NULL) gives back what the harness made on it.  Returns 1 if it booted
+ * (the caller then makes its one-time state again), 0 if the machine stays.
  */
-static inline int fuzz_boot_machine_for(enum fuzz_ram_place ram)
+static inline int fuzz_boot_machine_for(enum fuzz_ram_place ram,
+					void (*teardown)(void))
 {
 	static const struct sim_phys_range layouts[FUZZ_RAM_NR][2] = {
 		[FUZZ_RAM_AT_PFN0] = { { 0, FUZZ_RAM_BYTES } },
@@ -461,8 +463,11 @@ static inline int fuzz_boot_machine_for(enum fuzz_ram_place ram)
 
 	if (booted_ram == (int)ram)
 		return 0;
-	if (booted_ram >= 0)
+	if (booted_ram >= 0) {
+		if (teardown)
+			teardown();
 		sim_machine_destroy();
+	}
 	if (ram != FUZZ_RAM_DEFAULT)
 		memcpy(cfg.ram, layouts[ram], sizeof(layouts[ram]));
 	FUZZ_CHECK(sim_machine_init(&cfg) == 0, "machine, RAM layout %d", ram);
