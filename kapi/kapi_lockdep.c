@@ -22,6 +22,7 @@ static DEFINE_MUTEX(lock_c);
 static DEFINE_MUTEX(kept);
 static DECLARE_RWSEM(sem);
 static DEFINE_SPINLOCK(spin);
+static DEFINE_SPINLOCK(spin2);
 
 /* Two mutexes of one class: initialised at one site. */
 static struct mutex same_class[2];
@@ -52,10 +53,16 @@ static void misbehave(enum kapi_lockdep_misdeed what)
 		lockdep_assert_held(&lock_a);
 		break;
 	case KAPI_LOCKDEP_ASSERT_WRITE_READ_HELD:
+		/* On top of the stack, then under another lock. */
 		down_read(&sem);
 		lockdep_assert_held(&sem);		/* right: no report */
 		lockdep_assert_held_read(&sem);		/* right: no report */
 		lockdep_assert_held_write(&sem);	/* wrong */
+		spin_lock(&spin);
+		lockdep_assert_held(&sem);		/* right: no report */
+		lockdep_assert_held_read(&sem);		/* right: no report */
+		lockdep_assert_held_write(&sem);	/* wrong */
+		spin_unlock(&spin);
 		up_read(&sem);
 		break;
 	case KAPI_LOCKDEP_MMAP_ASSERT_UNLOCKED:
@@ -110,6 +117,50 @@ static void misbehave(enum kapi_lockdep_misdeed what)
 		mutex_lock(&lock_b);
 		mutex_unlock(&lock_b);
 		mutex_unlock(&lock_a);
+		break;
+	case KAPI_LOCKDEP_ORDER_B_UNDER_C:
+		/*
+		 * B is taken at depth 1 twice without a report (under A,
+		 * then alone before C); under C it closes C -> B -> C: the
+		 * acquire remembered under A must not stand for it.
+		 */
+		mutex_lock(&lock_a);
+		mutex_lock(&lock_b);
+		mutex_unlock(&lock_b);
+		mutex_unlock(&lock_a);
+		mutex_lock(&lock_b);
+		mutex_lock(&lock_c);
+		mutex_unlock(&lock_c);
+		mutex_unlock(&lock_b);
+		mutex_lock(&lock_c);
+		mutex_lock(&lock_b);		/* reported */
+		mutex_unlock(&lock_b);
+		mutex_unlock(&lock_c);
+		break;
+	case KAPI_LOCKDEP_READ_AGAIN_BELOW_CHANGED:
+		/*
+		 * A reader of sem takes it again at depth 2 on spin and spin2
+		 * left by sem's out-of-order release: nothing to report.
+		 * Then the same depth holds sem and spin2 (spin released out
+		 * of order): taking sem again is reported, though the lock on
+		 * top was pushed the same way both times.
+		 */
+		down_read(&sem);
+		spin_lock(&spin);
+		spin_lock(&spin2);
+		up_read(&sem);
+		down_read(&sem);
+		up_read(&sem);
+		spin_unlock(&spin2);
+		spin_unlock(&spin);
+		down_read(&sem);
+		spin_lock(&spin);
+		spin_lock(&spin2);
+		spin_unlock(&spin);
+		down_read(&sem);		/* reported; readers share */
+		up_read(&sem);
+		up_read(&sem);
+		spin_unlock(&spin2);
 		break;
 	case KAPI_LOCKDEP_RETURN_HELD:
 		mutex_lock(&kept);
