@@ -35,6 +35,17 @@ static void init_same_class(void)
 		mutex_init(&same_class[i]);
 }
 
+/* Two rw_semaphores of one class, as same_class. */
+static struct rw_semaphore same_class_sem[2];
+
+static void init_same_class_sems(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		init_rwsem(&same_class_sem[i]);
+}
+
 static void misbehave(enum kapi_lockdep_misdeed what)
 {
 	struct mm_struct *mm;
@@ -120,46 +131,47 @@ static void misbehave(enum kapi_lockdep_misdeed what)
 		break;
 	case KAPI_LOCKDEP_ORDER_B_UNDER_C:
 		/*
-		 * B is taken at depth 1 twice without a report (under A,
-		 * then alone before C); under C it closes C -> B -> C: the
-		 * acquire remembered under A must not stand for it.
+		 * B then C is learnt; B under A is remembered; B under C
+		 * (the same depth, another lock below) closes C -> B -> C:
+		 * what was remembered under A must not stand for it.
 		 */
-		mutex_lock(&lock_a);
-		mutex_lock(&lock_b);
-		mutex_unlock(&lock_b);
-		mutex_unlock(&lock_a);
 		mutex_lock(&lock_b);
 		mutex_lock(&lock_c);
 		mutex_unlock(&lock_c);
 		mutex_unlock(&lock_b);
+		mutex_lock(&lock_a);
+		mutex_lock(&lock_b);
+		mutex_unlock(&lock_b);
+		mutex_unlock(&lock_a);
 		mutex_lock(&lock_c);
 		mutex_lock(&lock_b);		/* reported */
 		mutex_unlock(&lock_b);
 		mutex_unlock(&lock_c);
 		break;
-	case KAPI_LOCKDEP_READ_AGAIN_BELOW_CHANGED:
+	case KAPI_LOCKDEP_CLASS_AGAIN_BELOW_CHANGED:
 		/*
-		 * A reader of sem takes it again at depth 2 on spin and spin2
-		 * left by sem's out-of-order release: nothing to report.
-		 * Then the same depth holds sem and spin2 (spin released out
-		 * of order): taking sem again is reported, though the lock on
-		 * top was pushed the same way both times.
+		 * sem_b taken at depth 2 on spin and spin2, which sem_a's
+		 * out-of-order release left: nothing to report.  Then the
+		 * same locks in the same order, but spin released out of
+		 * order: depth 2 again, spin2 on top pushed as before, sem_a
+		 * below: sem_b, of sem_a's class, is reported.
 		 */
-		down_read(&sem);
+		init_same_class_sems();
+		down_read(&same_class_sem[0]);
 		spin_lock(&spin);
 		spin_lock(&spin2);
-		up_read(&sem);
-		down_read(&sem);
-		up_read(&sem);
+		up_read(&same_class_sem[0]);
+		down_read(&same_class_sem[1]);
+		up_read(&same_class_sem[1]);
 		spin_unlock(&spin2);
 		spin_unlock(&spin);
-		down_read(&sem);
+		down_read(&same_class_sem[0]);
 		spin_lock(&spin);
 		spin_lock(&spin2);
 		spin_unlock(&spin);
-		down_read(&sem);		/* reported; readers share */
-		up_read(&sem);
-		up_read(&sem);
+		down_read(&same_class_sem[1]);	/* reported */
+		up_read(&same_class_sem[1]);
+		up_read(&same_class_sem[0]);
 		spin_unlock(&spin2);
 		break;
 	case KAPI_LOCKDEP_RETURN_HELD:

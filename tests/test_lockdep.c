@@ -142,16 +142,17 @@ static void test_lock_order_is_relearnt_after_forgetting_under_a_held_lock(void 
 /*
  * An acquire the checker remembered stands only for the same held locks:
  * B checked under A is checked again under C (and the inversion found),
- * a reader's second acquire checked on one stack is checked again on a
- * stack of the same depth that out-of-order releases made different.
+ * an rwsem checked at depth 2 on one stack is checked again at depth 2
+ * on a stack that out-of-order releases made different (and the lock of
+ * its class below found).
  */
 static void test_remembered_acquires_are_checked_again_on_other_stacks(void **state)
 {
 	static const struct misdeed_case cases[] = {
-		{ "B under A, B before C, then B under C",
+		{ "B before C, B under A, then B under C",
 		  KAPI_LOCKDEP_ORDER_B_UNDER_C, SIM_LOCKDEP_ORDER, 1 },
-		{ "reader again after its own, then another's, early release",
-		  KAPI_LOCKDEP_READ_AGAIN_BELOW_CHANGED, SIM_LOCKDEP_RECURSION,
+		{ "one class at depth 2, before and after another early release",
+		  KAPI_LOCKDEP_CLASS_AGAIN_BELOW_CHANGED, SIM_LOCKDEP_RECURSION,
 		  1 },
 	};
 

@@ -22,8 +22,8 @@ enum kapi_lockdep_misdeed {
 	KAPI_LOCKDEP_ORDER_BA,			/* B then A, after ORDER_AB */
 	KAPI_LOCKDEP_ORDER_BC_CA,		/* B then C, C then A: a cycle */
 	KAPI_LOCKDEP_ORDER_AB_FORGOTTEN,	/* A held: B, order forgotten, B */
-	KAPI_LOCKDEP_ORDER_B_UNDER_C,		/* A then B, B then C, C then B */
-	KAPI_LOCKDEP_READ_AGAIN_BELOW_CHANGED,	/* a reader again, stack reshuffled */
+	KAPI_LOCKDEP_ORDER_B_UNDER_C,		/* B then C, A then B, C then B */
+	KAPI_LOCKDEP_CLASS_AGAIN_BELOW_CHANGED,	/* same class at a reshuffled depth */
 	KAPI_LOCKDEP_RETURN_HELD,		/* return with a mutex held */
 	KAPI_LOCKDEP_RIGHTLY,			/* every rule kept: no report */
 	KAPI_LOCKDEP_NR_MISDEEDS
