@@ -481,9 +481,9 @@ static inline unsigned long sim_lock_memo_tag(int flags)
  * lock goes on the thread's stack.  Returns 0, or -1 when the thread
  * already holds this very lock (reported: the caller must not block).
  */
-static sim_always_inline int sim_lock_acquire(const void *lock, const void *key,
-					      unsigned int subclass, int flags,
-					      const char *name, const char *file, int line)
+static sim_always_inline int
+sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
+		 int flags, const char *name, const char *file, int line)
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned long class = key ? (unsigned long)key + subclass : 0;
@@ -508,8 +508,8 @@ static sim_always_inline int sim_lock_acquire(const void *lock, const void *key,
 void sim_lock_acquire_failed(const void *lock);
 
 /* Before releasing: 0, or -1 when the thread does not hold it (reported). */
-static sim_always_inline int sim_lock_release(const void *lock, const char *name,
-					      const char *file, int line)
+static sim_always_inline int
+sim_lock_release(const void *lock, const char *name, const char *file, int line)
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned int n = t->nr_held;
@@ -533,7 +533,8 @@ int sim_lock_held_below(const void *lock, int how);
  * -1 (either).  The lock on top is asked inline (the lock an assertion is
  * about is most often the last one taken), the others by a call.
  */
-static sim_always_inline int sim_lock_held(const void *lock, int how)
+static sim_always_inline int
+sim_lock_held(const void *lock, int how)
 {
 	const struct sim_lockdep_thread *t = &sim_lockdep_self;
 	const struct sim_held_lock *h = &t->held[t->nr_held];
@@ -544,9 +545,9 @@ static sim_always_inline int sim_lock_held(const void *lock, int how)
 }
 
 /* lockdep_assert_held*(): reports unless sim_lock_held(lock, how) == want. */
-static sim_always_inline void sim_lockdep_assert(const void *lock, int how, int want,
-						 const char *what, const char *file,
-						 int line)
+static sim_always_inline void
+sim_lockdep_assert(const void *lock, int how, int want, const char *what,
+		   const char *file, int line)
 {
 	if (sim_unlikely(sim_lock_held(lock, how) != want))
 		sim_lockdep_assert_failed(what, file, line);
