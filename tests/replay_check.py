@@ -2,18 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """dmasim replay: the shipped 4-GPU scenario and the QEMU trace importer,
 their counts checked against a hand calculation.
-Usage: replay_check.py PATH/TO/dmasim SCENARIOS_DIR [--slow[=before|after]]
 
-Default: a small VM of the shipped 4-GPU scenario's shape (2 GPUs with
-4 GiB BARs, 4 GiB of RAM, 3 passes), before and after the huge-pfnmap
-series, unmap_stride off and on, the hand calculation checked on each
-(under a second); the sample QEMU trace; the gpu leaf sizes and hugetlb
-RAM.  --slow: the shipped 4-GPU, 128 GiB, 8-pass scenario before the
-series (about 1.2 billion pfn lookups: suite bench, a minute of CPU) and
-after, unmap_stride off (as many IOMMU probes) and on, and the 1-GPU
-64 GiB 3-pass one after with unmap_stride off (per-page unmap probes);
---slow=before or --slow=after runs one of the two (meson runs them as
-two tests, at once).
+Usage: replay_check.py PATH/TO/dmasim SCENARIOS_DIR [--small-vm | --slow[=before|after]]
+
+Default: the sample QEMU trace, the gpu leaf sizes and hugetlb RAM.
+--small-vm: a small VM of the shipped 4-GPU scenario's shape (2 GPUs
+with 4 GiB BARs, 4 GiB of RAM, 3 passes), before and after the
+huge-pfnmap series, unmap_stride off and on, the hand calculation
+checked on each (under a second; meson runs it beside the default).
+--slow: the shipped 4-GPU, 128 GiB, 8-pass scenario, the same hand
+calculation, before the series (about 1.2 billion pfn lookups: suite
+bench, a minute of CPU) and after, unmap_stride off (as many IOMMU
+probes) and on, and the 1-GPU 64 GiB 3-pass one after with unmap_stride
+off (per-page unmap probes); --slow=before or --slow=after runs one of
+the two (meson runs them as two tests, at once).
 
 The counts follow from the build's page size (the JSON's page_size): a
 page table holds page_size / 8 entries, so a PMD leaf is 2 MiB, 32 MiB or
@@ -30,6 +32,7 @@ SCEN = sys.argv[2]
 SLOW_MODES = {"--slow": ["before", "after"], "--slow=before": ["before"],
               "--slow=after": ["after"]}
 SLOW = next((SLOW_MODES[a] for a in sys.argv[3:] if a in SLOW_MODES), None)
+SMALL_VM_ONLY = "--small-vm" in sys.argv[3:]
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 PAGE = None     # the build's page size, from the first replay's JSON
 
@@ -363,8 +366,9 @@ if SLOW:
     if "after" in SLOW:
         check_4gpu("after", True)
         check_1gpu_probes()
-else:
+elif SMALL_VM_ONLY:
     check_small_vms()
+else:
     check_qemu_trace()
     check_gpu_leaf_sizes()
     check_hugetlb_1g()
