@@ -26,7 +26,8 @@
  * page costs host memory only once it is written: 64 bytes per page (in
  * units of 2 MiB of memmap, one section, for machines above 1 GiB, where
  * the host gives transparent huge pages).  Host memory is kept from one
- * machine for the next (keep_for_next_machine()).  Page data lives in one memfd, a section's worth per present
+ * machine for the next (keep_for_next_machine()).  Page data lives in one
+ * memfd, a section's worth per present
  * section, sparse (ftruncate), mapped once at direct_map (the direct map:
  * page i of the memmap has its data at direct_map + i pages).  vmap() maps
  * the same file pages again at consecutive addresses
