@@ -22,6 +22,7 @@ static DEFINE_MUTEX(lock_c);
 static DEFINE_MUTEX(kept);
 static DECLARE_RWSEM(sem);
 static DEFINE_SPINLOCK(spin);
+static DEFINE_SPINLOCK(spin2);
 
 /* Two mutexes of one class: initialised at one site. */
 static struct mutex same_class[2];
@@ -32,6 +33,17 @@ static void init_same_class(void)
 
 	for (i = 0; i < 2; i++)
 		mutex_init(&same_class[i]);
+}
+
+/* Two rw_semaphores of one class, as same_class. */
+static struct rw_semaphore same_class_sem[2];
+
+static void init_same_class_sems(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		init_rwsem(&same_class_sem[i]);
 }
 
 static void misbehave(enum kapi_lockdep_misdeed what)
@@ -52,10 +64,16 @@ static void misbehave(enum kapi_lockdep_misdeed what)
 		lockdep_assert_held(&lock_a);
 		break;
 	case KAPI_LOCKDEP_ASSERT_WRITE_READ_HELD:
+		/* On top of the stack, then under another lock. */
 		down_read(&sem);
 		lockdep_assert_held(&sem);		/* right: no report */
 		lockdep_assert_held_read(&sem);		/* right: no report */
 		lockdep_assert_held_write(&sem);	/* wrong */
+		spin_lock(&spin);
+		lockdep_assert_held(&sem);		/* right: no report */
+		lockdep_assert_held_read(&sem);		/* right: no report */
+		lockdep_assert_held_write(&sem);	/* wrong */
+		spin_unlock(&spin);
 		up_read(&sem);
 		break;
 	case KAPI_LOCKDEP_MMAP_ASSERT_UNLOCKED:
@@ -110,6 +128,51 @@ static void misbehave(enum kapi_lockdep_misdeed what)
 		mutex_lock(&lock_b);
 		mutex_unlock(&lock_b);
 		mutex_unlock(&lock_a);
+		break;
+	case KAPI_LOCKDEP_ORDER_B_UNDER_C:
+		/*
+		 * B then C is learnt; B under A is remembered; B under C
+		 * (the same depth, another lock below) closes C -> B -> C:
+		 * what was remembered under A must not stand for it.
+		 */
+		mutex_lock(&lock_b);
+		mutex_lock(&lock_c);
+		mutex_unlock(&lock_c);
+		mutex_unlock(&lock_b);
+		mutex_lock(&lock_a);
+		mutex_lock(&lock_b);
+		mutex_unlock(&lock_b);
+		mutex_unlock(&lock_a);
+		mutex_lock(&lock_c);
+		mutex_lock(&lock_b);		/* reported */
+		mutex_unlock(&lock_b);
+		mutex_unlock(&lock_c);
+		break;
+	case KAPI_LOCKDEP_CLASS_AGAIN_BELOW_CHANGED:
+		/*
+		 * sem_b taken at depth 2 on spin and spin2, which sem_a's
+		 * out-of-order release left: nothing to report.  Then the
+		 * same locks in the same order, but spin released out of
+		 * order: depth 2 again, spin2 on top pushed as before, sem_a
+		 * below: sem_b, of sem_a's class, is reported.
+		 */
+		init_same_class_sems();
+		down_read(&same_class_sem[0]);
+		spin_lock(&spin);
+		spin_lock(&spin2);
+		up_read(&same_class_sem[0]);
+		down_read(&same_class_sem[1]);
+		up_read(&same_class_sem[1]);
+		spin_unlock(&spin2);
+		spin_unlock(&spin);
+		down_read(&same_class_sem[0]);
+		spin_lock(&spin);
+		spin_lock(&spin2);
+		spin_unlock(&spin);
+		down_read(&same_class_sem[1]);	/* reported */
+		up_read(&same_class_sem[1]);
+		up_read(&same_class_sem[0]);
+		spin_unlock(&spin2);
 		break;
 	case KAPI_LOCKDEP_RETURN_HELD:
 		mutex_lock(&kept);

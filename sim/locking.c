@@ -10,11 +10,12 @@
  * Below them, the lock checker (<dmasim/sim.h> lists its reports): a
  * per-thread stack of held locks and a global graph of lock-class order
  * edges ("A was held when B was taken").  The common paths are inline in
- * <dmasim/sim.h>: a lock whose edges from every held lock were confirmed
- * during this holding of them costs a compare per held lock, a release of
- * the lock on top a compare; the rest comes here.  An edge not yet
- * confirmed is one hash probe; the graph is searched for a cycle only when
- * a new edge appears, which happens a few dozen times per process.
+ * <dmasim/sim.h>: an acquire already checked on the same held stack (a
+ * memo of its depth names both) costs a few compares, a release of the
+ * lock on top a compare; the rest comes here, which checks everything and
+ * remembers an acquire that passed.  An edge not yet known is one hash
+ * probe; the graph is searched for a cycle only when a new edge appears,
+ * which happens a few dozen times per process.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -87,15 +88,15 @@ int sim_locking_selfcheck(void)
 /* ---- the lock checker ---- */
 
 /*
- * The thread's stack of held locks and its RCU read depth
- * (struct sim_lockdep_thread, <dmasim/sim.h>: the inline fast paths
- * there use them too).
+ * The thread's stack of held locks (held[1..nr_held]), its acquire memos
+ * and its RCU read depth (struct sim_lockdep_thread, <dmasim/sim.h>: the
+ * inline fast paths there use them too).
  */
 _Thread_local struct sim_lockdep_thread sim_lockdep_self;
 #define held		(sim_lockdep_self.held)
 #define nr_held		(sim_lockdep_self.nr_held)
 #define rcu_read_depth	(sim_lockdep_self.rcu_read_depth)
-/* Moved on by sim_lockdep_forget_order(): every held lock's order_ok is stale. */
+/* Moved on by sim_lockdep_forget_order(): every memo is stale. */
 unsigned int sim_lockdep_order_gen;
 static unsigned long long lockdep_reports[SIM_LOCKDEP_NR_REPORTS];
 
@@ -256,68 +257,135 @@ out:
 
 static struct sim_held_lock *held_find(const void *lock)
 {
-	unsigned int i = nr_held;
+	unsigned int i;
 
-	while (i--)
+	for (i = nr_held; i; i--)
 		if (held[i].lock == lock)
 			return &held[i];
 	return NULL;
 }
 
+static int held_read(const struct sim_held_lock *h)
+{
+	return h->ctx & 1;
+}
+
+int sim_lock_held_below(const void *lock, int how)
+{
+	const struct sim_held_lock *h = held_find(lock);
+
+	return h && (how < 0 || held_read(h) == (how == SIM_LOCK_READ));
+}
+
+/* A state number never given before for a lock held so (see <dmasim/sim.h>). */
+static unsigned long ctx_fresh(int read)
+{
+	return ++sim_lockdep_self.last_ctx << 1 | (read != 0);
+}
+
+/* memo[w][depth] matches an acquire on the stack held[depth] names. */
+static int memo_matches(const struct sim_lock_memo *m, const void *lock,
+			unsigned long class, int flags, unsigned int depth)
+{
+	return m->lock == lock && m->parent == held[depth].ctx &&
+	       m->class == class && m->tag == sim_lock_memo_tag(flags);
+}
+
 /*
- * Everything the inline sim_lock_acquire() does not settle: reports,
- * edges to look up or learn (each then remembered in the held lock's
- * order_ok), a full stack.
+ * The acquire that made h passed every check: the next one like it on the
+ * same stack can skip them (the memo it displaces moves to way 1).
+ */
+static void memo_remember(const struct sim_held_lock *h, int flags)
+{
+	unsigned int depth = (unsigned int)(h - held) - 1, w;
+	struct sim_lockdep_thread *t = &sim_lockdep_self;
+
+	for (w = SIM_LOCKDEP_MEMO_WAYS - 1; w; w--)
+		t->memo[w][depth] = t->memo[w - 1][depth];
+	t->memo[0][depth] = (struct sim_lock_memo){
+		.lock = h->lock, .parent = h[-1].ctx, .class = h->class,
+		.tag = sim_lock_memo_tag(flags), .ctx = h->ctx,
+	};
+}
+
+/*
+ * Everything the inline sim_lock_acquire() does not settle: first the
+ * depth's other memos (one that matches becomes way 0), then every check:
+ * reports, edges to look up or learn, a full stack.  An acquire with
+ * nothing to report and every edge known is remembered.
  */
 int sim_lock_acquire_slow(const void *lock, const void *key,
 			  unsigned int subclass, int flags, const char *name,
 			  const char *file, int line)
 {
+	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	uintptr_t class = key ? (uintptr_t)key + subclass : 0;
-	unsigned int gen = __atomic_load_n(&sim_lockdep_order_gen,
-					   __ATOMIC_RELAXED);
 	int read = flags & SIM_LOCK_READ;
-	struct sim_held_lock *h = held_find(lock);
-	unsigned int i;
+	struct sim_held_lock *h;
+	int clean = 1;
+	unsigned int i, w;
 
+	for (w = 1; w < SIM_LOCKDEP_MEMO_WAYS; w++) {
+		struct sim_lock_memo hit = t->memo[w][nr_held];
+
+		if (!memo_matches(&hit, lock, class, flags, nr_held))
+			continue;
+		for (; w; w--)
+			t->memo[w][nr_held] = t->memo[w - 1][nr_held];
+		t->memo[0][nr_held] = hit;
+		held[++nr_held] = (struct sim_held_lock){
+			.lock = lock, .class = class, .name = name,
+			.ctx = hit.ctx,
+		};
+		return 0;
+	}
+	h = held_find(lock);
 	if (h) {
 		lockdep_report(SIM_LOCKDEP_RECURSION, file, line,
 			       "%s taken again by the thread that holds it",
 			       name);
 		/* Two readers of one rwsem do not block each other here. */
-		if (!(read && h->read))
+		if (!(read && held_read(h)))
 			return -1;
+		clean = 0;
 	}
-	for (i = 0; i < nr_held && class; i++) {
+	for (i = 1; i <= nr_held && class; i++) {
 		if (held[i].class == class) {
+			clean = 0;
 			if (!h)
 				lockdep_report(SIM_LOCKDEP_RECURSION, file, line,
 					       "%s taken while holding %s, of the same class",
 					       name, held[i].name);
 		} else if (held[i].class && !(flags & SIM_LOCK_TRY) &&
-			   (held[i].order_ok != class ||
-			    held[i].order_gen != gen)) {
-			if (order_known(held[i].class, class) ||
-			    order_add(&held[i], class, name, file, line)) {
-				held[i].order_ok = class;
-				held[i].order_gen = gen;
-			}
+			   !order_known(held[i].class, class) &&
+			   !order_add(&held[i], class, name, file, line)) {
+			clean = 0;
 		}
 	}
 	if (nr_held == SIM_LOCKDEP_DEPTH) {
 		sim_kernel_warn(file, line, "lockdep: too many locks held");
 		return 0;
 	}
-	held[nr_held++] = (struct sim_held_lock){
-		.lock = lock, .class = class, .name = name, .read = read,
+	h = &held[++nr_held];
+	*h = (struct sim_held_lock){
+		.lock = lock, .class = class, .name = name,
+		.ctx = ctx_fresh(read),
 	};
+	if (clean)
+		memo_remember(h, flags);
 	return 0;
 }
 
+/*
+ * h leaves the stack: the locks above it move down, and as the stack
+ * below them changed, each gets a fresh state number.
+ */
 static void held_remove(struct sim_held_lock *h)
 {
-	memmove(h, h + 1, (size_t)(&held[nr_held] - (h + 1)) * sizeof(*h));
+	memmove(h, h + 1, (size_t)(&held[nr_held] - h) * sizeof(*h));
 	nr_held--;
+	for (; h <= &held[nr_held]; h++)
+		h->ctx = ctx_fresh(held_read(h));
 }
 
 void sim_lock_acquire_failed(const void *lock)
@@ -344,12 +412,16 @@ int sim_lock_release_slow(const void *lock, const char *name,
 	return 0;
 }
 
+/* The stack from h up is another one now: fresh state numbers. */
 void sim_lock_downgrade(const void *lock)
 {
 	struct sim_held_lock *h = held_find(lock);
 
-	if (h)
-		h->read = 1;
+	if (!h)
+		return;
+	h->ctx |= 1;
+	for (; h <= &held[nr_held]; h++)
+		h->ctx = ctx_fresh(held_read(h));
 }
 
 void sim_lockdep_assert_failed(const char *what, const char *file, int line)
@@ -366,7 +438,7 @@ void sim_locks_user_return(const char *door)
 {
 	unsigned int i;
 
-	for (i = 0; i < nr_held; i++)
+	for (i = 1; i <= nr_held; i++)
 		lockdep_report(SIM_LOCKDEP_HELD_AT_RETURN, door, 0,
 			       "%s still held", held[i].name);
 	if (rcu_read_depth) {

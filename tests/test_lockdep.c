@@ -60,7 +60,11 @@ static void assert_misdeed_reported(const struct misdeed_case *t)
 	assert_int_equal(sim_locks_held(), 0);
 }
 
-/* Each rule broken once is reported once, by kind, as a kernel warning. */
+/*
+ * Each rule broken once is reported once, by kind, as a kernel warning;
+ * and again when broken again (the second round's rightful acquires are
+ * the checker's remembered ones, which must still see the locks taken).
+ */
 static void test_each_broken_rule_is_reported(void **state)
 {
 	static const struct misdeed_case cases[] = {
@@ -72,8 +76,8 @@ static void test_each_broken_rule_is_reported(void **state)
 		  SIM_LOCKDEP_BAD_UNLOCK, 1 },
 		{ "lockdep_assert_held, not held",
 		  KAPI_LOCKDEP_ASSERT_HELD_UNHELD, SIM_LOCKDEP_NOT_HELD, 1 },
-		{ "lockdep_assert_held_write of a reader",
-		  KAPI_LOCKDEP_ASSERT_WRITE_READ_HELD, SIM_LOCKDEP_NOT_HELD, 1 },
+		{ "lockdep_assert_held_write of a reader, on top and under",
+		  KAPI_LOCKDEP_ASSERT_WRITE_READ_HELD, SIM_LOCKDEP_NOT_HELD, 2 },
 		{ "mmap_assert_locked, not locked",
 		  KAPI_LOCKDEP_MMAP_ASSERT_UNLOCKED, SIM_LOCKDEP_NOT_HELD, 1 },
 		{ "mutex_lock by its holder", KAPI_LOCKDEP_MUTEX_TWICE,
@@ -84,8 +88,9 @@ static void test_each_broken_rule_is_reported(void **state)
 		  SIM_LOCKDEP_NR_REPORTS - 1, 0 },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		assert_misdeed_reported(&cases[i]);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			assert_misdeed_reported(&cases[i]);
 }
 
 /*
@@ -131,6 +136,30 @@ static void test_lock_order_is_relearnt_after_forgetting_under_a_held_lock(void 
 	sim_lockdep_forget_order();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_misdeed_reported(&cases[i]);
+	sim_lockdep_forget_order();
+}
+
+/*
+ * An acquire the checker remembered stands only for the same held locks:
+ * B checked under A is checked again under C (and the inversion found),
+ * an rwsem checked at depth 2 on one stack is checked again at depth 2
+ * on a stack that out-of-order releases made different (and the lock of
+ * its class below found).
+ */
+static void test_remembered_acquires_are_checked_again_on_other_stacks(void **state)
+{
+	static const struct misdeed_case cases[] = {
+		{ "B before C, B under A, then B under C",
+		  KAPI_LOCKDEP_ORDER_B_UNDER_C, SIM_LOCKDEP_ORDER, 1 },
+		{ "one class at depth 2, before and after another early release",
+		  KAPI_LOCKDEP_CLASS_AGAIN_BELOW_CHANGED, SIM_LOCKDEP_RECURSION,
+		  1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sim_lockdep_forget_order();
+		assert_misdeed_reported(&cases[i]);
+	}
 	sim_lockdep_forget_order();
 }
 
@@ -224,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_rcu_read_sections_balance_or_are_reported),
 		cmocka_unit_test(test_lock_order_inversions_are_reported_once),
 		cmocka_unit_test(test_lock_order_is_relearnt_after_forgetting_under_a_held_lock),
+		cmocka_unit_test(test_remembered_acquires_are_checked_again_on_other_stacks),
 		cmocka_unit_test(test_lock_held_on_return_to_user_space_is_reported),
 		cmocka_unit_test(test_unlock_by_another_thread_is_reported),
 	};

@@ -14,7 +14,7 @@ enum kapi_lockdep_misdeed {
 	KAPI_LOCKDEP_UP_READ_UNHELD,		/* up_read() by a non-reader */
 	KAPI_LOCKDEP_SPIN_UNLOCK_FREE,		/* spin_unlock() of a free lock */
 	KAPI_LOCKDEP_ASSERT_HELD_UNHELD,	/* lockdep_assert_held() fails */
-	KAPI_LOCKDEP_ASSERT_WRITE_READ_HELD,	/* _held_write() of a reader */
+	KAPI_LOCKDEP_ASSERT_WRITE_READ_HELD,	/* _held_write() of a reader, twice */
 	KAPI_LOCKDEP_MMAP_ASSERT_UNLOCKED,	/* mmap_assert_locked() fails */
 	KAPI_LOCKDEP_MUTEX_TWICE,		/* mutex_lock() by its holder */
 	KAPI_LOCKDEP_SAME_CLASS_NESTED,		/* two of a class, no subclass */
@@ -22,6 +22,8 @@ enum kapi_lockdep_misdeed {
 	KAPI_LOCKDEP_ORDER_BA,			/* B then A, after ORDER_AB */
 	KAPI_LOCKDEP_ORDER_BC_CA,		/* B then C, C then A: a cycle */
 	KAPI_LOCKDEP_ORDER_AB_FORGOTTEN,	/* A held: B, order forgotten, B */
+	KAPI_LOCKDEP_ORDER_B_UNDER_C,		/* B then C, A then B, C then B */
+	KAPI_LOCKDEP_CLASS_AGAIN_BELOW_CHANGED,	/* same class at a reshuffled depth */
 	KAPI_LOCKDEP_RETURN_HELD,		/* return with a mutex held */
 	KAPI_LOCKDEP_RIGHTLY,			/* every rule kept: no report */
 	KAPI_LOCKDEP_NR_MISDEEDS

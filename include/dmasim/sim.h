@@ -26,9 +26,12 @@ typedef unsigned long long sim_phys_t;
 #if defined(__GNUC__)
 #define sim_likely(x)	__builtin_expect(!!(x), 1)
 #define sim_unlikely(x)	__builtin_expect(!!(x), 0)
+/* Hot-path helpers the compiler must not outline (it did, per call site). */
+#define sim_always_inline	inline __attribute__((__always_inline__))
 #else
 #define sim_likely(x)	(x)
 #define sim_unlikely(x)	(x)
+#define sim_always_inline	inline
 #endif
 
 /* ------------------------------------------------------------------------
@@ -399,30 +402,59 @@ enum {
 };
 /*
  * The checker's state of one thread, in this header so that its common
- * cases run inline, with no call: a lock taken with nothing to check (no
- * lock of its class held, every order edge from the held locks to its
- * class already confirmed by this holding), the lock on top of the stack
- * released, an assertion that holds.  Anything else (a report to make, an
- * edge to look up or learn, a release out of order) goes to the slow paths
- * in sim/locking.c, which do every check.  Each held lock remembers the
- * last class whose edge from it was found known (order_ok, valid while
- * order_gen is sim_lockdep_order_gen: sim_lockdep_forget_order() moves
- * it on), which is what makes a lock taken again and again under the same
- * locks (type1's mmap lock, once per page) cost a few compares.
+ * cases run inline, with no call: a lock taken exactly as it was taken
+ * before, on top of exactly the same held locks (a memo hit, below), the
+ * lock on top of the stack released, an assertion about the lock on top
+ * that holds.  Anything else (a report to make, an order edge to look up
+ * or learn, a release out of order) goes to sim/locking.c, which does
+ * every check.
+ *
+ * Held stack states are named: each held lock carries ctx, a number that
+ * stands for the whole stack from the bottom up to it (its lock, class
+ * and read flag and everything below; held[0], always zero, is the empty
+ * stack).  A state gets a fresh number the first time the slow path
+ * pushes it, and a held lock whose stack below changes (a lock under it
+ * released out of order, or downgraded) gets a fresh one too, so equal
+ * numbers mean equal stacks.  When the slow path finds nothing to report
+ * and every order edge known, it remembers that acquire for its depth
+ * (struct sim_lock_memo: the state below, the lock, its class and flags,
+ * the order graph's generation, the state it made).  The same acquire on
+ * the same state again passes the same checks (the lock is not held, no
+ * lock of its class is, every edge is still known while
+ * sim_lockdep_order_gen has not moved), so it is four compares and a
+ * push: type1's mmap lock and page-table lock, taken once per 4 KiB page
+ * before Linux 6.15, never take the checks again.  Each depth keeps two
+ * memos, the last one hit inline and the one before in the slow path
+ * (which swaps them on a hit there).
  */
 struct sim_held_lock {
 	const void *lock;
 	unsigned long class;	/* 0: no class, no order checks */
 	const char *name;
-	int read;
-	unsigned int order_gen;
-	unsigned long order_ok;	/* class: the edge class -> order_ok is known */
+	unsigned long ctx;	/* state number << 1 | 1 if read-held */
 };
+
+struct sim_lock_memo {
+	const void *lock;	/* NULL: empty */
+	unsigned long parent;	/* ctx of the stack it was taken on */
+	unsigned long class;
+	unsigned long tag;	/* sim_lockdep_order_gen << 2 | flags */
+	unsigned long ctx;	/* the stack it made */
+};
+
+#define SIM_LOCKDEP_MEMO_WAYS	2
 
 struct sim_lockdep_thread {
 	unsigned int nr_held;
 	unsigned int rcu_read_depth;
-	struct sim_held_lock held[SIM_LOCKDEP_DEPTH];
+	unsigned long last_ctx;	/* the last stack-state number given */
+	/* held[1..nr_held], bottom first; held[0] is the empty stack. */
+	struct sim_held_lock held[SIM_LOCKDEP_DEPTH + 1];
+	/*
+	 * memo[w][d]: acquires at depth d, way 0 the one tried inline;
+	 * memo[w][SIM_LOCKDEP_DEPTH], never filled, ends each way.
+	 */
+	struct sim_lock_memo memo[SIM_LOCKDEP_MEMO_WAYS][SIM_LOCKDEP_DEPTH + 1];
 };
 
 extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
@@ -436,43 +468,38 @@ int sim_lock_release_slow(const void *lock, const char *name,
 void sim_lockdep_assert_failed(const char *what, const char *file, int line);
 void sim_rcu_read_unlock_unbalanced(const char *file, int line);
 
+/* The memo tag of an acquire with flags, at the order graph's generation. */
+static inline unsigned long sim_lock_memo_tag(int flags)
+{
+	return (unsigned long)__atomic_load_n(&sim_lockdep_order_gen,
+					      __ATOMIC_RELAXED) << 2 |
+	       (unsigned int)flags;
+}
+
 /*
  * Before taking lock (or after a trylock took it): the checks, then the
  * lock goes on the thread's stack.  Returns 0, or -1 when the thread
  * already holds this very lock (reported: the caller must not block).
  */
-static inline int sim_lock_acquire(const void *lock, const void *key,
-				   unsigned int subclass, int flags,
-				   const char *name, const char *file, int line)
+static sim_always_inline int
+sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
+		 int flags, const char *name, const char *file, int line)
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned long class = key ? (unsigned long)key + subclass : 0;
-	unsigned int gen = __atomic_load_n(&sim_lockdep_order_gen,
-					   __ATOMIC_RELAXED);
-	unsigned int i, n = t->nr_held;
-	struct sim_held_lock *h;
+	unsigned int n = t->nr_held;	/* <= SIM_LOCKDEP_DEPTH */
+	const struct sim_lock_memo *m = &t->memo[0][n];
+	struct sim_held_lock *h = &t->held[n];
 
-	if (sim_unlikely(n >= SIM_LOCKDEP_DEPTH))
-		goto slow;
-	for (i = 0; i < n; i++) {
-		h = &t->held[i];
-		if (h->lock == lock)
-			goto slow;
-		if (class && h->class &&
-		    (h->class == class ||
-		     (!(flags & SIM_LOCK_TRY) &&
-		      (h->order_ok != class || h->order_gen != gen))))
-			goto slow;
+	if (sim_likely(m->lock == lock && m->parent == h->ctx &&
+		       m->class == class && m->tag == sim_lock_memo_tag(flags))) {
+		h[1] = (struct sim_held_lock){
+			.lock = lock, .class = class, .name = name,
+			.ctx = m->ctx,
+		};
+		t->nr_held = n + 1;
+		return 0;
 	}
-	h = &t->held[n];
-	h->lock = lock;
-	h->class = class;
-	h->name = name;
-	h->read = flags & SIM_LOCK_READ;
-	h->order_ok = 0;
-	t->nr_held = n + 1;
-	return 0;
-slow:
 	return sim_lock_acquire_slow(lock, key, subclass, flags, name, file,
 				     line);
 }
@@ -481,13 +508,14 @@ slow:
 void sim_lock_acquire_failed(const void *lock);
 
 /* Before releasing: 0, or -1 when the thread does not hold it (reported). */
-static inline int sim_lock_release(const void *lock, const char *name,
-				   const char *file, int line)
+static sim_always_inline int
+sim_lock_release(const void *lock, const char *name, const char *file, int line)
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned int n = t->nr_held;
 
-	if (sim_likely(n && t->held[n - 1].lock == lock)) {
+	/* held[0], the empty stack, holds no lock. */
+	if (sim_likely(t->held[n].lock == lock)) {
 		t->nr_held = n - 1;
 		return 0;
 	}
@@ -497,22 +525,29 @@ static inline int sim_lock_release(const void *lock, const char *name,
 /* A write-held lock becomes read-held (downgrade_write()). */
 void sim_lock_downgrade(const void *lock);
 
-/* Whether the calling thread holds lock: how is SIM_LOCK_READ, _WRITE or -1 (either). */
-static inline int sim_lock_held(const void *lock, int how)
+/* sim_lock_held() of a lock that is not on top of the stack. */
+int sim_lock_held_below(const void *lock, int how);
+
+/*
+ * Whether the calling thread holds lock: how is SIM_LOCK_READ, _WRITE or
+ * -1 (either).  The lock on top is asked inline (the lock an assertion is
+ * about is most often the last one taken), the others by a call.
+ */
+static sim_always_inline int
+sim_lock_held(const void *lock, int how)
 {
 	const struct sim_lockdep_thread *t = &sim_lockdep_self;
-	unsigned int i = t->nr_held;
+	const struct sim_held_lock *h = &t->held[t->nr_held];
 
-	while (i--)
-		if (t->held[i].lock == lock)
-			return how < 0 || t->held[i].read == (how == SIM_LOCK_READ);
-	return 0;
+	if (sim_likely(h->lock == lock))
+		return how < 0 || (int)(h->ctx & 1) == (how == SIM_LOCK_READ);
+	return sim_lock_held_below(lock, how);
 }
 
 /* lockdep_assert_held*(): reports unless sim_lock_held(lock, how) == want. */
-static inline void sim_lockdep_assert(const void *lock, int how, int want,
-				      const char *what, const char *file,
-				      int line)
+static sim_always_inline void
+sim_lockdep_assert(const void *lock, int how, int want, const char *what,
+		   const char *file, int line)
 {
 	if (sim_unlikely(sim_lock_held(lock, how) != want))
 		sim_lockdep_assert_failed(what, file, line);

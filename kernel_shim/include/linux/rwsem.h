@@ -28,6 +28,7 @@
 
 #include <dmasim/sim.h>
 #include <linux/errno.h>
+#include <linux/compiler_types.h>
 #include <linux/lockdep.h>
 #include <linux/types.h>
 
@@ -64,7 +65,8 @@ static inline const char *__dmasim_rwsem_name(struct rw_semaphore *sem,
 	return sem->name ? sem->name : expr;
 }
 
-static inline int __dmasim_down_read_trylock(struct rw_semaphore *sem)
+static __always_inline int
+__dmasim_down_read_trylock(struct rw_semaphore *sem)
 {
 	long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 
@@ -75,7 +77,8 @@ static inline int __dmasim_down_read_trylock(struct rw_semaphore *sem)
 	return 0;
 }
 
-static inline int __dmasim_down_write_trylock(struct rw_semaphore *sem)
+static __always_inline int
+__dmasim_down_write_trylock(struct rw_semaphore *sem)
 {
 	long free = 0;
 
@@ -98,9 +101,9 @@ static inline int __dmasim_down_trylock(struct rw_semaphore *sem, int read,
 	return 1;
 }
 
-static inline void __dmasim_down(struct rw_semaphore *sem, int read,
-				 unsigned int subclass, const char *expr,
-				 const char *file, int line)
+static __always_inline void
+__dmasim_down(struct rw_semaphore *sem, int read, unsigned int subclass,
+	      const char *expr, const char *file, int line)
 {
 	unsigned int spins = 0;
 
@@ -112,8 +115,9 @@ static inline void __dmasim_down(struct rw_semaphore *sem, int read,
 		sim_cpu_relax_yield(&spins);
 }
 
-static inline void __dmasim_up(struct rw_semaphore *sem, int read,
-			       const char *expr, const char *file, int line)
+static __always_inline void
+__dmasim_up(struct rw_semaphore *sem, int read, const char *expr,
+	    const char *file, int line)
 {
 	if (sim_lock_release(sem, __dmasim_rwsem_name(sem, expr), file, line))
 		return;

@@ -18,6 +18,7 @@
 #define _DMASIM_LINUX_SPINLOCK_H
 
 #include <dmasim/sim.h>
+#include <linux/compiler_types.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
@@ -28,8 +29,9 @@ static inline void spin_lock_init(spinlock_t *lock)
 	lock->owner = 0;
 }
 
-static inline void __dmasim_spin_lock(spinlock_t *lock, const char *expr,
-				      const char *file, int line)
+static __always_inline void
+__dmasim_spin_lock(spinlock_t *lock, const char *expr, const char *file,
+		   int line)
 {
 	unsigned int spins = 0;
 
@@ -51,8 +53,9 @@ static inline int __dmasim_spin_trylock(spinlock_t *lock, const char *expr,
 	return 1;
 }
 
-static inline void __dmasim_spin_unlock(spinlock_t *lock, const char *expr,
-					const char *file, int line)
+static __always_inline void
+__dmasim_spin_unlock(spinlock_t *lock, const char *expr, const char *file,
+		     int line)
 {
 	if (sim_lock_release(lock, expr, file, line))
 		return;
