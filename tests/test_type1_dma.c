@@ -1080,6 +1080,138 @@ static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
 }
 
 /*
+ *   iova 1 GiB: [ first batch of pins ][ second batch of pins ]
+ *                ^ first        last ^  ^ first        last ^
+ *
+ * The first IOMMU device's pinning charges each batch of pages less the
+ * pages an emulated device already holds in exactly that batch: one
+ * externally pinned page at either edge of either batch leaves locked_vm
+ * at the DMA's size, neither charged twice nor skipped in the batch next
+ * to it.
+ */
+static void test_external_pins_at_batch_edges_are_charged_once(void **state)
+{
+	const unsigned long batch = PAGE / sizeof(void *);	/* pages a batch holds */
+	const unsigned long pinned_page[] = { 0, batch - 1, batch, 2 * batch - 1 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pinned_page); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+		unsigned long va = map_anon(2 * batch * PAGE), pfn;
+		unsigned long long iova = GiB + pinned_page[i] * PAGE;
+
+		print_message("external pin at page %lu\n", pinned_page[i]);
+		map_dma(c, va, GiB, 2 * batch * PAGE, RW);
+		assert_int_equal(kapi_vfio_pin_pages(c, mdev, iova, 1, RW, &pfn), 1);
+		assert_int_equal(kapi_mm_locked_vm(), 1);
+
+		attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		assert_int_equal(kapi_mm_locked_vm(), 2 * batch);
+		assert_int_equal(pins_held(), 1 + 2 * batch);
+
+		kapi_vfio_unpin_pages(c, mdev, iova, 1);
+		assert_int_equal(kapi_mm_locked_vm(), 2 * batch);
+		unmap_dma_exactly(c, GiB, 2 * batch * PAGE);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(pins_held(), 0);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+	}
+}
+
+/* How many of the n pages the CPU maps from va are marked dirty. */
+static unsigned long dirty_pages_at(unsigned long va, unsigned long n)
+{
+	unsigned long i, pfn, dirty = 0;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(kapi_mm_cpu_pfn(va + i * PAGE, &pfn, NULL), 0);
+		dirty += sim_page_test(sim_pfn_to_page(pfn), SIM_PG_DIRTY) != 0;
+	}
+	return dirty;
+}
+
+/*
+ *   va:  [ anon, 4 pages ]  or  [ THP ]  or  [ anon page ][ BAR page ]
+ *
+ * Type1 dirties the pages it unpins only when the DMA let the device
+ * write them: every way back (an emulated device's unpin, an unmap of
+ * small pages, of a THP run, of a DMA holding reserved pfns) leaves the
+ * pages of a read-only DMA clean and marks those of a read-write one.
+ */
+static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
+{
+	static const struct {
+		const char *what;
+		int kind;		/* KAPI_MM_* of the memory */
+		unsigned long len;	/* of that memory */
+		int bar_page_after;	/* a BAR page follows: reserved pfns */
+		int emulated;		/* an emulated device pins page 1 */
+	} cases[] = {
+		{ "emulated device's pin", KAPI_MM_ANON, 4 * PAGE, 0, 1 },
+		{ "small pages", KAPI_MM_ANON, 4 * PAGE, 0, 0 },
+		{ "THP run", KAPI_MM_THP, THP_BLOCK, 0, 0 },
+		{ "with a reserved pfn", KAPI_MM_ANON, PAGE, 1, 0 },
+	};
+	static const unsigned int prots[] = {
+		KAPI_VFIO_DMA_MAP_FLAG_READ, RW,
+	};
+	unsigned int i, p;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		for (p = 0; p < ARRAY_SIZE(prots); p++) {
+			struct kapi_vfio *c = open_a_v2_container();
+			struct kapi_mm_map m = {
+				.len = cases[i].len + cases[i].bar_page_after * PAGE,
+				.kind = cases[i].kind, .writable = 1,
+				.populate = 1, .align = PMD,
+			};
+			unsigned long va = map_memory(&m), n = cases[i].len / PAGE;
+			int writes = prots[p] == RW;
+			struct kapi_vfio_dev *mdev;
+			unsigned long pfn;
+
+			print_message("%s, %s\n", cases[i].what,
+				      writes ? "read-write" : "read-only");
+			if (cases[i].bar_page_after) {
+				/* The same range again: memory, then the BAR page. */
+				assert_int_equal(kapi_mm_munmap(va), 0);
+				m.addr = va;
+				m.len = cases[i].len;
+				map_memory(&m);
+				map_bar(&(struct kapi_mm_map){
+					.addr = va + cases[i].len, .len = PAGE,
+					.max_leaf = KAPI_MM_LEAF_PTE,
+					.writable = 1, .populate = 1,
+				}, NULL, NULL);
+			}
+			assert_int_equal(dirty_pages_at(va, n), 0);
+			if (cases[i].emulated) {
+				mdev = attach_an_emulated_device(c);
+				map_dma(c, va, 0, cases[i].len, prots[p]);
+				assert_int_equal(kapi_vfio_pin_pages(c, mdev, PAGE, 1,
+								     prots[p], &pfn), 1);
+				kapi_vfio_unpin_pages(c, mdev, PAGE, 1);
+				assert_int_equal(dirty_pages_at(va + PAGE, 1), writes);
+				unmap_dma_exactly(c, 0, cases[i].len);
+			} else {
+				attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+				map_dma(c, va, 0, n * PAGE + cases[i].bar_page_after * PAGE,
+					prots[p]);
+				unmap_dma_exactly(c, 0, n * PAGE +
+						  cases[i].bar_page_after * PAGE);
+				assert_int_equal(dirty_pages_at(va, n), writes ? n : 0);
+			}
+			assert_int_equal(pins_held(), 0);
+			kapi_vfio_close(c);
+			if (cases[i].bar_page_after)
+				assert_int_equal(kapi_mm_munmap(va + cases[i].len), 0);
+			assert_int_equal(kapi_mm_munmap(va), 0);
+		}
+}
+
+/*
  *   va:    [ pfnmap of one RAM page the kernel reserved ]   iova 0
  *
  * An emulated device may pin a reserved page (it has a struct page); it
@@ -1752,6 +1884,8 @@ int main(void)
 		T(test_a_pinning_iommu_device_narrows_the_dirty_scope),
 		T(test_external_pin_without_memory_for_its_record),
 		T(test_first_iommu_device_pins_what_was_left_unpinned),
+		T(test_external_pins_at_batch_edges_are_charged_once),
+		T(test_only_a_writable_dma_dirties_what_it_unpins),
 		T(test_external_pin_of_a_reserved_page_is_not_charged),
 		T(test_pinned_page_and_a_contiguous_reserved_pfn),
 		T(test_dma_of_physical_page_zero_stays_in_the_iommu),
