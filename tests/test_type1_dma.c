@@ -45,6 +45,7 @@
 /* intel-sl's smallest leaf is 4 KiB (its format): leaves per CPU page. */
 #define INTEL_LEAVES_PER_PAGE	(PAGE / SZ_4K)
 #define RW	KAPI_VFIO_DMA_MAP_RW
+#define STRIDE	"vfio_iommu_type1.unmap_stride"
 #define RD	KAPI_VFIO_DMA_MAP_FLAG_READ
 #define WR	KAPI_VFIO_DMA_MAP_FLAG_WRITE
 #define VADDR_MAP	KAPI_VFIO_DMA_MAP_FLAG_VADDR
@@ -1148,12 +1149,15 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 		unsigned long len;	/* of that memory */
 		int bar_page_after;	/* a BAR page follows: reserved pfns */
 		int emulated;		/* an emulated device pins page 1 */
+		int stride;		/* core's unmap_stride on: runs noted */
 	} cases[] = {
-		{ "emulated device's pin", KAPI_MM_ANON, 4 * PAGE, 0, 1 },
-		{ "small pages", KAPI_MM_ANON, 4 * PAGE, 0, 0 },
-		{ "THP run", KAPI_MM_THP, THP_BLOCK, 0, 0 },
-		{ "with a reserved pfn", KAPI_MM_ANON, PAGE, 1, 0 },
+		{ "emulated device's pin", KAPI_MM_ANON, 4 * PAGE, 0, 1, 0 },
+		{ "small pages", KAPI_MM_ANON, 4 * PAGE, 0, 0, 0 },
+		{ "THP run", KAPI_MM_THP, THP_BLOCK, 0, 0, 0 },
+		{ "THP run, noted", KAPI_MM_THP, THP_BLOCK, 0, 0, 1 },
+		{ "with a reserved pfn", KAPI_MM_ANON, PAGE, 1, 0, 0 },
 	};
+	char v[8];
 	static const unsigned int prots[] = {
 		KAPI_VFIO_DMA_MAP_FLAG_READ, RW,
 	};
@@ -1174,6 +1178,15 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 
 			print_message("%s, %s\n", cases[i].what,
 				      writes ? "read-write" : "read-only");
+			if (cases[i].stride) {
+				/* A parameter of core's alone. */
+				if (kapi_param_get(STRIDE, v, sizeof(v))) {
+					kapi_vfio_close(c);
+					assert_int_equal(kapi_mm_munmap(va), 0);
+					continue;
+				}
+				assert_int_equal(kapi_param_set(STRIDE, "1"), 0);
+			}
 			if (cases[i].bar_page_after) {
 				/* The same range again: memory, then the BAR page. */
 				assert_int_equal(kapi_mm_munmap(va), 0);
@@ -1203,6 +1216,8 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 						  cases[i].bar_page_after * PAGE);
 				assert_int_equal(dirty_pages_at(va, n), writes ? n : 0);
 			}
+			if (cases[i].stride)
+				assert_int_equal(kapi_param_set(STRIDE, "0"), 0);
 			assert_int_equal(pins_held(), 0);
 			kapi_vfio_close(c);
 			if (cases[i].bar_page_after)
