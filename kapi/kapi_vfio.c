@@ -727,6 +727,14 @@ static int kapi_vfio_pin(struct kapi_vfio *c, struct kapi_vfio_dev *dev,
 		return -ENOMEM;
 	ret = c->ops->pin_pages(c->data, dev->group, iova, npage, iommu_prot,
 				pages);
+	/*
+	 * The backend's contract (type1 since it took struct pages): a
+	 * failed pin leaves no page behind in the caller's array, not even
+	 * of the pages it pinned and gave back before the failure.
+	 */
+	for (i = 0; ret < 0 && i < npage; i++)
+		WARN(pages[i], "pin_pages failed (%d) but left pages[%d] set\n",
+		     ret, i);
 	for (i = 0; ret > 0 && i < ret; i++) {
 		pfns[i] = page_to_pfn(pages[i]);
 		if (kapi_vfio_remember_pin(dev, iova + (u64)i * PAGE_SIZE)) {
