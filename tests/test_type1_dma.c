@@ -673,6 +673,10 @@ static void test_v1_container_unmaps_loosely(void **state)
 	assert_int_equal(invalidate_vaddrs(c, MiB, 2 * MiB, 0, &bytes), 0);
 	assert_int_equal(bytes, 2 * MiB);
 	assert_int_equal(give_new_vaddr(c, va, 2 * MiB, 2 * MiB), 0);
+	/* A range starting exactly at the DMA's first byte: the same. */
+	assert_int_equal(invalidate_vaddrs(c, 2 * MiB, MiB, 0, &bytes), 0);
+	assert_int_equal(bytes, 2 * MiB);
+	assert_int_equal(give_new_vaddr(c, va, 2 * MiB, 2 * MiB), 0);
 
 	assert_int_equal(kapi_vfio_unmap_dma(c, MiB, 2 * MiB, 0, &bytes), 0);
 	assert_int_equal(bytes, 2 * MiB);
