@@ -141,7 +141,7 @@ static void pgsize_map_or_unmap(struct fuzz_input *in, unsigned long long bitmap
 	unsigned long long size = fuzz_u64(in);
 	unsigned int align = fuzz_u8(in);
 	unsigned long long cur, cur_pa, left, total = 0, ncalls = 0;
-	struct kapi_iommu_call call;
+	const struct kapi_iommu_call *call;
 	int misaligned;
 
 	/* Mostly aligned requests; a few keep their low bits (-EINVAL). */
@@ -180,23 +180,23 @@ static void pgsize_map_or_unmap(struct fuzz_input *in, unsigned long long bitmap
 	cur = iova;
 	cur_pa = paddr;
 	left = size;
-	for (unsigned long i = 0; !kapi_iommu_trace_get(i, &call); i++) {
-		if (call.op != (unmap ? KAPI_IOMMU_OP_UNMAP_PAGES :
-					KAPI_IOMMU_OP_MAP_PAGES))
+	for (unsigned long i = 0; (call = kapi_iommu_trace_at(i)); i++) {
+		unsigned long long call_pa = unmap ? call->iova : call->paddr;
+
+		if (call->op != (unmap ? KAPI_IOMMU_OP_UNMAP_PAGES :
+					 KAPI_IOMMU_OP_MAP_PAGES))
 			continue;
 		FUZZ_CHECK(!misaligned, "a driver call for a misaligned request");
-		if (unmap)
-			call.paddr = call.iova;
-		FUZZ_CHECK(call.iova == cur && call.paddr == cur_pa,
+		FUZZ_CHECK(call->iova == cur && call_pa == cur_pa,
 			   "call %llu at 0x%llx/0x%llx, expected 0x%llx/0x%llx",
-			   ncalls, call.iova, call.paddr, cur, cur_pa);
-		check_run(bitmap, cur, cur_pa, call.pgsize, call.count, left);
-		FUZZ_CHECK(call.done == call.pgsize * call.count,
-			   "dry run reported 0x%llx", call.done);
-		cur += call.done;
-		cur_pa += call.done;
-		left -= call.done;
-		total += call.done;
+			   ncalls, call->iova, call_pa, cur, cur_pa);
+		check_run(bitmap, cur, cur_pa, call->pgsize, call->count, left);
+		FUZZ_CHECK(call->done == call->pgsize * call->count,
+			   "dry run reported 0x%llx", call->done);
+		cur += call->done;
+		cur_pa += call->done;
+		left -= call->done;
+		total += call->done;
 		ncalls++;
 	}
 	FUZZ_CHECK(misaligned ? total == 0 : total == size,
@@ -604,7 +604,7 @@ static unsigned long long tables_unmap(struct fuzz_input *in,
 	unsigned long long gran = 1ULL << ds->fmt->granule_shift;
 	unsigned long long bitmap = ds->fmt->pgsize_bitmap;
 	unsigned long long iova, size, got, cur, total = 0;
-	struct kapi_iommu_call call;
+	const struct kapi_iommu_call *call;
 	unsigned int how = fuzz_u8(in);
 
 	if ((how & 1) && nr_shadow) {
@@ -626,27 +626,27 @@ static unsigned long long tables_unmap(struct fuzz_input *in,
 		FUZZ_CHECK(got == 0, "misaligned unmap returned 0x%llx", got);
 		return iova;
 	}
-	/* Follow the core's loop call by call. */
+	/* Follow the core's loop call by call-> */
 	cur = iova;
-	for (unsigned long i = 0; !kapi_iommu_trace_get(i, &call); i++) {
+	for (unsigned long i = 0; (call = kapi_iommu_trace_at(i)); i++) {
 		unsigned long long model;
 
-		if (call.op != KAPI_IOMMU_OP_UNMAP_PAGES)
+		if (call->op != KAPI_IOMMU_OP_UNMAP_PAGES)
 			continue;
 		FUZZ_CHECK(total < size, "a call after 0x%llx of 0x%llx",
 			   total, size);
-		FUZZ_CHECK(call.iova == cur, "call at 0x%llx, expected 0x%llx",
-			   call.iova, cur);
-		check_run(bitmap, cur, cur, call.pgsize, call.count,
+		FUZZ_CHECK(call->iova == cur, "call at 0x%llx, expected 0x%llx",
+			   call->iova, cur);
+		check_run(bitmap, cur, cur, call->pgsize, call->count,
 			  size - total);
-		model = model_unmap_pages(ds, cur, call.pgsize, call.count);
-		FUZZ_CHECK(call.done == model,
+		model = model_unmap_pages(ds, cur, call->pgsize, call->count);
+		FUZZ_CHECK(call->done == model,
 			   "unmap_pages(0x%llx, %llu x 0x%llx) cleared 0x%llx, the model 0x%llx",
-			   cur, call.count, call.pgsize, call.done, model);
-		if (!call.done)
+			   cur, call->count, call->pgsize, call->done, model);
+		if (!call->done)
 			break;
-		cur += call.done;
-		total += call.done;
+		cur += call->done;
+		total += call->done;
 	}
 	FUZZ_CHECK(got == total, "iommu_unmap returned 0x%llx, calls 0x%llx",
 		   got, total);

@@ -382,7 +382,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	place = (struct fuzz_place_state){ .place = fuzz_placement_of(&in) };
 	splits_at_start =
 		sim_choice_taken_alt[SIM_CH_PT_LEAF_CHANGED][SIM_PT_LEAF_SPLIT];
-	fuzz_boot_machine_for(place.place.ram);
+	fuzz_boot_machine_for(place.place.ram, NULL);
 	kmalloc_at_start = sim_kmalloc_outstanding();
 	proc = kapi_proc_create();
 	FUZZ_CHECK(proc != NULL, "process");

@@ -232,6 +232,11 @@ int kapi_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call)
 	return sim_iommu_trace_get(i, call);
 }
 
+const struct kapi_iommu_call *kapi_iommu_trace_at(unsigned long i)
+{
+	return sim_iommu_trace_at(i);
+}
+
 void kapi_iommu_trace_clear(void)
 {
 	sim_iommu_trace_clear();

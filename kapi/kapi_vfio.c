@@ -53,6 +53,8 @@ struct kapi_vfio_dev {
 	bool pinning;
 	/* dma_unmap callbacks still to answer by pinning again (a race). */
 	unsigned long repins_on_dma_unmap;
+	/* Probed apart (kapi_vfio_dev_probe()): a detach leaves it probed. */
+	bool probed;
 };
 
 static unsigned long kapi_vfio_open_count;
@@ -112,9 +114,9 @@ unsigned long kapi_vfio_nr_open(void)
 	return kapi_vfio_open_count;
 }
 
-int kapi_vfio_attach_iommu_dev(struct kapi_vfio *c,
-			       enum sim_iommu_format_id fmt,
-			       struct kapi_vfio_dev **out)
+/* The device of kapi_vfio_attach_iommu_dev(), probed, in no container. */
+static int kapi_vfio_probe(enum sim_iommu_format_id fmt,
+			   struct kapi_vfio_dev **out)
 {
 	struct kapi_vfio_dev *dev;
 	char name[32];
@@ -122,26 +124,74 @@ int kapi_vfio_attach_iommu_dev(struct kapi_vfio *c,
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
-		return kapi_return(-ENOMEM);
+		return -ENOMEM;
 	snprintf(name, sizeof(name), "vfio-dev%lu", ++kapi_vfio_dev_serial);
 	dev->idev = sim_iommu_device_create(name, fmt, NULL);
 	if (IS_ERR(dev->idev)) {
 		ret = PTR_ERR(dev->idev);
 		kfree(dev);
-		return kapi_return(ret);
+		return ret;
 	}
 	dev->group = dev->idev->iommu_group;
-	dev->container = c;
+	*out = dev;
+	return 0;
+}
 
-	ret = c->ops->attach_group(c->data, dev->group, VFIO_IOMMU);
+/* attach_group of a device in no container to c. */
+static int kapi_vfio_attach(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
+{
+	int ret = c->ops->attach_group(c->data, dev->group, VFIO_IOMMU);
+
+	if (ret)
+		return ret;
+	dev->container = c;
+	list_add_tail(&dev->next, &c->devices);
+	return 0;
+}
+
+int kapi_vfio_attach_iommu_dev(struct kapi_vfio *c,
+			       enum sim_iommu_format_id fmt,
+			       struct kapi_vfio_dev **out)
+{
+	struct kapi_vfio_dev *dev;
+	int ret;
+
+	ret = kapi_vfio_probe(fmt, &dev);
+	if (ret)
+		return kapi_return(ret);
+	ret = kapi_vfio_attach(c, dev);
 	if (ret) {
 		sim_iommu_device_destroy(dev->idev);
 		kfree(dev);
 		return kapi_return(ret);
 	}
-	list_add_tail(&dev->next, &c->devices);
 	*out = dev;
 	return kapi_return(0);
+}
+
+int kapi_vfio_dev_probe(enum sim_iommu_format_id fmt,
+			struct kapi_vfio_dev **out)
+{
+	int ret = kapi_vfio_probe(fmt, out);
+
+	if (!ret)
+		(*out)->probed = true;
+	return kapi_return(ret);
+}
+
+int kapi_vfio_attach_probed_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
+{
+	if (!dev->probed || dev->container)
+		return kapi_return(-EBUSY);
+	return kapi_return(kapi_vfio_attach(c, dev));
+}
+
+void kapi_vfio_dev_remove(struct kapi_vfio_dev *dev)
+{
+	WARN_ON(!dev->probed || dev->container);
+	sim_iommu_device_destroy(dev->idev);
+	kfree(dev);
+	kapi_user_return();
 }
 
 static struct kapi_vfio_pin *kapi_vfio_find_pin(struct kapi_vfio_dev *dev,
@@ -249,6 +299,26 @@ static void kapi_vfio_destroy_group_devs(struct kapi_vfio_dev *dev)
 	sim_iommu_device_destroy(dev->idev);
 }
 
+/*
+ * A device leaves its container: a probed one stays probed, in none;
+ * any other is destroyed with its group.
+ */
+static void kapi_vfio_dev_put(struct kapi_vfio_dev *dev)
+{
+	kfree(dev->pins);
+	dev->pins = NULL;
+	dev->nr_pins = dev->cap_pins = 0;
+	if (dev->probed) {
+		dev->container = NULL;
+		return;
+	}
+	if (dev->emulated)
+		iommu_group_put(dev->group);
+	else
+		kapi_vfio_destroy_group_devs(dev);
+	kfree(dev);
+}
+
 void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 {
 	list_del(&dev->next);
@@ -261,12 +331,7 @@ void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev)
 		c->ops->unregister_device(c->data, &dev->vdev);
 	}
 	c->ops->detach_group(c->data, dev->group);
-	if (dev->emulated)
-		iommu_group_put(dev->group);
-	else
-		kapi_vfio_destroy_group_devs(dev);
-	kfree(dev->pins);
-	kfree(dev);
+	kapi_vfio_dev_put(dev);
 	kapi_user_return();
 }
 
@@ -824,15 +889,12 @@ int kapi_vfio_attach_iommu_dev_opts(struct kapi_vfio *c,
 		dev->peers[dev->nr_peers++] = peer;
 	}
 	dev->group = dev->idev->iommu_group;
-	dev->container = c;
-
-	ret = c->ops->attach_group(c->data, dev->group, VFIO_IOMMU);
+	ret = kapi_vfio_attach(c, dev);
 	if (ret) {
 		kapi_vfio_destroy_group_devs(dev);
 		kfree(dev);
 		return kapi_return(ret);
 	}
-	list_add_tail(&dev->next, &c->devices);
 	*out = dev;
 	return kapi_return(0);
 }
@@ -896,12 +958,7 @@ void kapi_vfio_release_attached(struct kapi_vfio *c)
 	c->ops->release(c->data);
 	list_for_each_entry_safe(dev, tmp, &c->devices, next) {
 		list_del(&dev->next);
-		if (dev->emulated)
-			iommu_group_put(dev->group);
-		else
-			kapi_vfio_destroy_group_devs(dev);
-		kfree(dev->pins);
-		kfree(dev);
+		kapi_vfio_dev_put(dev);
 	}
 	kfree(c);
 	kapi_vfio_open_count--;

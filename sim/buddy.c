@@ -518,27 +518,43 @@ static void free_to_buddy(struct zone *z, struct sim_page *page,
 /* ------------------------------------------------------------------------
  * Per-cpu lists
  */
+/*
+ * Free pages from the pcp lists down to target, one page from each
+ * non-empty list in turn from list start on.  The non-empty lists are a
+ * bit mask (nothing is added to a list while it drains), so the turn goes
+ * straight to the next one: sim_buddy_rewind() drains every page an input
+ * freed, and stepping over the empty lists one by one was half of that.
+ */
+_Static_assert(NR_PCP_LISTS <= 32, "pcp list mask");
+
 static void pcp_drain_to(struct zone *z, struct pcp *pcp, unsigned long target,
 			 unsigned int start)
 {
-	unsigned int idx = start, empty = 0;
+	unsigned int idx, nonempty = 0;
 
-	while (pcp->count > target && empty < NR_PCP_LISTS) {
-		struct sim_list *list = &pcp->lists[idx];
+	for (idx = 0; idx < NR_PCP_LISTS; idx++)
+		if (!list_is_empty(&pcp->lists[idx]))
+			nonempty |= 1u << idx;
+	idx = start;
+	while (pcp->count > target && nonempty) {
+		/* The first non-empty list at idx or after it, cyclically. */
+		unsigned int ahead = nonempty >> idx;
+		struct sim_list *list;
+		struct sim_page *page;
+		unsigned int order;
 
-		if (list_is_empty(list)) {
-			empty++;
-		} else {
-			struct sim_page *page = lru_to_page(list->prev);
-			unsigned int order = page->pcp_order;
-
-			empty = 0;
-			list_unlink(&page->lru);
-			page->flags &= ~(1UL << SIM_PG_PCP);
-			page->pcp_order = 0;
-			pcp->count -= 1UL << order;
-			free_to_buddy(z, page, order);
-		}
+		idx = ahead ? idx + (unsigned int)__builtin_ctz(ahead) :
+			      (unsigned int)__builtin_ctz(nonempty);
+		list = &pcp->lists[idx];
+		page = lru_to_page(list->prev);
+		order = page->pcp_order;
+		list_unlink(&page->lru);
+		page->flags &= ~(1UL << SIM_PG_PCP);
+		page->pcp_order = 0;
+		pcp->count -= 1UL << order;
+		free_to_buddy(z, page, order);
+		if (list_is_empty(list))
+			nonempty &= ~(1u << idx);
 		idx = (idx + 1) % NR_PCP_LISTS;
 	}
 }

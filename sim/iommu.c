@@ -200,8 +200,11 @@ static inline unsigned int pte_rep_log2(unsigned long long pte)
  * MAP_POPULATE: one system call instead of a page fault per table, which
  * is what dominated a first 1 GiB map of 4K leaves), and freed tables are
  * kept, zeroed, on a free list per granule, so map/unmap cycles cost no
- * allocator work at all.  Arenas are returned when the machine is torn
- * down with no domain left.
+ * allocator work at all.  With no domain left, a machine torn down keeps
+ * its arenas and cached tables (zeroed: nothing in them belongs to a
+ * machine) for the next one, up to ARENA_KEEP_BYTES, and returns them
+ * above that: pre-faulting the first arena again was a fifth of a boot
+ * (fuzz_type1 boots again when an input places RAM elsewhere).
  *
  * A machine's first arena is small and each next one twice the last, up
  * to ARENA_MAX_BYTES: a machine that maps a few pages pre-faults 128 KiB,
@@ -211,6 +214,7 @@ static inline unsigned int pte_rep_log2(unsigned long long pte)
  */
 #define ARENA_MIN_BYTES	(128UL << 10)
 #define ARENA_MAX_BYTES	(4UL << 20)
+#define ARENA_KEEP_BYTES	(8UL << 20)
 
 struct table_arena {
 	struct table_arena *next;
@@ -291,6 +295,15 @@ static void table_free(struct sim_iommu_domain *dom, struct sim_iommu_table *t)
 	pte_store(&t->e[0], (unsigned long long)(unsigned long)c->head);
 	c->head = t;
 	c->nr++;
+}
+
+static unsigned long arena_bytes(void)
+{
+	unsigned long n = 0;
+
+	for (const struct table_arena *a = arenas; a; a = a->next)
+		n += a->bytes;
+	return n;
 }
 
 static void table_arenas_release(void)
@@ -893,7 +906,7 @@ int sim_iommu_init(void)
 void sim_iommu_destroy(void)
 {
 	sim_iommu_lock();
-	if (!nr_domains)
+	if (!nr_domains && arena_bytes() > ARENA_KEEP_BYTES)
 		table_arenas_release();
 	sim_iommu_unlock();
 }

@@ -20,10 +20,15 @@ static int echo_enabled(void)
 
 void sim_klog(int level, const char *msg)
 {
+	size_t n;
+
 	if (level < 0 || level >= SIM_KLOG_NR_LEVELS)
 		level = SIM_KLOG_WARNING;
 	klog_counts[level]++;
-	snprintf(klog_last, sizeof(klog_last), "%s", msg);
+	/* A copy, not a second formatting (printk already formatted it). */
+	n = strnlen(msg, sizeof(klog_last) - 1);
+	memmove(klog_last, msg, n);
+	klog_last[n] = '\0';
 	if (echo_enabled())
 		fprintf(stderr, "[kernel <%d>] %s%s", level, msg,
 			msg[0] && msg[strlen(msg) - 1] == '\n' ? "" : "\n");

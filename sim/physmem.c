@@ -23,9 +23,11 @@
  * back from a struct page's place in the memmap.
  *
  * Costs: the memmap is one MAP_NORESERVE anonymous mapping, so a struct
- * page costs host memory only once it is written: 64 bytes per page, in
- * units of 2 MiB of memmap (one section) where the host gives transparent
- * huge pages.  Page data lives in one memfd, a section's worth per present
+ * page costs host memory only once it is written: 64 bytes per page (in
+ * units of 2 MiB of memmap, one section, for machines above 1 GiB, where
+ * the host gives transparent huge pages).  Host memory is kept from one
+ * machine for the next (keep_for_next_machine()).  Page data lives in one
+ * memfd, a section's worth per present
  * section, sparse (ftruncate), mapped once at direct_map (the direct map:
  * page i of the memmap has its data at direct_map + i pages).  vmap() maps
  * the same file pages again at consecutive addresses
@@ -67,6 +69,38 @@ static int data_fd = -1;
 static unsigned char *direct_map;
 static unsigned long nr_present;	/* present sections */
 static size_t memmap_bytes, sections_bytes;
+/* The memmap's and the direct map's mappings: at least what is in use. */
+static size_t memmap_map_bytes, direct_map_bytes;
+
+/*
+ * Host memory one machine leaves to the next (sim_mem_destroy() keeps it,
+ * sim_mem_init() takes what fits): the section table, a memmap of up to
+ * KEEP_MEMMAP_MAX bytes, and the page-data file with its direct map, each
+ * given back as a fresh mapping would be: the table's present entries
+ * cleared, the memmap's resident pages (the ones ever touched) zeroed, the
+ * file's data punched out.  A harness boots again whenever an input
+ * places RAM elsewhere (fuzz/README.md) and the suites boot one machine
+ * per case; mapping, faulting and unmapping all of it again was most of a
+ * boot.
+ *
+ * A kept memmap has no transparent huge pages: zeroing a 2 MiB page for
+ * each section of a machine that touches a few hundred struct pages cost
+ * more than the rest of its boot, and what is touched stays resident for
+ * the next machine.  A larger memmap (RAM above 1 GiB of 4 KiB pages, as
+ * the ageing presets' 16 GiB) still asks for huge pages, and goes with its
+ * machine: ageing writes all of it, one fault per 2 MiB instead of 512.
+ */
+#define KEEP_MEMMAP_MAX	(16UL << 20)
+
+static struct {
+	struct sim_mem_section *sections;
+	size_t sections_bytes;
+	struct sim_page *memmap;
+	size_t memmap_map_bytes;
+	int data_fd;
+	unsigned char *direct_map;
+	size_t direct_map_bytes;
+} kept = { .data_fd = -1 };
 
 #define SECTION_BYTES	(1ULL << SIM_SECTION_SHIFT)
 
@@ -410,12 +444,13 @@ static int layout_placed(const struct sim_config *cfg)
 	return 0;
 }
 
+/* The machine's host memory, unmapped, and its state forgotten. */
 static void unmap_all(void)
 {
 	if (sim_memmap)
-		munmap(sim_memmap, memmap_bytes);
+		munmap(sim_memmap, memmap_map_bytes);
 	if (direct_map)
-		munmap(direct_map, nr_present * SECTION_BYTES);
+		munmap(direct_map, direct_map_bytes);
 	if (sim_sections)
 		munmap(sim_sections, sections_bytes);
 	if (data_fd >= 0)
@@ -426,11 +461,85 @@ static void unmap_all(void)
 	sim_memmap_section_pfn = NULL;
 	sim_nr_sections = 0;
 	nr_present = 0;
+	memmap_map_bytes = direct_map_bytes = 0;
 	direct_map = NULL;
 	data_fd = -1;
 	sim_max_pfn = 0;
 	nr_ram_ranges = 0;
 	ram_bytes = 0;
+}
+
+/* What kept holds, unmapped (it no longer fits, or the process ends). */
+static void release_kept(void)
+{
+	if (kept.sections)
+		munmap(kept.sections, kept.sections_bytes);
+	if (kept.memmap)
+		munmap(kept.memmap, kept.memmap_map_bytes);
+	if (kept.direct_map)
+		munmap(kept.direct_map, kept.direct_map_bytes);
+	if (kept.data_fd >= 0)
+		close(kept.data_fd);
+	memset(&kept, 0, sizeof(kept));
+	kept.data_fd = -1;
+}
+
+/*
+ * Zero the resident host pages of [addr, addr + len) (page aligned): the
+ * only ones a private anonymous mapping can hold nonzero data in.
+ * Returns 0, or -1 when the host cannot say which they are.
+ */
+static int zero_resident(unsigned char *addr, size_t len)
+{
+	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pages = len / host_page, done, i;
+	unsigned char vec[4096];
+
+	for (done = 0; done < pages; done += sizeof(vec)) {
+		size_t n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
+
+		if (mincore(addr + done * host_page, n * host_page, vec))
+			return -1;
+		for (i = 0; i < n; i++)
+			if (vec[i] & 1)
+				memset(addr + (done + i) * host_page, 0, host_page);
+	}
+	return 0;
+}
+
+static void place_sections_clear(void);
+
+/*
+ * sim_mem_destroy(): the machine's host memory to kept, as fresh (see
+ * above), what cannot be kept unmapped; then its state forgotten.
+ */
+static void keep_for_next_machine(void)
+{
+	if (!sim_sections) {	/* no machine: what is kept stays */
+		unmap_all();
+		return;
+	}
+	release_kept();
+	place_sections_clear();
+	kept.sections = sim_sections;
+	kept.sections_bytes = sections_bytes;
+	sim_sections = NULL;
+	if (sim_memmap && memmap_map_bytes <= KEEP_MEMMAP_MAX &&
+	    !zero_resident((unsigned char *)sim_memmap, memmap_bytes)) {
+		kept.memmap = sim_memmap;
+		kept.memmap_map_bytes = memmap_map_bytes;
+		sim_memmap = NULL;
+	}
+	if (direct_map &&
+	    !fallocate(data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+		       (off_t)(nr_present * SECTION_BYTES))) {
+		kept.direct_map = direct_map;
+		kept.direct_map_bytes = direct_map_bytes;
+		kept.data_fd = data_fd;
+		direct_map = NULL;
+		data_fd = -1;
+	}
+	unmap_all();
 }
 
 /*
@@ -474,6 +583,28 @@ static unsigned long place_sections(struct sim_mem_section *table,
 		}
 	}
 	return n;
+}
+
+/* bytes of zero memory, backed by the host only once written; NULL if not. */
+static void *anon_map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The present sections' table entries back to zero, as mapped fresh. */
+static void place_sections_clear(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_ram_ranges; i++) {
+		unsigned long s = ram_ranges[i].start_pfn >> SIM_PFN_SECTION_SHIFT;
+		unsigned long e = (ram_ranges[i].end_pfn - 1) >> SIM_PFN_SECTION_SHIFT;
+
+		memset(&sim_sections[s], 0, (e - s + 1) * sizeof(sim_sections[0]));
+	}
 }
 
 /* Pages between two RAM ranges that share a section: reserved, as holes. */
@@ -523,37 +654,58 @@ int sim_mem_init(const struct sim_config *cfg)
 	memmap_bytes = (size_t)nr_present * SIM_PAGES_PER_SECTION *
 		       sizeof(struct sim_page);
 
-	p = mmap(NULL, sections_bytes, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	if (kept.sections && kept.sections_bytes == sections_bytes) {
+		sim_sections = kept.sections;
+		kept.sections = NULL;
+	} else if (!(sim_sections = anon_map(sections_bytes))) {
 		goto err_nomem;
-	sim_sections = p;
-	p = mmap(NULL, memmap_bytes, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		goto err_nomem;
-	sim_memmap = p;
-	/*
-	 * The memmap is written densely where it is written at all (blocks are
-	 * carved in address order; ageing writes all of it): transparent huge
-	 * pages make that one host fault per 2 MiB of memmap (128 MiB of RAM)
-	 * instead of 512.  Untouched parts still cost nothing.
-	 */
-	madvise(sim_memmap, memmap_bytes, MADV_HUGEPAGE);
+	}
+	if (kept.memmap && kept.memmap_map_bytes >= memmap_bytes) {
+		sim_memmap = kept.memmap;
+		memmap_map_bytes = kept.memmap_map_bytes;
+		kept.memmap = NULL;
+	} else {
+		sim_memmap = anon_map(memmap_bytes);
+		if (!sim_memmap)
+			goto err_nomem;
+		memmap_map_bytes = memmap_bytes;
+		/*
+		 * A memmap too large to keep is written densely where it is
+		 * written at all (blocks are carved in address order; ageing
+		 * writes all of it): transparent huge pages make that one
+		 * host fault per 2 MiB of memmap (128 MiB of RAM) instead of
+		 * 512.  Untouched parts still cost nothing.
+		 */
+		if (memmap_bytes > KEEP_MEMMAP_MAX)
+			madvise(sim_memmap, memmap_bytes, MADV_HUGEPAGE);
+	}
 	sim_memmap_section_pfn = malloc(nr_present * sizeof(unsigned long));
 	if (!sim_memmap_section_pfn)
 		goto err_nomem;
 	place_sections(sim_sections, sim_memmap_section_pfn);
 	reserve_section_holes();
 
-	data_fd = memfd_create("dmasim-ram", MFD_CLOEXEC);
-	if (data_fd < 0 || ftruncate(data_fd, (off_t)(nr_present * SECTION_BYTES)))
-		goto err_nomem;
-	p = mmap(NULL, nr_present * SECTION_BYTES, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_NORESERVE, data_fd, 0);
-	if (p == MAP_FAILED)
-		goto err_nomem;
-	direct_map = p;
+	if (kept.direct_map &&
+	    kept.direct_map_bytes >= nr_present * SECTION_BYTES) {
+		direct_map = kept.direct_map;
+		direct_map_bytes = kept.direct_map_bytes;
+		data_fd = kept.data_fd;
+		kept.direct_map = NULL;
+		kept.data_fd = -1;
+	} else {
+		data_fd = memfd_create("dmasim-ram", MFD_CLOEXEC);
+		if (data_fd < 0 ||
+		    ftruncate(data_fd, (off_t)(nr_present * SECTION_BYTES)))
+			goto err_nomem;
+		p = mmap(NULL, nr_present * SECTION_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_NORESERVE, data_fd, 0);
+		if (p == MAP_FAILED)
+			goto err_nomem;
+		direct_map = p;
+		direct_map_bytes = nr_present * SECTION_BYTES;
+	}
+	/* What did not fit this machine goes; what fitted was taken. */
+	release_kept();
 
 	ret = sim_buddy_init(cfg);
 	if (ret) {
@@ -581,5 +733,5 @@ void sim_mem_destroy(void)
 	}
 	nr_vmap_areas = 0;
 	pthread_mutex_unlock(&vmap_lock);
-	unmap_all();
+	keep_for_next_machine();
 }

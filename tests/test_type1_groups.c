@@ -1406,6 +1406,45 @@ static void test_release_with_groups_attached(void **state)
 	kapi_vfio_release_attached(c);
 }
 
+/*
+ * A device probed apart outlives its containers: a close or a release
+ * with DMAs mapped unmaps and unpins everything and leaves the device
+ * probed with its default domain, and the next container attaches it
+ * again; attaching it while another container holds it is -EBUSY; removing
+ * it gives back its device and domain.
+ */
+static void test_a_probed_device_outlives_its_containers(void **state)
+{
+	unsigned long devices = kapi_iommu_nr_devices();
+	unsigned long domains = sim_iommu_nr_domains();
+	unsigned long va = map_anon(2 * MiB);
+	struct kapi_vfio *c, *other;
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(kapi_vfio_dev_probe(SIM_IOMMU_INTEL_SL, &dev), 0);
+	assert_int_equal(kapi_iommu_nr_devices(), devices + 1);
+	for (int round = 0; round < 2; round++) {
+		c = open_a_v2_container();
+		other = open_a_v2_container();
+		assert_int_equal(kapi_vfio_attach_probed_dev(c, dev), 0);
+		assert_int_equal(kapi_vfio_attach_probed_dev(other, dev), -EBUSY);
+		map_dma(c, va, 0, 2 * MiB, RW);
+		assert_iommu_matches_cpu(dev, 0, va, 2 * MiB);
+		kapi_vfio_close(other);
+		if (round)
+			kapi_vfio_release_attached(c);
+		else
+			kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(kapi_iommu_nr_devices(), devices + 1);
+		assert_int_equal(sim_iommu_nr_domains(), domains + 1);
+	}
+	kapi_vfio_dev_remove(dev);
+	assert_int_equal(kapi_iommu_nr_devices(), devices);
+	assert_int_equal(sim_iommu_nr_domains(), domains);
+}
+
 /* ---- queries ---- */
 
 /*
@@ -1596,6 +1635,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_groups_of_one_iommu_share_a_domain),
+		T(test_a_probed_device_outlives_its_containers),
 		T(test_replay_keeps_adjacent_contiguous_dmas_apart),
 		T(test_which_groups_share_a_domain),
 		T(test_aperture_of_one_page),

@@ -14,7 +14,8 @@
 # (the figure to compare between runs; docs record both).
 # DMASIM_FUZZ_BUILD=dir measures another build's binaries as they are (e.g.
 # a checkout of an older commit; nothing is rebuilt), same corpora and
-# options.
+# options.  DMASIM_BENCH_ONLY="fuzz_type1 fuzz_iommu_pgsize" measures only
+# the harnesses named (a before/after of one change).
 #   tools/fuzz-bench.sh > fuzz-bench.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +78,10 @@ printf '{\n  "load_average_1m": %s,\n  "harnesses": [\n' "$(cut -d' ' -f1 /proc/
 for bin in $(find "$build/fuzz" -maxdepth 1 -type f -name 'fuzz_*' \
 		! -name '*_replay' -perm -u+x | sort); do
 	name=$(basename "$bin")
+	case " ${DMASIM_BENCH_ONLY:-$name} " in
+	*" $name "*) ;;
+	*) continue ;;
+	esac
 	target=${name#fuzz_}
 	target=${target%_upstream}
 	maxlen=$(sed -n 's/^max_len *= *//p' "fuzz/fuzz_$target.options")

@@ -11,7 +11,9 @@
 # compiles each harness and links it against them.  With libFuzzer's flags,
 # the harnesses meson's fuzz_quiet_sim names are compiled, and link a
 # simulator, without coverage, as meson's own fuzzing build does
-# (fuzz/meson.build says why).  libfiu is linked statically: the runner
+# (fuzz/meson.build says why; meson's also links them a kapi/ without
+# coverage, which stays instrumented here, inside libdmasim_kernel_core.a).
+# libfiu is linked statically: the runner
 # image does not have it.
 #
 # Outside OSS-Fuzz, e.g. with Debian's clang alone:

@@ -147,6 +147,12 @@ unsigned long kapi_iommu_trace_len(void);
 unsigned long long kapi_iommu_trace_dropped(void);
 /* 0 and *call, or -ENOENT past the end. */
 int kapi_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call);
+/*
+ * Record i in place, or NULL past the end: valid until the next driver call
+ * or trace function (a fuzzer reads every record of every operation; a
+ * copy each was a twentieth of fuzz_iommu_pgsize).
+ */
+const struct kapi_iommu_call *kapi_iommu_trace_at(unsigned long i);
 void kapi_iommu_trace_clear(void);
 
 /* ------------------------------------------------------------------------

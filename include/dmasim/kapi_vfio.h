@@ -94,8 +94,26 @@ int kapi_vfio_attach_iommu_dev(struct kapi_vfio *c, enum sim_iommu_format_id fmt
 /* A new emulated (mediated) device, attached and registered. */
 int kapi_vfio_attach_emulated_dev(struct kapi_vfio *c,
 				  struct kapi_vfio_dev **dev);
-/* detach_group (and unregister_device) and destroy the device. */
+/*
+ * detach_group (and unregister_device) and destroy the device, unless it
+ * was probed apart (below): that one stays probed, in no container.
+ */
 void kapi_vfio_detach_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev);
+
+/*
+ * A device probed as the kernel probes its devices at boot, once, and then
+ * attached to containers one after another: kapi_vfio_dev_probe() makes
+ * it behind a simulated IOMMU of format fmt, in its own group with its
+ * default domain, in no container; kapi_vfio_attach_probed_dev() attaches
+ * it to c (-EBUSY if it is in a container already, else the backend's
+ * attach_group errno), and a detach or a close leaves it probed.
+ * kapi_vfio_dev_remove() destroys it, in no container (a harness that
+ * fuzzes many containers probes once instead of once per container).
+ */
+int kapi_vfio_dev_probe(enum sim_iommu_format_id fmt,
+			struct kapi_vfio_dev **dev);
+int kapi_vfio_attach_probed_dev(struct kapi_vfio *c, struct kapi_vfio_dev *dev);
+void kapi_vfio_dev_remove(struct kapi_vfio_dev *dev);
 
 /*
  * The IOMMU domain translating an IOMMU-backed device now (the one type1

@@ -167,11 +167,20 @@ unsigned long long sim_iommu_trace_dropped(void)
 	return trace_dropped;
 }
 
-int sim_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call)
+const struct kapi_iommu_call *sim_iommu_trace_at(unsigned long i)
 {
 	if (i >= trace_len)
+		return NULL;
+	return &trace_ring[(trace_head + trace_cap - trace_len + i) % trace_cap];
+}
+
+int sim_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call)
+{
+	const struct kapi_iommu_call *c = sim_iommu_trace_at(i);
+
+	if (!c)
 		return -ENOENT;
-	*call = trace_ring[(trace_head + trace_cap - trace_len + i) % trace_cap];
+	*call = *c;
 	return 0;
 }
 

@@ -89,6 +89,7 @@ void sim_iommu_trace_enable(unsigned long capacity);
 unsigned long sim_iommu_trace_len(void);
 unsigned long long sim_iommu_trace_dropped(void);
 int sim_iommu_trace_get(unsigned long i, struct kapi_iommu_call *call);
+const struct kapi_iommu_call *sim_iommu_trace_at(unsigned long i);
 void sim_iommu_trace_clear(void);
 
 #endif
