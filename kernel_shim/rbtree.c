@@ -5,8 +5,11 @@
  * at most two rotations; delete by splicing out the node or its in-order
  * successor, then a "double black" fix-up), written against the kernel's
  * node layout: parent pointer and colour in one word, colour in bit 0
- * (0 red, 1 black), NULL children black.
+ * (0 red, 1 black), NULL children black.  rb_erase() also checks, as a
+ * test double, that the tree it is given is red-black where it looks
+ * first (a WARN: an rb_insert_color() the caller left out).
  */
+#include <linux/bug.h>
 #include <linux/rbtree.h>
 
 #define RB_RED		0UL
@@ -202,6 +205,18 @@ void rb_erase(struct rb_node *node, struct rb_root *root)
 {
 	struct rb_node *child, *parent, *succ;
 	unsigned long removed_colour;
+
+	/*
+	 * Test double (an oracle, O(1)): the tree handed in is red-black
+	 * where erase looks first.  A node linked with rb_link_node() and
+	 * never given to rb_insert_color() is red and so is every node
+	 * linked after it: the root is red, or the node and its parent are.
+	 * The tree still orders and finds its nodes (lookups cannot tell),
+	 * so this is where a missing rb_insert_color() shows.
+	 */
+	WARN(rb_is_red(root->rb_node) ||
+	     (rb_is_red(node) && rb_is_red(rb_parent(node))),
+	     "rb_erase() of a tree that is not red-black (a node inserted without rb_insert_color()?)");
 
 	if (!node->rb_left || !node->rb_right) {
 		/* At most one child: it takes node's place. */

@@ -249,6 +249,13 @@ void assert_nothing_left_behind(void);
 /* n WARNs came since at_start (and the last check): expected, absorbed. */
 void expect_warnings(unsigned long long n);
 /*
+ * fn(arg) run in a forked child with the default crash handlers (cmocka's
+ * would resume its runner in the child): whether it returned 0, not
+ * crashed.  For a tree's known bug that crashes or corrupts the machine;
+ * fn must not use cmocka's assertions.
+ */
+int returns_0_in_a_child(int (*fn)(void *arg), void *arg);
+/*
  * n IOMMU leaves were freed with their domain since at_start (type1 frees
  * a detached group's domain without unmapping when another domain keeps
  * the DMAs): expected, absorbed.

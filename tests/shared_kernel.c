@@ -7,9 +7,13 @@
  * kernel implementation the test does.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -242,4 +246,20 @@ void assert_iommu_matches_cpu(struct kapi_vfio_dev *dev, unsigned long long iova
 	/* The one oracle (kapi_vfio.h): every page, one comparison per leaf overlap. */
 	assert_int_equal(kapi_vfio_dev_check_translation(dev, iova, va, len,
 							 &bad), 0);
+}
+
+int returns_0_in_a_child(int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		_exit(fn(arg) ? 1 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }

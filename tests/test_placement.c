@@ -35,6 +35,7 @@
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
+#include "known_bug.h"
 #include "shared.h"
 #include "sweep.h"
 
@@ -340,6 +341,7 @@ static void test_bar_place_checks_its_range(void **state)
 
 	assert_int_equal(sim_machine_init(&cfg), 0);
 	assert_int_equal(sim_bar_place(0, PAGE), 0);
+	assert_int_equal(sim_bar_place(8 * GiB, PAGE), 0);
 	assert_int_equal(sim_bar_place(TOP52 - PAGE, PAGE), 0);
 	assert_int_equal(sim_bar_place(TOP52, PAGE), -ERANGE);
 	assert_int_equal(sim_bar_place(TOP52 - PAGE, 2 * PAGE), -ERANGE);
@@ -440,6 +442,89 @@ static void test_a_vma_over_the_host_stack_keeps_ioctl_arguments(void **state)
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, ANON_LEN, 0, NULL), 0);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
 	kapi_vfio_close(c);
+	shut_machine_down();
+}
+
+/*
+ *   phys:  [ BAR page at physical address 0 ] ... RAM below 4 GiB ... [ BAR page at 8 GiB ]
+ *   va:    [ THP 2 MiB ][ BAR page 0 ][ anon 2 MiB ][ BAR page 8 GiB ][ hole 2 MiB ]
+ *   iova:  0 ...
+ *
+ * A DMA over a BAR page at physical address 0 between pinned memory:
+ *  1. with an IOMMU device, MAP_DMA of all but the hole maps each page to the
+ *     pfn the CPU maps (pfn 0 included) and UNMAP_DMA gives every pin
+ *     back; the BAR page's leaf stays, with one WARN (type1, as Linux's,
+ *     probes the IOMMU for what to unmap, and physical address 0 reads
+ *     as "nothing mapped": vfio_unmap_unpin()'s WARN_ON(!phys));
+ *  2. with only an emulated device, MAP_DMA of all five pins nothing;
+ *     attaching an IOMMU device replays it (pins and maps the THP, BAR
+ *     page 0, the anon pages, which the second BAR page ends as a run),
+ *     fails at the hole (-EFAULT) and unwinds run by run.  Physical address 0 reads as "unmapped", so the unwind steps
+ *     over that one page, and must still find and unpin every anon page
+ *     after it: no pin, no charge stays.
+ * 0 when all of that holds, else the number of the first step that did
+ * not (no cmocka assertion: it runs in a child process too).
+ * Known bug type1-pfn0-run-base: the run that starts at pfn 0 takes the
+ * anon pages' first pfn as its base when the batch is refilled, and the
+ * BAR page's IOVA maps that RAM page (which then is unpinned twice): that
+ * tree runs it in a child process, whose failure is the expected one.
+ */
+static int a_dma_over_physical_address_0_maps_and_unwinds(void *arg)
+{
+	unsigned long va = *(unsigned long *)arg;
+	unsigned long pins = kapi_mm_pins_outstanding();
+	unsigned long long warnings = sim_kernel_warnings();
+	unsigned long long len = 2 * THP_BLOCK + 2 * PAGE, bad = 0;
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio *c;
+
+	if (kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c) ||
+	    kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev) ||
+	    kapi_vfio_map_dma(c, va, 0, len, RW))
+		return 1;
+	if (kapi_vfio_dev_check_translation(dev, 0, va, len, &bad))
+		return 2;
+	if (kapi_vfio_unmap_dma(c, 0, len, 0, NULL) ||
+	    kapi_vfio_dev_nr_leaves(dev) != 1 ||
+	    sim_kernel_warnings() != warnings + 1 ||
+	    kapi_mm_pins_outstanding() != pins || kapi_mm_locked_vm())
+		return 3;
+	kapi_vfio_close(c);
+
+	if (kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c) ||
+	    !attach_an_emulated_device(c) ||
+	    kapi_vfio_map_dma(c, va, 0, len + THP_BLOCK, RW))
+		return 4;
+	if (kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev) != -EFAULT)
+		return 5;
+	if (kapi_mm_pins_outstanding() != pins || kapi_mm_locked_vm() ||
+	    sim_kernel_warnings() != warnings + 1)
+		return 6;
+	kapi_vfio_close(c);
+	return 0;
+}
+
+static void test_a_bar_page_at_physical_address_0_maps_and_unwinds(void **state)
+{
+	static const struct placement p = {
+		.ram = { { .start = 4 * GiB - 256 * MiB, .size = 256 * MiB } },
+	};
+	unsigned long va = 8 * GiB;
+
+	boot_machine_placed(&p);
+	assert_int_equal(sim_bar_place(0, PAGE), 0);
+	assert_int_equal(sim_bar_place(8 * GiB, PAGE), 0);
+	mmap_at(va, THP_BLOCK, KAPI_MM_THP, 0);
+	mmap_at(va + THP_BLOCK, PAGE, KAPI_MM_PFNMAP, 0);
+	mmap_at(va + THP_BLOCK + PAGE, THP_BLOCK, KAPI_MM_ANON, 0);
+	mmap_at(va + 2 * THP_BLOCK + PAGE, PAGE, KAPI_MM_PFNMAP, 8 * GiB / PAGE);
+	if (tree_has_known_bug(DMASIM_BUG_TYPE1_PFN0_RUN_BASE)) {
+		assert_false(expect_known_bug(TYPE1_PFN0_RUN_BASE,
+			returns_0_in_a_child(a_dma_over_physical_address_0_maps_and_unwinds,
+					     &va)));
+	} else {
+		assert_int_equal(a_dma_over_physical_address_0_maps_and_unwinds(&va), 0);
+	}
 	shut_machine_down();
 }
 
@@ -555,6 +640,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dma_at_every_placement),
 		cmocka_unit_test(test_the_oracle_sees_a_stale_mapping),
 		cmocka_unit_test(test_a_vma_over_the_host_stack_keeps_ioctl_arguments),
+		cmocka_unit_test(test_a_bar_page_at_physical_address_0_maps_and_unwinds),
 		cmocka_unit_test(test_dma_sizes_at_the_32_and_64_bit_edges),
 		cmocka_unit_test(test_bad_placements_are_refused),
 		cmocka_unit_test(test_bar_place_checks_its_range),

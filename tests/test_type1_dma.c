@@ -346,6 +346,38 @@ static void test_faulting_copy_is_efault(void **state)
 }
 
 /*
+ * An ioctl whose copy to or from the user fails is -EFAULT: UNMAP_DMA
+ * whose result cannot be copied back (the mapping is gone all the same:
+ * the unmap came first; nothing stays pinned), and a dirty-bitmap query
+ * whose range cannot be read (the second copy_from_user(), after the
+ * header's).
+ */
+static void test_ioctls_whose_user_copies_fault_are_efault(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(PAGE);
+	unsigned long long bitmap = 0;
+
+	map_dma(c, va, 0, PAGE, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	fail_nth_call_of("shim/uaccess/copy_from_user", 1);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, PAGE, PAGE, &bitmap,
+					     sizeof(bitmap)), -EFAULT);
+	assert_true(stop_failing("shim/uaccess/copy_from_user") > 1);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+
+	fail_every_call_of("shim/uaccess/copy_to_user");
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, PAGE, 0, NULL), -EFAULT);
+	stop_failing("shim/uaccess/copy_to_user");
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
+/*
  *   iova:  [ p0 | p1 | p2 | p3 ]   an emulated device's mapping; p2
  *                                  pinned before tracking starts
  *
@@ -1702,6 +1734,7 @@ int main(void)
 		T(test_access_crosses_dmas_and_stops_at_a_hole),
 		T(test_refused_accesses),
 		T(test_faulting_copy_is_efault),
+		T(test_ioctls_whose_user_copies_fault_are_efault),
 		T(test_device_writes_dirty_the_pages_they_touch),
 		T(test_pages_pinned_before_tracking_read_dirty),
 		T(test_owner_that_exited),

@@ -933,6 +933,29 @@ static void test_sw_msi_without_dma_iommu(void **state)
 	kapi_vfio_close(c);
 }
 
+/*
+ * The container's last user leaving takes its DMAs with it, an emulated
+ * device as an IOMMU one: a device attached afterwards finds nothing to
+ * unmap.
+ */
+static void test_the_last_emulated_device_leaving_removes_the_dmas(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(2 * MiB);
+	unsigned long long unmapped = ~0ULL;
+
+	map_dma(c, va, 0, 2 * MiB, RW);
+	kapi_vfio_detach_dev(c, mdev);
+	mdev = attach_an_emulated_device(c);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0, KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     &unmapped), 0);
+	assert_int_equal(unmapped, 0);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
 /* ---- replay into a new domain, and its unwind ---- */
 
 /*
@@ -994,6 +1017,49 @@ static void test_replay_failing_inside_a_dma_unwinds_its_start(void **state)
 	unmap_everything(c);
 	kapi_vfio_detach_dev(c, mdev);
 	kapi_vfio_close(c);
+}
+
+/* The prot of the IOMMU leaf that maps iova in dev's domain (asserted mapped). */
+static int prot_of_the_leaf_at(struct kapi_vfio_dev *dev, unsigned long long iova)
+{
+	unsigned long long base;
+	int prot = -1;
+
+	assert_true(sim_iommu_leaf_at(kapi_vfio_dev_sim_domain(dev), iova, &base,
+				      &prot) > 0);
+	return prot;
+}
+
+/*
+ * A read-only DMA replayed into a new domain keeps its permissions there,
+ * whether the replay copies the first IOMMU domain's translations or pins
+ * anew (only an emulated device before): each leaf of the new domain has
+ * the prot the first domain's leaves got at MAP_DMA time.
+ */
+static void test_replay_keeps_the_dma_permissions(void **state)
+{
+	int want = -1;
+
+	for (int from_domain = 1; from_domain >= 0; from_domain--) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *first, *dev;
+		unsigned long va = map_anon(2 * MiB);
+
+		if (from_domain)
+			first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		else
+			first = attach_an_emulated_device(c);
+		assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * MiB,
+						   KAPI_VFIO_DMA_MAP_FLAG_READ), 0);
+		if (from_domain)
+			want = prot_of_the_leaf_at(first, 0);
+		dev = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+		for (unsigned long long iova = 0; iova < 2 * MiB; iova += 64 * PAGE)
+			assert_int_equal(prot_of_the_leaf_at(dev, iova), want);
+		unmap_everything(c);
+		kapi_vfio_close(c);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+	}
 }
 
 /*
@@ -1663,6 +1729,8 @@ int main(void)
 		T(test_replay_that_cannot_pin_unwinds),
 		T(test_replay_failing_inside_a_dma_unwinds_its_start),
 		T(test_replay_failing_at_each_map_unwinds),
+		T(test_replay_keeps_the_dma_permissions),
+		T(test_the_last_emulated_device_leaving_removes_the_dmas),
 		T(test_unmap_callbacks_and_registration_keep_one_lock_order),
 		T(test_first_group_failing_anywhere_leaves_nothing_pinned),
 		T(test_last_domain_goes_emulated_pins_stay),

@@ -83,7 +83,7 @@ enum piece { ANON_2M, THP_4M, BAR_PMD_64M, BAR_PTE_1M };
 
 struct layout {
 	const char *what;
-	enum piece pieces[3];
+	enum piece pieces[5];
 	unsigned int nr;
 };
 
@@ -257,7 +257,11 @@ static void test_bar_unmap_probes_and_checks_every_page(void **state)
  * walk.  One that does not (intel-sl) is probed page by page for the
  * run's end, one walk per page.  An amd-v1 domain whose aperture holds no
  * two aligned pages ([1 page, 3 pages)) is never probed, so it is unmapped
- * as intel-sl is: the BAR's two pages in one run.  Each time one
+ * as intel-sl is: the BAR's two pages in one run.  The probe maps its pair
+ * at the first 2-page boundary of a range, and only when the range goes
+ * on past the pair's last byte (type1's "end - start < 2 pages" with an
+ * inclusive end, in core as in Linux): [1 page, 5 pages) is probed,
+ * [1 page, 4 pages) is not.  Each time one
  * iommu_unmap() and every leaf goes.  (A tree without the probe,
  * DMASIM_IMPL_TYPE1_FGSP_PROBE, probes amd-v1 page by page too.)
  */
@@ -273,6 +277,13 @@ static void test_fine_grained_superpages_are_unmapped_unprobed(void **state)
 		{ { .fmt = SIM_IOMMU_INTEL_SL }, IOVA, MiB, 0 },
 		{ { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = PAGE,
 		    .aperture_end = 3 * PAGE - 1 }, PAGE, 2 * PAGE, 0 },
+		/* the probe's pair at the first 2-page boundary, 2 pages */
+		{ { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = PAGE,
+		    .aperture_end = 5 * PAGE - 1 }, 2 * PAGE, 2 * PAGE,
+		  DMASIM_IMPL_TYPE1_FGSP_PROBE },
+		/* ... not taken when it ends at the aperture's last byte */
+		{ { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = PAGE,
+		    .aperture_end = 4 * PAGE - 1 }, 2 * PAGE, 2 * PAGE, 0 },
 	};
 	char was = kernel_has_unmap_stride() ? unmap_stride_set_to(0) : 0;
 
@@ -312,6 +323,8 @@ static const struct layout layouts[] = {
 	{ "THP", { THP_4M }, 1 },
 	{ "anon, BAR, THP in one DMA", { ANON_2M, BAR_PMD_64M, THP_4M }, 3 },
 	{ "THP, BAR of 4 KiB leaves, anon", { THP_4M, BAR_PTE_1M, ANON_2M }, 3 },
+	/* five noted runs at least (4 KiB pages): a DMA's notes grow past 4 */
+	{ "THP, four BARs of 4 KiB leaves", { THP_4M, BAR_PTE_1M, BAR_PTE_1M, BAR_PTE_1M, BAR_PTE_1M }, 5 },
 };
 
 /*

@@ -849,9 +849,9 @@ class Worker:
                     self._kinds[os.path.relpath(f, self.build)] = tg['type']
         if sp in self._libraries:
             return self._libraries[sp]
-        libs, seen, todo = set(), set(), [self.object_of(sp)]
+        libs, seen, todo, archives = set(), set(), [self.object_of(sp)], []
         while todo:
-            for out in ninja_outputs(self.build, todo.pop()):
+            for out in ninja_outputs(self.build, todo.pop(0)):
                 if out in seen or out == 'all':
                     continue
                 seen.add(out)
@@ -860,21 +860,94 @@ class Worker:
                     libs.add(out)
                 elif kind == 'static library':
                     todo.append(out)
+                    archives.append(out)
                 else:
                     libs = set()
                     todo = []
                     break
         self._libraries[sp] = sorted(libs)
+        # The commands that remake them from the object, archives first
+        # (relink()).
+        self._relink = getattr(self, '_relink', {})
+        self._relink[sp] = [ninja_command(self.build, n)
+                            for n in archives + sorted(libs)] if libs else []
         return self._libraries[sp]
+
+    def relink(self, sp):
+        """Archive sp's object and link the shared libraries that hold it,
+        with the build's own commands run directly: ninja would compile
+        the object again (an object it did not write is out of date in
+        its dependency log), at the build's -O2.  The programs load the
+        libraries and are not relinked; a later ninja call compiles the
+        object again from the source and relinks, which is what
+        prepare() does."""
+        for cmd in self._relink[sp]:
+            r = subprocess.run(cmd, shell=True, cwd=self.build, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            if r.returncode:
+                return r
+        return r
 
     def object_of(self, sp):
         """The object file (relative to the build) compiled from sp."""
-        if not hasattr(self, '_objects'):
+        return self.compile_entry(sp)['output']
+
+    def compile_entry(self, sp):
+        """sp's compile_commands.json entry."""
+        if not hasattr(self, '_entries'):
             with open(os.path.join(self.build, 'compile_commands.json')) as f:
-                self._objects = {
-                    os.path.realpath(os.path.join(e['directory'], e['file'])): e['output']
+                self._entries = {
+                    os.path.realpath(os.path.join(e['directory'], e['file'])): e
                     for e in json.load(f)}
-        return self._objects[os.path.realpath(sp)]
+        return self._entries[os.path.realpath(sp)]
+
+    def compile_fast(self, sp):
+        """Compile sp's object with the build's own command, but at --opt
+        (default -O0) and without debug information: vfio_iommu_type1.c
+        compiles in a sixth of its -O2 time (docs/mutation.md, "How
+        long").  Written where the build keeps the object; relink() then
+        archives and links it.  lower() does the same to the unmutated
+        file before the clean run, so the clean run and the mutants run the
+        same code generation.  The CompletedProcess (non-zero: the mutant
+        does not compile)."""
+        self.touched = sp
+        e = self.compile_entry(sp)
+        argv = e.get('arguments') or shlex.split(e['command'])
+        out, skip = [], False
+        for a in argv:
+            if skip:
+                skip = False
+                continue
+            if a in ('-MQ', '-MF', '-MT'):
+                skip = True
+                continue
+            if a in ('-MD', '-MMD') or a.startswith('-fdiagnostics-color'):
+                continue
+            if re.fullmatch(r'-O[0-3sgz]?|-g(gdb)?[0-3]?', a):
+                continue
+            out.append(a)
+        out[1:1] = ['-O%s' % self.opts.opt, '-g0']
+        return subprocess.run(out, cwd=e['directory'], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+
+    def lower(self, sps):
+        """The unmutated files' objects at --opt (compile_fast()), and the
+        libraries or programs relinked: what the clean run measures."""
+        if self.opts.opt is None:
+            return
+        for sp in sps:
+            if not self.libraries_of(sp):
+                continue    # built by ninja per mutant, as configured
+            r = self.compile_fast(sp)
+            if not r.returncode:
+                r = self.relink(sp)
+            if r.returncode:
+                die('%s does not build at -O%s:\n%s' % (sp, self.opts.opt,
+                                                         r.stdout[-3000:]))
+            # Kept: restore() puts it back after each mutant.
+            obj = os.path.join(self.build, self.object_of(sp))
+            shutil.copyfile(obj, obj + '.unmutated')
+            self.touched = None
 
     def scratch_path(self, f):
         """Where the scratch copy holds a file of the user's tree."""
@@ -895,6 +968,16 @@ class Worker:
             with open(path, 'w', encoding='utf-8', errors='surrogateescape') as f:
                 f.write(original)
             self.current = None
+        sp, self.touched = getattr(self, 'touched', None), None
+        if sp and os.path.exists(os.path.join(self.build, self.object_of(sp)) + '.unmutated'):
+            # The unmutated object back (lower() kept it), and its
+            # archives made again from it (a mutant of another file
+            # links them next); the libraries are linked by that mutant.
+            obj = os.path.join(self.build, self.object_of(sp))
+            shutil.copyfile(obj + '.unmutated', obj)
+            for cmd in self._relink[sp][:-len(self._libraries[sp])]:
+                subprocess.run(cmd, shell=True, cwd=self.build, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
 
     def kill_test(self):
         p = self.proc
@@ -903,6 +986,17 @@ class Worker:
                 os.killpg(p.pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+def ninja_command(build, node):
+    """The command of the build edge that makes node (`ninja -t commands
+    -s`)."""
+    r = subprocess.run(['ninja', '-C', build, '-t', 'commands', '-s', node],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    cmd = r.stdout.strip()
+    if r.returncode or not cmd or '\n' in cmd:
+        die('no single command makes %s in %s' % (node, build))
+    return cmd
 
 
 def ninja_outputs(build, node):
@@ -1046,6 +1140,8 @@ def tree_key(o, files):
             except OSError:
                 pass
     h.update(repr((o.impl, sorted(files), o.meson_args, sorted(o.skip_suites))).encode())
+    if o.opt is not None:
+        h.update(b'-O' + o.opt.encode())
     return h.hexdigest()[:16]
 
 
@@ -1109,7 +1205,12 @@ def coverage_map(o, files):
         for sp, g in gcda.values():
             if os.path.exists(g):
                 os.unlink(g)
-        run_test(cw, t, 600)
+        res, _ = run_test(cw, t, 600)
+        if res:
+            # Its lines would be missing (a test that aborts writes no
+            # .gcda) and every mutant only it reaches would "survive".
+            die('test %s fails in the coverage build (%s); fix that first' % (
+                t.name, cw.build))
         for f in files:
             if f not in gcda:
                 continue
@@ -1196,6 +1297,10 @@ def parse_args(argv):
     ap.add_argument('--skip-suite', action='append', default=[], metavar='SUITE',
                     help='also leave out this suite (default left out: %s)' %
                     ', '.join(sorted(SKIP_SUITES)))
+    ap.add_argument('--opt', default='0', metavar='LEVEL',
+                    help="compile the mutated files' objects at -OLEVEL without "
+                         "debug information, the rest of the build as configured "
+                         "(default 0; 'build': as the build does)")
     ap.add_argument('--json', metavar='FILE', help='write every mutant and its outcome')
     ap.add_argument('--min', type=float, metavar='P',
                     help='exit 1 when the score is below P percent')
@@ -1210,6 +1315,10 @@ def parse_args(argv):
                          'equivalent list as it is now (runs nothing)')
     o = ap.parse_args(argv)
     o.jobs = max(1, min(o.jobs, 2))
+    if o.opt == 'build':
+        o.opt = None
+    elif o.opt not in ('0', '1', '2', '3', 's', 'g'):
+        ap.error("--opt takes 0, 1, 2, 3, s, g or 'build'")
     o.source = os.path.realpath(o.source)
     o.skip_suites = SKIP_SUITES | set(o.skip_suite)
     o.skip_top = ['fuzz/out']
@@ -1391,10 +1500,18 @@ class Run:
             m.status = 'survived'
             libs = w.libraries_of(sp)
             if libs or not tests:
-                # Only the libraries that hold the file (the programs
-                # load them), or the object alone when no test reaches
-                # it (a mutant no test runs survives if it compiles).
-                r = w.ninja(libs or [w.object_of(sp)])
+                if libs and self.o.opt is not None:
+                    # The object at --opt, then its archive and libraries
+                    # made again without ninja (Worker.relink()).
+                    r = w.compile_fast(sp)
+                    if not r.returncode and tests:
+                        r = w.relink(sp)
+                else:
+                    # Only the libraries that hold the file (the programs
+                    # load them), or the object alone when no test
+                    # reaches it (a mutant no test runs survives if it
+                    # compiles).
+                    r = w.ninja(libs or [w.object_of(sp)])
                 m.build_seconds = time.monotonic() - t0
                 if r.returncode:
                     self.invalid(m, r)
@@ -1457,7 +1574,7 @@ class Run:
         quota of counted outcomes is met: an invalid mutant (it does not
         compile) is replaced by the next one drawn, a listed equivalent is
         reported and not run."""
-        results = {f: [] for f in order}
+        results = self.results = {f: [] for f in order}
         pending = [[f, list(order[f]), quota[f]] for f in order]
         plock = threading.Lock()
 
@@ -1605,6 +1722,7 @@ def main(argv):
 
     t_start = time.monotonic()
     workers = [Worker(o, i) for i in range(o.jobs)]
+    run = None
 
     def on_signal(signum, frame):
         raise KeyboardInterrupt
@@ -1615,6 +1733,8 @@ def main(argv):
             log('mutation: preparing %d scratch build(s) in %s' % (len(workers), o.workdir))
         for w in workers:
             w.prepare()
+        for w in workers:
+            w.lower([w.scratch_path(f) for f in files])
         per_file = find_mutants(o, workers[0], files)
         per_file_total = {f: len(v) for f, v in per_file.items()}
         if o.only:
@@ -1696,6 +1816,17 @@ def main(argv):
             w.kill_test()
             w.restore()
         log('mutation: interrupted; the scratch copies are restored')
+        done = getattr(run, 'results', None)
+        if done and any(done.values()):
+            # What was tested so far, reported as a finished run would
+            # be (the mutant in flight is left out): a long run stopped
+            # on purpose is the first N of its draw.
+            lines, _ = report(o, [(label_of(o, f), per_file_total[f],
+                                   [m for m in done[f] if m.status])
+                                  for f in files], time.monotonic() - t_start)
+            print('(interrupted: %d mutants tested)' % sum(
+                1 for v in done.values() for m in v if m.status))
+            print('\n'.join(lines))
         return 130
     finally:
         for w in workers:

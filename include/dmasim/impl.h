@@ -208,6 +208,22 @@
 #define DMASIM_IMPL_GET_INFO_CAPS_LEAK_ALLOC 3
 
 /*
+ * vfio_pin_pages_remote() tells "no run yet" by *pfn_base == 0: when a
+ * run starts at pfn 0 (a PFNMAP of a BAR at physical address 0) and the
+ * call goes on to refill its batch (more of the DMA follows), the refill
+ * takes the new batch's first pfn as the run's base, the run ends there
+ * and the caller maps the run's IOVA to that pfn instead of pfn 0.  Linux
+ * 6.12 has it, and mainline as read (the test is unchanged since the
+ * batching of 5.12, "if (!*pfn_base)").  core/ asks whether anything is
+ * pinned yet.  Not probed: every upstream tree is expected to have it.
+ */
+#ifdef DMASIM_PROBED_PFN0_RUN_BASE_RESET
+#define DMASIM_IMPL_PFN0_RUN_BASE_RESET DMASIM_PROBED_PFN0_RUN_BASE_RESET
+#else
+#define DMASIM_IMPL_PFN0_RUN_BASE_RESET DMASIM_IMPL_IS_UPSTREAM
+#endif
+
+/*
  * VFIO type1 writes past the end of every dirty bitmap when the container's
  * smallest IOMMU page size shrinks while dirty tracking is on
  * (docs/kernel-bugs.md, "type1 dirty bitmap overrun").  The bitmaps are

@@ -707,8 +707,12 @@ static long vfio_pin_pages_remote(struct vfio_dma *dma, unsigned long vaddr,
 					     batch);
 			if (ret < 0)
 				goto unpin_out;
-			/* The run's first pfn decides what the run is. */
-			if (!*pfn_base) {
+			/*
+			 * The run's first pfn decides what the run is: with
+			 * nothing pinned yet, not when *pfn_base is 0 (a
+			 * run may start at pfn 0, a BAR at physical 0).
+			 */
+			if (!pinned) {
 				rsvd = is_invalid_reserved_pfn(pfn);
 				*pfn_base = pfn;
 			}
