@@ -108,6 +108,7 @@
 #define NR_MT			SIM_NR_MIGRATETYPES
 #define PB_ORDER		SIM_PAGEBLOCK_ORDER
 #define PB_PAGES		(1UL << PB_ORDER)
+_Static_assert(PB_PAGES <= 0xffff, "pageblock_free counts a pageblock in 16 bits");
 #define PCP_PMD_ORDER		(SIM_PMD_ORDER <= SIM_MAX_ORDER ? SIM_PMD_ORDER : -1)
 #define NR_PCP_LOW_LISTS	((SIM_PCP_MAX_LOW_ORDER + 1) * NR_MT)
 #define NR_PCP_LISTS		(NR_PCP_LOW_LISTS + 2)
@@ -129,9 +130,19 @@ struct zone {
 	unsigned long nr_free;		/* pages on the lists + deferred */
 	unsigned long wmark_low;	/* low watermark (compaction_suitable) */
 	unsigned long nr_blocks[SIM_NR_ORDERS][NR_MT];
+	/* Per migratetype, bit o set while free_area[o][mt] is not empty. */
+	unsigned int orders_listed[NR_MT];
 	struct sim_list free_area[SIM_NR_ORDERS][NR_MT];
 	unsigned char *pageblock_mt;
 	size_t pageblock_bytes;
+	/*
+	 * Per pageblock: its free pages in free blocks below pageblock order
+	 * (a free block of pageblock order or more covers whole pageblocks
+	 * and is not counted), kept by add_free()/del_free() so that the
+	 * fallback's "half the pageblock free?" is one read, not a walk over
+	 * its struct pages.  Mapped as pageblock_mt, unresident until used.
+	 */
+	unsigned short *pageblock_free;
 	struct pcp *pcp;		/* [nr_cpus] */
 };
 
@@ -239,6 +250,12 @@ static inline unsigned long pageblock_index(const struct zone *z,
 	return (pfn >> PB_ORDER) - (z->start_pfn >> PB_ORDER);
 }
 
+/* One mapping per zone: pageblock_free[], then pageblock_mt[]. */
+static inline size_t pageblock_map_bytes(const struct zone *z)
+{
+	return z->pageblock_bytes * (sizeof(*z->pageblock_free) + 1);
+}
+
 static inline int pageblock_mt(const struct zone *z, unsigned long pfn)
 {
 	return z->pageblock_mt[pageblock_index(z, pfn)];
@@ -279,6 +296,15 @@ static inline int gfp_migratetype(unsigned int sim_gfp)
 /* ------------------------------------------------------------------------
  * Free lists
  */
+/* A block below pageblock order enters (+) or leaves (-) its pageblock's count. */
+static inline void pageblock_free_add(struct zone *z, const struct sim_page *page,
+				      unsigned int order, int sign)
+{
+	if (order < PB_ORDER)
+		z->pageblock_free[pageblock_index(z, sim_page_to_pfn(page))] +=
+			(unsigned short)(sign * (1 << order));
+}
+
 static void add_free(struct zone *z, struct sim_page *page, unsigned int order,
 		     int mt, int tail)
 {
@@ -290,21 +316,48 @@ static void add_free(struct zone *z, struct sim_page *page, unsigned int order,
 	else
 		list_push_head(&page->lru, &z->free_area[order][mt]);
 	z->nr_blocks[order][mt]++;
+	z->orders_listed[mt] |= 1U << order;
 	z->nr_free += 1UL << order;
+	pageblock_free_add(z, page, order, 1);
 }
 
 static void del_free(struct zone *z, struct sim_page *page, unsigned int order)
 {
+	int mt = page->migratetype;
+
 	list_unlink(&page->lru);
 	page->flags &= ~(1UL << SIM_PG_BUDDY);
-	z->nr_blocks[order][page->migratetype]--;
+	if (!--z->nr_blocks[order][mt])
+		z->orders_listed[mt] &= ~(1U << order);
 	z->nr_free -= 1UL << order;
 	page->private = 0;
+	pageblock_free_add(z, page, order, -1);
 }
 
 static inline unsigned long deferred_blocks(const struct zone *z)
 {
 	return (z->deferred_end - z->frontier) >> MAX_ORDER;
+}
+
+/*
+ * Bit o set when peek_free(z, o, mt) finds a block: its list is not empty,
+ * or (movable, max order) a deferred block is left to carve.
+ */
+static inline unsigned int orders_free(const struct zone *z, int mt)
+{
+	unsigned int m = z->orders_listed[mt];
+
+	if (mt == SIM_MIGRATE_MOVABLE && z->frontier < z->deferred_end)
+		m |= 1U << MAX_ORDER;
+	return m;
+}
+
+/* Bits of orders from order up to MAX_ORDER (none above MAX_ORDER). */
+static inline unsigned int orders_from(unsigned int order)
+{
+	if (order > MAX_ORDER)
+		return 0;
+	return ~((1U << order) - 1) & ((1U << SIM_NR_ORDERS) - 1);
 }
 
 /* Put the next deferred max-order block on the movable list; 0 if none. */
@@ -345,25 +398,36 @@ static void expand(struct zone *z, struct sim_page *page, unsigned int low,
 	}
 }
 
+/* The smallest order at or above order with a free block of mt: one bit scan. */
 static struct sim_page *rmqueue_smallest(struct zone *z, unsigned int order,
 					 int mt)
 {
-	unsigned int o;
+	unsigned int m = orders_free(z, mt) & orders_from(order), o;
+	struct sim_page *page;
 
-	for (o = order; o <= MAX_ORDER; o++) {
-		struct sim_page *page = peek_free(z, o, mt);
-
-		if (!page)
-			continue;
-		del_free(z, page, o);
-		expand(z, page, order, o, mt);
-		return page;
-	}
-	return NULL;
+	if (!m)
+		return NULL;
+	o = (unsigned int)__builtin_ctz(m);
+	page = peek_free(z, o, mt);
+	del_free(z, page, o);
+	expand(z, page, order, o, mt);
+	return page;
 }
 
-/* A fallback type with a free block of this order, or -1. */
-static int find_fallback(struct zone *z, unsigned int order, int start_mt,
+/* Orders at or above order where some fallback type of start_mt has a block. */
+static unsigned int fallback_orders(const struct zone *z, unsigned int order,
+				    int start_mt)
+{
+	unsigned int m = 0;
+	int i;
+
+	for (i = 0; i < NR_MT - 1; i++)
+		m |= orders_free(z, fallbacks[start_mt][i]);
+	return m & orders_from(order);
+}
+
+/* The first fallback type (in fallbacks[] order) with a block of this order. */
+static int find_fallback(const struct zone *z, unsigned int order, int start_mt,
 			 int *can_claim)
 {
 	int i;
@@ -371,31 +435,13 @@ static int find_fallback(struct zone *z, unsigned int order, int start_mt,
 	for (i = 0; i < NR_MT - 1; i++) {
 		int fb = fallbacks[start_mt][i];
 
-		if (!peek_free(z, order, fb))
+		if (!(orders_free(z, fb) & (1U << order)))
 			continue;
 		*can_claim = order >= PB_ORDER / 2 ||
 			     start_mt != SIM_MIGRATE_MOVABLE;
 		return fb;
 	}
 	return -1;
-}
-
-/* Free pages in the pageblock starting at pfn (a walk over its blocks). */
-static unsigned long pageblock_free_pages(unsigned long pfn)
-{
-	unsigned long end = pfn + PB_PAGES, nr = 0;
-
-	while (pfn < end) {
-		struct sim_page *page = sim_pfn_to_page(pfn);
-
-		if (sim_page_test(page, SIM_PG_BUDDY)) {
-			nr += 1UL << page->private;
-			pfn += 1UL << page->private;
-		} else {
-			pfn++;
-		}
-	}
-	return nr;
 }
 
 /* Give the pageblock at pfn to mt, moving its free blocks to mt's lists. */
@@ -436,7 +482,7 @@ static struct sim_page *steal_fallback(struct zone *z, struct sim_page *page,
 		return page;
 	}
 	if (can_claim && pb >= z->start_pfn && pb + PB_PAGES <= z->end_pfn &&
-	    pageblock_free_pages(pb) >= PB_PAGES / 2) {
+	    z->pageblock_free[pageblock_index(z, pb)] >= PB_PAGES / 2) {
 		claim_pageblock(z, pb, start_mt);
 		return rmqueue_smallest(z, order, start_mt);
 	}
@@ -445,30 +491,27 @@ static struct sim_page *steal_fallback(struct zone *z, struct sim_page *page,
 	return page;
 }
 
+/*
+ * The largest order with a fallback block first; a movable request that
+ * could not claim it takes the smallest instead.  The orders come from the
+ * per-type bitmaps: two bit scans, no walk over the free lists.
+ */
 static struct sim_page *rmqueue_fallback(struct zone *z, unsigned int order,
 					 int start_mt)
 {
-	int o, fb = -1, can_claim = 0;
+	unsigned int m = fallback_orders(z, order, start_mt), o;
+	int fb, can_claim = 0;
 
-	for (o = MAX_ORDER; o >= (int)order; o--) {
-		fb = find_fallback(z, (unsigned int)o, start_mt, &can_claim);
-		if (fb < 0)
-			continue;
-		if (!can_claim && start_mt == SIM_MIGRATE_MOVABLE && o > (int)order)
-			goto find_smallest;
-		goto steal;
+	if (!m)
+		return NULL;
+	o = 31U - (unsigned int)__builtin_clz(m);
+	fb = find_fallback(z, o, start_mt, &can_claim);
+	if (!can_claim && start_mt == SIM_MIGRATE_MOVABLE && o > order) {
+		o = (unsigned int)__builtin_ctz(m);
+		fb = find_fallback(z, o, start_mt, &can_claim);
 	}
-	return NULL;
-
-find_smallest:
-	for (o = (int)order; o <= MAX_ORDER; o++) {
-		fb = find_fallback(z, (unsigned int)o, start_mt, &can_claim);
-		if (fb >= 0)
-			break;
-	}
-steal:
-	return steal_fallback(z, peek_free(z, (unsigned int)o, fb),
-			      (unsigned int)o, order, start_mt, can_claim);
+	return steal_fallback(z, peek_free(z, o, fb), o, order, start_mt,
+			      can_claim);
 }
 
 /* __rmqueue: one block of this order from the zone's lists (zone lock held). */
@@ -1185,19 +1228,15 @@ int sim_pageblock_migratetype(unsigned long pfn)
 int sim_buddy_fits(unsigned int order, unsigned int sim_gfp)
 {
 	int i = (int)nr_zones - 1;
-	unsigned int o;
 	int mt, fits = 0;
 
 	pthread_mutex_lock(&mem_lock);
 	for (; i >= 0 && !fits; i--) {
 		if (!zones[i].dma32 && (sim_gfp & SIM_GFP_DMA32))
 			continue;
-		if (deferred_blocks(&zones[i]))
-			fits = 1;
-		for (o = order; o <= MAX_ORDER && !fits; o++)
-			for (mt = 0; mt < NR_MT; mt++)
-				if (zones[i].nr_blocks[o][mt])
-					fits = 1;
+		for (mt = 0; mt < NR_MT; mt++)
+			if (orders_free(&zones[i], mt) & orders_from(order))
+				fits = 1;
 	}
 	pthread_mutex_unlock(&mem_lock);
 	return fits;
@@ -1242,8 +1281,8 @@ unsigned long long sim_buddy_host_bytes(void)
 	unsigned int i;
 
 	for (i = 0; i < nr_zones; i++)
-		nr += sim_mem_resident_bytes(zones[i].pageblock_mt,
-					     zones[i].pageblock_bytes) +
+		nr += sim_mem_resident_bytes(zones[i].pageblock_free,
+					     pageblock_map_bytes(&zones[i])) +
 		      nr_cpus * sizeof(struct pcp);
 	return nr;
 }
@@ -1417,6 +1456,12 @@ static void rewind_zone(struct zone *z, const struct ckpt_zone *c)
 		}
 	}
 	memcpy(z->nr_blocks, c->nr_blocks, sizeof(z->nr_blocks));
+	for (mt = 0; mt < NR_MT; mt++) {
+		z->orders_listed[mt] = 0;
+		for (o = 0; o <= MAX_ORDER; o++)
+			if (z->nr_blocks[o][mt])
+				z->orders_listed[mt] |= 1U << o;
+	}
 	z->frontier = c->frontier;
 	memcpy(z->pageblock_mt, c->pageblock_mt, z->pageblock_bytes);
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
@@ -1596,18 +1641,19 @@ int sim_buddy_init(const struct sim_config *cfg)
 			for (mt = 0; mt < NR_MT; mt++)
 				list_init(&z->free_area[o][mt]);
 		z->pageblock_bytes = pageblock_index(z, z->end_pfn - 1) + 1;
-		p = mmap(NULL, z->pageblock_bytes, PROT_READ | PROT_WRITE,
+		p = mmap(NULL, pageblock_map_bytes(z), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		z->pcp = calloc(nr_cpus, sizeof(*z->pcp));
 		nr_zones = i + 1;
 		if (p == MAP_FAILED || !z->pcp) {
 			if (p != MAP_FAILED)
-				munmap(p, z->pageblock_bytes);
-			z->pageblock_mt = NULL;
+				munmap(p, pageblock_map_bytes(z));
 			sim_buddy_destroy();
 			return -ENOMEM;
 		}
-		z->pageblock_mt = p;
+		z->pageblock_free = p;
+		z->pageblock_mt = (unsigned char *)(z->pageblock_free +
+						    z->pageblock_bytes);
 		setup_pcp(z, total);
 		free_boot_range(z, first, z->frontier < z->end_pfn ?
 					  z->frontier : z->end_pfn);
@@ -1622,8 +1668,9 @@ void sim_buddy_destroy(void)
 
 	ckpt_forget();
 	for (i = 0; i < nr_zones; i++) {
-		if (zones[i].pageblock_mt)
-			munmap(zones[i].pageblock_mt, zones[i].pageblock_bytes);
+		if (zones[i].pageblock_free)
+			munmap(zones[i].pageblock_free,
+			       pageblock_map_bytes(&zones[i]));
 		free(zones[i].pcp);
 		memset(&zones[i], 0, sizeof(zones[i]));
 	}

@@ -315,6 +315,96 @@ static void test_unmovable_request_claims_a_movable_block(void **state)
 }
 
 /*
+ * A fallback block below pageblock order claims its whole pageblock for
+ * the request's type when at least half the pageblock is free, counted
+ * over all its free blocks (rmqueue_fallback).  The machine is all held
+ * as movable max-order blocks; the first pageblock of one of them gets
+ * the free pieces of a row (page offset, order) back, nothing else is
+ * free, and an unmovable order-0 request must fall back into it.
+ */
+#define PB_PAGES (1UL << SIM_PAGEBLOCK_ORDER)
+#define MAX_PIECES 12
+
+struct claim_case {
+	const char *name;
+	struct { unsigned long offset; unsigned int order; } piece[MAX_PIECES];
+	unsigned int nr_pieces;
+	int claims;
+};
+
+static void hold_every_max_order_block(struct sim_page **held, unsigned int *nr)
+{
+	struct sim_page *page;
+
+	*nr = 0;
+	while ((page = sim_buddy_alloc(SIM_MAX_ORDER, SIM_GFP_MOVABLE)))
+		held[(*nr)++] = page;
+	assert_int_equal(sim_buddy_nr_free(), 0);
+}
+
+static void free_pages_not_yet_free(unsigned long base, unsigned long nr,
+				    const unsigned char *is_free)
+{
+	for (unsigned long i = 0; i < nr; i++)
+		if (!is_free[i])
+			sim_buddy_free(sim_pfn_to_page(base + i), 0);
+}
+
+static void test_fallback_claims_a_pageblock_at_least_half_free(void **state)
+{
+	/* A pageblock's half, and half less one page, in one or many blocks. */
+	const unsigned int h = SIM_PAGEBLOCK_ORDER - 1;
+	const struct claim_case cases[] = {
+		{ "half, one block", { { 0, h } }, 1, 1 },
+		{ "half, two blocks apart", { { 0, h - 1 }, { PB_PAGES / 2, h - 1 } }, 2, 1 },
+		{ "half less a page", { { 0, h - 1 }, { PB_PAGES / 4, h - 2 },
+			{ PB_PAGES / 4 + PB_PAGES / 8, h - 3 }, { PB_PAGES / 2 - 32, 4 },
+			{ PB_PAGES / 2 - 16, 3 }, { PB_PAGES / 2 - 8, 2 },
+			{ PB_PAGES / 2 - 4, 1 }, { PB_PAGES / 2 - 2, 0 } }, 8, 0 },
+		{ "a quarter", { { PB_PAGES / 4, h - 1 } }, 1, 0 },
+	};
+	static struct sim_page *held[64];
+	static unsigned char is_free[PAGES_PER_MAX_BLOCK];
+
+	if (SIM_PAGEBLOCK_ORDER < 7)
+		skip();
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		const struct claim_case *t = &cases[c];
+		struct sim_page *page;
+		unsigned long base;
+		unsigned int nr;
+
+		given_a_fresh_machine(&(struct sim_config){
+			.ram_bytes = SMALL_RAM, .nr_cpus = 1, .seed = 1,
+		});
+		hold_every_max_order_block(held, &nr);
+		base = pfn_of(held[0]);
+		memset(is_free, 0, sizeof(is_free));
+		for (unsigned int i = 0; i < t->nr_pieces; i++) {
+			sim_buddy_free(sim_pfn_to_page(base + t->piece[i].offset),
+				       t->piece[i].order);
+			memset(is_free + t->piece[i].offset, 1, 1UL << t->piece[i].order);
+		}
+		sim_buddy_drain_pcp();
+		assert_int_equal(sim_pageblock_migratetype(base), SIM_MIGRATE_MOVABLE);
+
+		page = sim_buddy_alloc(0, 0);
+		assert_non_null(page);
+		assert_true(pfn_of(page) >= base && pfn_of(page) < base + PB_PAGES);
+		print_message("%s\n", t->name);
+		assert_int_equal(sim_pageblock_migratetype(base),
+				 t->claims ? SIM_MIGRATE_UNMOVABLE : SIM_MIGRATE_MOVABLE);
+
+		sim_buddy_free(page, 0);
+		free_pages_not_yet_free(base, PAGES_PER_MAX_BLOCK, is_free);
+		for (unsigned int i = 1; i < nr; i++)
+			sim_buddy_free(held[i], SIM_MAX_ORDER);
+		assert_machine_is_whole_again();
+		sim_machine_destroy();
+	}
+}
+
+/*
  * Zones on an 8 GiB machine:
  *
  *   0 ... 3G   DMA32 (786432 pfns)      3G ... 4G  hole
@@ -888,6 +978,7 @@ int main(void)
 		T(test_pcp_list_drains_when_over_high),
 		T(test_free_count_is_conserved_over_random_sequences),
 		T(test_unmovable_request_claims_a_movable_block),
+		T(test_fallback_claims_a_pageblock_at_least_half_free),
 		T(test_zones_and_the_hole_below_4g),
 		T(test_low_memory_is_never_handed_out),
 		T(test_zeroed_allocation_clears_a_dirty_recycled_page),
