@@ -1112,6 +1112,8 @@ static void test_external_pins_at_batch_edges_are_charged_once(void **state)
 	const unsigned long pinned_page[] = { 0, batch - 1, batch, 2 * batch - 1 };
 	unsigned int i;
 
+	/* Two batches are 1 MiB at 4 KiB pages, 1 GiB at 64 KiB: allow them. */
+	kapi_mm_set_rlimit_memlock(2 * batch * PAGE);
 	for (i = 0; i < ARRAY_SIZE(pinned_page); i++) {
 		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
@@ -1135,6 +1137,7 @@ static void test_external_pins_at_batch_edges_are_charged_once(void **state)
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
 	}
+	kapi_mm_set_rlimit_memlock(8 * MiB);
 }
 
 /* How many of the n pages the CPU maps from va are marked dirty. */
@@ -1179,6 +1182,8 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 	};
 	unsigned int i, p;
 
+	/* A THP run is 2 MiB at 4 KiB pages, 512 MiB at 64 KiB: allow it. */
+	kapi_mm_set_rlimit_memlock(THP_BLOCK + PAGE);
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		for (p = 0; p < ARRAY_SIZE(prots); p++) {
 			struct kapi_vfio *c = open_a_v2_container();
@@ -1240,6 +1245,7 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 				assert_int_equal(kapi_mm_munmap(va + cases[i].len), 0);
 			assert_int_equal(kapi_mm_munmap(va), 0);
 		}
+	kapi_mm_set_rlimit_memlock(8 * MiB);
 }
 
 /*
