@@ -84,8 +84,9 @@ UPSTREAM_READS = ['Makefile', 'drivers/vfio/vfio.h', 'mm/memory.c',
 MUTANT_MESON_ARGS = ('-Ddebug=false',)
 
 # Suites that are not behaviour checks of the built code (style, docs, the
-# real kbuild, script self-tests) or too long for one run per mutant.
-SKIP_SUITES = {'slow', 'kbuild', 'style', 'docs', 'tools'}
+# real kbuild, script self-tests) or too long for one run per mutant
+# ('bench': the 4-GPU before-mode replay, a minute of CPU uninstrumented).
+SKIP_SUITES = {'slow', 'bench', 'kbuild', 'style', 'docs', 'tools'}
 
 # Assertion macros: an invocation that is a statement of its own only
 # checks an invariant, so mutating its condition or deleting it makes a
