@@ -21,6 +21,7 @@
 #include <dmasim/impl.h>
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_mm_page.h>
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
 
@@ -447,6 +448,130 @@ static void test_turning_unmap_stride_between_map_and_unmap(void **state)
 }
 
 /*
+ * A run of one kind and a page of the other in one leaf of a later
+ * domain.  The first DMA's memory is one order-7 block (128 pages at pfn
+ * P, aligned to 128 pages): 127 of them reserved by a driver and mapped
+ * as a pfnmap, and one anonymous page (the block's page the driver gave
+ * back just before the fault that reuses it), first or last; then a
+ * 64-page BAR, noted on its own:
+ *
+ *   va:    [ anon | reserved P+1 .. P+127 ][ BAR ]      (anon first)
+ *          [ reserved P .. P+126 | anon   ][ BAR ]      (anon last)
+ *
+ * The intel-sl domain maps them as pinned: one run per kind, each its own
+ * iommu_map(); unmap_stride notes the runs of 64 pages or more.  An
+ * amd-v1 domain joining later is mapped from the first domain's
+ * translations, which are physically contiguous across the kinds: one
+ * 128-page leaf over both.  It becomes the first domain, the one the
+ * unmap walks, and unmapping any page of that leaf takes all of it.  The
+ * unmap must still unpin the anonymous page (and only it) whether the
+ * leaf was reached through the reserved run's note or a probe, and, with
+ * unmap_stride, skip the note the leaf swallowed and unmap the BAR by its
+ * own note: one IOMMU probe in all (amd-v1's fine-grained superpages need
+ * no search for a run's end), none with the anonymous page last.
+ */
+struct kinds_in_one_leaf {
+	const char *what;
+	unsigned int anon;		/* the anonymous page's index, 0 or 127 */
+	unsigned long long walks;	/* IOMMU probes of the unmap (stride on) */
+};
+
+static void test_a_later_domains_leaf_over_two_kinds(void **state)
+{
+	static const struct kinds_in_one_leaf rows[] = {
+		{ "anonymous page first", 0, 1 },
+		{ "anonymous page last", 127, 0 },
+	};
+	const unsigned long block = 128, bar_len = 64 * PAGE;
+
+	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
+		for (int stride = 0; stride < 2; stride++) {
+			const struct kinds_in_one_leaf *row = &rows[r];
+			struct sim_page *pages = kapi_alloc_pages(
+				kapi_gfp("GFP_HIGHUSER_MOVABLE"), 7);
+			struct kapi_mm_map anon = {
+				.len = PAGE, .kind = KAPI_MM_ANON, .writable = 1,
+			};
+			struct kapi_mm_map rsvd = {
+				.len = (block - 1) * PAGE, .kind = KAPI_MM_PFNMAP,
+				.writable = 1, .populate = 1,
+				.max_leaf = KAPI_MM_LEAF_PTE,
+			};
+			struct kapi_mm_map bar = {
+				.len = bar_len, .writable = 1, .populate = 1,
+				.max_leaf = KAPI_MM_LEAF_PTE,
+			};
+			struct kapi_vfio_dev *intel, *amd;
+			struct kapi_page_info info;
+			struct sim_counters before;
+			unsigned long va, got, pfn;
+			struct kapi_vfio *c;
+			char was = 0;
+
+			if (stride && !kernel_has_unmap_stride())
+				continue;
+			if (kernel_has_unmap_stride())
+				was = unmap_stride_set_to(stride);
+			print_message("%s, unmap_stride %d\n", row->what, stride);
+			assert_non_null(pages);
+			kapi_split_page(pages, 7);
+			kapi_page_info(pages, &info);
+			for (unsigned long i = 0; i < block; i++)
+				if (i != row->anon)
+					kapi_set_page_reserved(sim_pfn_to_page(info.pfn + i), 1);
+			c = open_a_v2_container();
+			intel = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+
+			va = map_anon(block * PAGE + bar_len);
+			assert_int_equal(kapi_mm_munmap(va), 0);
+			kapi___free_pages(sim_pfn_to_page(info.pfn + row->anon), 0);
+			anon.addr = va + row->anon * PAGE;
+			assert_int_equal(kapi_mm_mmap(&anon, &got), 0);
+			assert_int_equal(kapi_mm_touch(anon.addr, PAGE, 1), 0);
+			assert_int_equal(kapi_mm_cpu_pfn(anon.addr, &pfn, NULL), 0);
+			assert_int_equal(pfn, info.pfn + row->anon);
+			rsvd.addr = row->anon ? va : va + PAGE;
+			rsvd.pfn = row->anon ? info.pfn : info.pfn + 1;
+			assert_int_equal(kapi_mm_mmap(&rsvd, &got), 0);
+			bar.addr = va + block * PAGE;
+			map_bar(&bar, &(struct bar_placement){ .align = bar_len }, NULL);
+
+			map_dma(c, va, IOVA, block * PAGE + bar_len, RW);
+			amd = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+			assert_iommu_matches_cpu(amd, IOVA, va, block * PAGE + bar_len);
+			assert_int_equal(kapi_vfio_dev_nr_leaves(amd), 2);
+			assert_int_equal(kapi_mm_locked_vm(), 1);
+			assert_int_equal(kapi_mm_pins_outstanding() - at_start.pins, 1);
+
+			sim_counters_snapshot(&before);
+			unmap_dma_exactly(c, IOVA, block * PAGE + bar_len);
+			if (stride)
+				assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
+						 before.c[SIM_CNT_IOMMU_WALK],
+						 row->walks);
+			assert_int_equal(kapi_vfio_dev_nr_leaves(amd), 0);
+			assert_int_equal(kapi_vfio_dev_nr_leaves(intel), 0);
+			assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+			assert_int_equal(kapi_mm_locked_vm(), 0);
+
+			kapi_vfio_close(c);
+			if (was)
+				unmap_stride_restore(was);
+			assert_int_equal(kapi_mm_munmap(anon.addr), 0);
+			assert_int_equal(kapi_mm_munmap(rsvd.addr), 0);
+			assert_int_equal(kapi_mm_munmap(bar.addr), 0);
+			for (unsigned long i = 0; i < block; i++) {
+				if (i == row->anon)
+					continue;
+				kapi_set_page_reserved(sim_pfn_to_page(info.pfn + i), 0);
+				kapi___free_pages(sim_pfn_to_page(info.pfn + i), 0);
+			}
+			assert_nothing_held();
+		}
+	}
+}
+
+/*
  * MAP_DMA through kapi counts what `dmasim bar` reports for the same
  * work: one mmap_lock and one GUP call per vaddr_get_pfns() (counted by
  * the lock and GUP themselves, not filled in by a caller).
@@ -480,6 +605,7 @@ int main(void)
 		T(test_notes_follow_the_iommu_domain_going_and_coming),
 		T(test_turning_unmap_stride_between_map_and_unmap),
 		T(test_each_pfn_lookup_takes_the_mmap_lock_once),
+		T(test_a_later_domains_leaf_over_two_kinds),
 	};
 
 	return cmocka_run_group_tests_name("type1_unmap", tests, NULL, NULL);

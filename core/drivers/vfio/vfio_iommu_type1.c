@@ -1109,6 +1109,21 @@ static long vfio_sync_unpin(struct vfio_dma *dma, struct vfio_domain *domain,
 }
 
 /*
+ * What the unpin must assume of [iova, iova + unmapped) after unmapping a
+ * run of len bytes: a domain that joined later was mapped from another
+ * domain's physically contiguous stretches, so one of its leaves may span
+ * a noted run and the pages of the other kind next to it (a pinned page
+ * physically after a reserved run, or before), and unmapping the run takes
+ * the whole leaf.  Pfns past the run are then unpinned one by one, each as
+ * what it is, as a probed run's are.
+ */
+static enum vfio_run_kind vfio_unmapped_kind(enum vfio_run_kind kind,
+					     size_t len, size_t unmapped)
+{
+	return unmapped > len ? VFIO_RUN_PROBED : kind;
+}
+
+/*
  * Unmap [iova, iova + len) without a sync and queue it for unpinning.
  * Returns the bytes unmapped (0 on failure, after draining the queue).
  */
@@ -1133,7 +1148,7 @@ static size_t unmap_unpin_fast(struct vfio_domain *domain,
 			r->iova = iova;
 			r->phys = phys;
 			r->len = unmapped;
-			r->kind = kind;
+			r->kind = vfio_unmapped_kind(kind, len, unmapped);
 			list_add_tail(&r->list, queue);
 			(*queued)++;
 		} else {
@@ -1160,7 +1175,8 @@ static size_t unmap_unpin_slow(struct vfio_domain *domain,
 	/* As in unmap_unpin_fast(), the run cannot fail to unmap. */
 	if (!unmapped)	/* GCOVR_EXCL_BR_LINE: see above */
 		return 0;
-	*unlocked += vfio_unpin_run(dma, iova, PHYS_PFN(phys), npage, kind);
+	*unlocked += vfio_unpin_run(dma, iova, PHYS_PFN(phys), npage,
+				    vfio_unmapped_kind(kind, len, unmapped));
 	cond_resched();
 	return unmapped;
 }
