@@ -487,8 +487,7 @@ static void test_a_later_domains_leaf_over_two_kinds(void **state)
 	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
 		for (int stride = 0; stride < 2; stride++) {
 			const struct kinds_in_one_leaf *row = &rows[r];
-			struct sim_page *pages = kapi_alloc_pages(
-				kapi_gfp("GFP_HIGHUSER_MOVABLE"), 7);
+			struct sim_page *pages;
 			struct kapi_mm_map anon = {
 				.len = PAGE, .kind = KAPI_MM_ANON, .writable = 1,
 			};
@@ -513,6 +512,7 @@ static void test_a_later_domains_leaf_over_two_kinds(void **state)
 			if (kernel_has_unmap_stride())
 				was = unmap_stride_set_to(stride);
 			print_message("%s, unmap_stride %d\n", row->what, stride);
+			pages = kapi_alloc_pages(kapi_gfp("GFP_HIGHUSER_MOVABLE"), 7);
 			assert_non_null(pages);
 			kapi_split_page(pages, 7);
 			kapi_page_info(pages, &info);
