@@ -572,6 +572,40 @@ static void test_a_later_domains_leaf_over_two_kinds(void **state)
 }
 
 /*
+ *   va:    [ anon, 1024 pages faulted in from the last to the first ]
+ *          (descending pfns: every run is one page, one unmapped region)
+ *
+ * The unmap unpins its regions only after an IOTLB sync, but not one sync
+ * per region: up to 512 regions (VFIO_IOMMU_TLB_SYNC_MAX, as mainline)
+ * are queued behind one.  1024 one-page regions cost exactly two syncs:
+ * one when the 512th is queued, one when the 1024th is, none left over
+ * for the end.
+ */
+static void test_unmap_syncs_the_iotlb_once_per_512_regions(void **state)
+{
+	const unsigned long regions = 2 * 512;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(regions * PAGE);
+	struct sim_counters before;
+
+	kapi_mm_set_rlimit_memlock(regions * PAGE);
+	for (long i = regions - 1; i >= 0; i--)
+		assert_int_equal(kapi_mm_touch(va + i * PAGE, PAGE, 1), 0);
+	map_dma(c, va, IOVA, regions * PAGE, RW);
+	assert_iommu_matches_cpu(dev, IOVA, va, regions * PAGE);
+
+	sim_counters_snapshot(&before);
+	unmap_dma_exactly(c, IOVA, regions * PAGE);
+	assert_int_equal(sim_counters.c[SIM_CNT_IOTLB_SYNC] -
+			 before.c[SIM_CNT_IOTLB_SYNC], 2);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	kapi_vfio_close(c);
+	kapi_mm_set_rlimit_memlock(8 * MiB);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
+/*
  * MAP_DMA through kapi counts what `dmasim bar` reports for the same
  * work: one mmap_lock and one GUP call per vaddr_get_pfns() (counted by
  * the lock and GUP themselves, not filled in by a caller).
@@ -606,6 +640,7 @@ int main(void)
 		T(test_turning_unmap_stride_between_map_and_unmap),
 		T(test_each_pfn_lookup_takes_the_mmap_lock_once),
 		T(test_a_later_domains_leaf_over_two_kinds),
+		T(test_unmap_syncs_the_iotlb_once_per_512_regions),
 	};
 
 	return cmocka_run_group_tests_name("type1_unmap", tests, NULL, NULL);
