@@ -1140,6 +1140,60 @@ static void test_external_pins_at_batch_edges_are_charged_once(void **state)
 	kapi_mm_set_rlimit_memlock(8 * MiB);
 }
 
+/*
+ *   iova 1 GiB: [ p0 | p1 | ... | p15 ]   an emulated device's DMA, its
+ *                 ^ pinned by the device  pages faulted in from the last
+ *                                         to the first (one run each)
+ *
+ * The first IOMMU device's replay pins the DMA (one GUP call takes all
+ * sixteen pages into the batch) and maps it run by run.  Whichever IOMMU
+ * map call fails, the attach fails with -ENOMEM and gives back exactly
+ * what it took: the pages of the run that failed, those still waiting in
+ * the batch, and the runs mapped before; locked_vm is back to the one
+ * page the device pinned (the pages it holds are given back uncharged).
+ */
+static void test_failing_replay_gives_back_what_it_pinned(void **state)
+{
+	const unsigned long pages = 16;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c), *dev;
+	unsigned long va = map_anon(pages * PAGE), pfn;
+	unsigned long long n, calls, failed = 0;
+	int ret;
+
+	for (long i = pages - 1; i >= 0; i--)
+		assert_int_equal(kapi_mm_touch(va + i * PAGE, PAGE, 1), 0);
+	map_dma(c, va, GiB, pages * PAGE, RW);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, GiB, 1, RW, &pfn), 1);
+	for (n = 0;; n++) {
+		fail_nth_call_of("shim/iommu/map", n);
+		ret = kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev);
+		calls = stop_failing("shim/iommu/map");
+		if (calls <= n)
+			break;
+		print_message("IOMMU map call %llu fails: %d\n", n, ret);
+		/* The fine-grained-superpage probe's map may fail: no probe. */
+		if (!ret) {
+			assert_iommu_matches_cpu(dev, GiB, va, pages * PAGE);
+			kapi_vfio_detach_dev(c, dev);
+		} else {
+			assert_int_equal(ret, -ENOMEM);
+			failed++;
+		}
+		assert_int_equal(kapi_mm_locked_vm(), 1);
+		assert_int_equal(pins_held(), 1);
+	}
+	/* Every run's map failed once. */
+	assert_true(failed >= pages);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_iommu_matches_cpu(dev, GiB, va, pages * PAGE);
+	assert_int_equal(kapi_mm_locked_vm(), pages);
+	kapi_vfio_unpin_pages(c, mdev, GiB, 1);
+	unmap_dma_exactly(c, GiB, pages * PAGE);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
 /* How many of the n pages the CPU maps from va are marked dirty. */
 static unsigned long dirty_pages_at(unsigned long va, unsigned long n)
 {
@@ -1926,6 +1980,7 @@ int main(void)
 		T(test_external_pin_without_memory_for_its_record),
 		T(test_first_iommu_device_pins_what_was_left_unpinned),
 		T(test_external_pins_at_batch_edges_are_charged_once),
+		T(test_failing_replay_gives_back_what_it_pinned),
 		T(test_only_a_writable_dma_dirties_what_it_unpins),
 		T(test_external_pin_of_a_reserved_page_is_not_charged),
 		T(test_pinned_page_and_a_contiguous_reserved_pfn),
