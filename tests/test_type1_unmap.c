@@ -606,6 +606,59 @@ static void test_unmap_syncs_the_iotlb_once_per_512_regions(void **state)
 }
 
 /*
+ *   va:    [ anon page ][ BAR of 128 pages                  ]
+ *   DMA:   [ anon page ][ first 64 BAR pages ]   an emulated device's
+ *
+ * The first IOMMU device pins and maps a DMA that only an emulated device
+ * had: run by run, exactly the DMA (the BAR goes on physically after the
+ * DMA's end, and the page there stays unmapped).  With unmap_stride, the
+ * runs it pins are noted as MAP_DMA's are, from VFIO_RUN_MIN_PAGES (64)
+ * pages on: the unmap probes the anonymous page's run once and the BAR's
+ * 64 pages not at all.
+ */
+static void test_first_iommu_device_maps_and_notes_the_dma_exactly(void **state)
+{
+	const unsigned long dma_len = PAGE + 64 * PAGE;
+	struct kapi_mm_map anon = {
+		.len = PAGE, .kind = KAPI_MM_ANON, .writable = 1, .populate = 1,
+	};
+	struct kapi_mm_map bar = {
+		.len = 128 * PAGE, .writable = 1, .populate = 1,
+		.max_leaf = KAPI_MM_LEAF_PTE,
+	};
+	char was = kernel_has_unmap_stride() ? unmap_stride_set_to(1) : 0;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev;
+	struct sim_counters before;
+	unsigned long va = map_anon(PAGE + 128 * PAGE), pfn;
+
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	anon.addr = va;
+	map_memory(&anon);
+	bar.addr = va + PAGE;
+	map_bar(&bar, &(struct bar_placement){ .align = 128 * PAGE }, NULL);
+	attach_an_emulated_device(c);
+	map_dma(c, va, IOVA, dma_len, RW);
+
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_iommu_matches_cpu(dev, IOVA, va, dma_len);
+	assert_int_not_equal(kapi_vfio_dev_iova_to_pfn(dev, IOVA + dma_len, &pfn), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 1);
+
+	sim_counters_snapshot(&before);
+	unmap_dma_exactly(c, IOVA, dma_len);
+	if (was)
+		assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
+				 before.c[SIM_CNT_IOMMU_WALK], 1);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	kapi_vfio_close(c);
+	if (was)
+		unmap_stride_restore(was);
+	assert_int_equal(kapi_mm_munmap(anon.addr), 0);
+	assert_int_equal(kapi_mm_munmap(bar.addr), 0);
+}
+
+/*
  * MAP_DMA through kapi counts what `dmasim bar` reports for the same
  * work: one mmap_lock and one GUP call per vaddr_get_pfns() (counted by
  * the lock and GUP themselves, not filled in by a caller).
@@ -641,6 +694,7 @@ int main(void)
 		T(test_each_pfn_lookup_takes_the_mmap_lock_once),
 		T(test_a_later_domains_leaf_over_two_kinds),
 		T(test_unmap_syncs_the_iotlb_once_per_512_regions),
+		T(test_first_iommu_device_maps_and_notes_the_dma_exactly),
 	};
 
 	return cmocka_run_group_tests_name("type1_unmap", tests, NULL, NULL);
