@@ -10,6 +10,7 @@
  * Run with the parameter off (the default) and on; the on cases are
  * skipped for a kernel tree that does not have it (upstream mode).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -658,6 +659,88 @@ static void test_first_iommu_device_maps_and_notes_the_dma_exactly(void **state)
 	assert_int_equal(kapi_mm_munmap(bar.addr), 0);
 }
 
+/* How the DMA of the stale-notes test lost its IOMMU pins. */
+enum pins_went { LAST_DEVICE_LEFT, REPLAY_FAILED };
+
+/*
+ *   va:    [ THP, 2 MiB ][ BAR page ]   one DMA, an emulated device's too
+ *
+ * The notes belong to the pins they were taken with.  The DMA loses its
+ * IOMMU pins (the last IOMMU device leaves, or the first one's replay
+ * fails at the BAR page's map, after the THP run was mapped and
+ * noted), then the owner replaces the memory behind its vaddr (allowed:
+ * nothing pins it now) with other pages.  An IOMMU device joining then
+ * pins and notes the new pages; the unmap must unpin exactly those, not
+ * the old run a stale note would name.
+ */
+static void test_notes_go_with_the_pins_they_describe(void **state)
+{
+	static const struct { const char *what; enum pins_went how; } rows[] = {
+		{ "the last IOMMU device left", LAST_DEVICE_LEFT },
+		{ "the first IOMMU device's replay failed", REPLAY_FAILED },
+	};
+	const unsigned int order = __builtin_ctzll(2 * MiB / PAGE);
+
+	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
+		struct kapi_mm_map thp = {
+			.len = 2 * MiB, .kind = KAPI_MM_THP, .writable = 1,
+			.populate = 1, .align = PMD,
+		};
+		struct kapi_mm_map bar = {
+			.len = PAGE, .writable = 1, .populate = 1,
+			.max_leaf = KAPI_MM_LEAF_PTE,
+		};
+		char was = kernel_has_unmap_stride() ? unmap_stride_set_to(1) : 0;
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *dev;
+		unsigned long va, old_pfn, new_pfn;
+		struct sim_page *old_block;
+
+		print_message("%s\n", rows[r].what);
+		attach_an_emulated_device(c);
+		va = map_memory(&thp);
+		bar.addr = va + 2 * MiB;
+		map_bar(&bar, NULL, NULL);
+		assert_int_equal(kapi_mm_cpu_pfn(va, &old_pfn, NULL), 0);
+		map_dma(c, va, IOVA, 2 * MiB + PAGE, RW);
+
+		if (rows[r].how == LAST_DEVICE_LEFT) {
+			dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+			kapi_vfio_detach_dev(c, dev);
+		} else {
+			/* The probe's map, the THP run's, the BAR page's. */
+			fail_nth_call_of("shim/iommu/map", 2);
+			assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL,
+								    &dev), -ENOMEM);
+			stop_failing("shim/iommu/map");
+		}
+		assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+
+		/* New pages behind the vaddr; the old block kept out of reach. */
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		old_block = kapi_alloc_pages(kapi_gfp("GFP_HIGHUSER_MOVABLE"), order);
+		assert_non_null(old_block);
+		thp.addr = va;
+		map_memory(&thp);
+		assert_int_equal(kapi_mm_cpu_pfn(va, &new_pfn, NULL), 0);
+		assert_int_not_equal(new_pfn, old_pfn);
+
+		dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+		assert_iommu_matches_cpu(dev, IOVA, va, 2 * MiB + PAGE);
+		unmap_dma_exactly(c, IOVA, 2 * MiB + PAGE);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		kapi_vfio_close(c);
+		if (was)
+			unmap_stride_restore(was);
+		kapi___free_pages(old_block, order);
+		assert_int_equal(kapi_mm_munmap(va), 0);
+		assert_int_equal(kapi_mm_munmap(bar.addr), 0);
+		assert_nothing_held();
+	}
+}
+
 /*
  * MAP_DMA through kapi counts what `dmasim bar` reports for the same
  * work: one mmap_lock and one GUP call per vaddr_get_pfns() (counted by
@@ -695,6 +778,7 @@ int main(void)
 		T(test_a_later_domains_leaf_over_two_kinds),
 		T(test_unmap_syncs_the_iotlb_once_per_512_regions),
 		T(test_first_iommu_device_maps_and_notes_the_dma_exactly),
+		T(test_notes_go_with_the_pins_they_describe),
 	};
 
 	return cmocka_run_group_tests_name("type1_unmap", tests, NULL, NULL);
