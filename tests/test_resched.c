@@ -197,6 +197,37 @@ static void test_slow_unmap_yields_after_every_region(void **state)
 	assert_int_equal(kapi_mm_munmap(va), 0);
 }
 
+/*
+ *   iova:  [ DMA a, 1 MiB ] [ DMA b, 1 MiB ]   in an intel-sl, an amd-v1
+ *                                               and an arm-lpae-4k domain
+ *
+ * UNMAP_DMA empties the domains other than the first one whole DMA at a
+ * time, with a reschedule point after each domain's unmap: two other
+ * domains and two DMAs are four yields of vfio_unmap_unpin(), none of
+ * them closing more than one domain's unmap of one DMA.
+ */
+static void test_unmap_yields_after_each_other_domain(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * MiB);
+
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	attach_a_device_of_format(c, SIM_IOMMU_ARM_LPAE_4K);
+	map_dma(c, va, IOVA, MiB, RW);
+	map_dma(c, va + MiB, IOVA + MiB, MiB, RW);
+	sim_yield_meter_start();
+	unmap_dma_exactly(c, IOVA, 2 * MiB);
+	sim_yield_close("UNMAP_DMA return");
+	sim_yield_meter_stop();
+	assert_int_equal(sim_yield_count(SIM_YIELD_RESCHED, "vfio_unmap_unpin"), 4);
+	assert_true(sim_yield_max(SIM_YIELD_RESCHED, "vfio_unmap_unpin",
+				  SIM_CNT_IOMMU_UNMAP_PAGES) <= 1);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
 /* A heap buffer of len bytes allocated and freed, metered on signal checks. */
 static unsigned long long heap_pages_between_signal_checks(unsigned long len,
 							   const char *ignored)
@@ -516,6 +547,7 @@ int main(void)
 		T(test_sync_unpin_yields_every_512_regions),
 		T(test_sync_unpin_bound_catches_a_missing_yield),
 		T(test_slow_unmap_yields_after_every_region),
+		T(test_unmap_yields_after_each_other_domain),
 		T(test_heap_zeroes_at_most_one_chunk_per_signal_check),
 		T(test_heap_bound_catches_a_missing_signal_check),
 		T(test_loops_without_a_yield_are_reported_by_name),
