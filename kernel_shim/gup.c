@@ -24,6 +24,11 @@
  * (gup_longterm_refuse), finds its first entry not present
  * (gup_nonpresent); fixup_user_fault() drops the mmap lock while
  * another task changes the mapping (fixup_unlocked).
+ *
+ * Oracle: the unpin family WARNs on a page an IOMMU may still translate
+ * to (sim_iommu_maybe_cached(): its leaf cleared by an unmap that no IOTLB
+ * sync has covered yet), as handing it back would let a device write to
+ * its next owner's memory.
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -31,6 +36,7 @@
 #include <linux/sched/signal.h>
 
 #include <dmasim/sim.h>
+#include <dmasim/sim_iommu.h>
 
 #include <shim/mm_internal.h>
 
@@ -335,9 +341,25 @@ long pin_user_pages(unsigned long start, unsigned long nr_pages,
 				     pages, NULL);
 }
 
+/*
+ * The IOTLB oracle (sim_iommu_maybe_cached()): a page handed back while an
+ * IOMMU may still translate to it (its leaf cleared, no IOTLB sync since)
+ * could be written by a device after its next owner got it.
+ */
+static void warn_if_iommu_may_still_translate(struct page *page,
+					      unsigned long npages)
+{
+	sim_phys_t phys = (sim_phys_t)sim_page_to_pfn((struct sim_page *)page)
+			  << PAGE_SHIFT;
+
+	WARN(sim_iommu_maybe_cached(phys, (unsigned long long)npages << PAGE_SHIFT),
+	     "unpin of a page an IOMMU may still translate to (unmapped, no IOTLB sync yet)");
+}
+
 static void unpin_one(struct page *page, unsigned long n, bool dirty)
 {
 	sim_count(SIM_CNT_UNPIN_PAGE, n);
+	warn_if_iommu_may_still_translate(page, 1);
 	WARN(sim_page_unpin((struct sim_page *)page, n, dirty),
 	     "unpin of a page that is not pinned");
 }
@@ -346,6 +368,7 @@ static void unpin_one(struct page *page, unsigned long n, bool dirty)
 static void unpin_range(struct page *page, unsigned long npages, bool dirty)
 {
 	sim_count(SIM_CNT_UNPIN_PAGE, npages);
+	warn_if_iommu_may_still_translate(page, npages);
 	WARN(sim_page_unpin_range((struct sim_page *)page, npages, dirty),
 	     "unpin of a page that is not pinned");
 }

@@ -103,6 +103,9 @@ struct sim_iommu_domain {
 	unsigned long long iotlb_syncs;
 	struct sim_iova_space *iova_space;
 	struct sim_iommu_domain *prev, *next;	/* live domains */
+	/* The IOTLB oracle: leaves cleared and not yet invalidated. */
+	struct sim_stale *stale;
+	unsigned int nr_stale, cap_stale;
 };
 
 /*
@@ -122,6 +125,91 @@ void sim_iommu_lock(void)
 void sim_iommu_unlock(void)
 {
 	pthread_mutex_unlock(&iommu_lock);
+}
+
+/*
+ * The IOTLB oracle.  An IOMMU may go on translating an IOVA whose leaf was
+ * cleared until an IOTLB invalidation covers it (iommu_unmap_fast() leaves
+ * that to the caller's iommu_iotlb_sync()), so a page must not be given
+ * back before: each domain keeps the stretches (IOVA, physical address,
+ * length) it cleared since, coalesced while both run on, and an
+ * invalidation drops what it covers.  sim_iommu_maybe_cached() tells the
+ * unpin path whether any domain may still translate to a physical range.
+ * The simulated IOMMU caches nothing really: this is bookkeeping of what a
+ * real one may, as the kernel's contract lets it.
+ */
+struct sim_stale {
+	unsigned long long iova, len;
+	sim_phys_t paddr;
+};
+
+/* Stale stretches over all domains: 0 makes the unpin check one test. */
+static unsigned long long nr_stale_total;
+
+static void stale_add(struct sim_iommu_domain *dom, unsigned long long iova,
+		      sim_phys_t paddr, unsigned long long len)
+{
+	struct sim_stale *s = dom->nr_stale ? &dom->stale[dom->nr_stale - 1] :
+					      NULL;
+
+	if (s && s->iova + s->len == iova && s->paddr + s->len == paddr) {
+		s->len += len;
+		return;
+	}
+	if (dom->nr_stale == dom->cap_stale) {
+		unsigned int cap = dom->cap_stale ? 2 * dom->cap_stale : 16;
+		struct sim_stale *n = realloc(dom->stale, cap * sizeof(*n));
+
+		if (!n)		/* the host is out of memory: forget it */
+			return;
+		dom->stale = n;
+		dom->cap_stale = cap;
+	}
+	dom->stale[dom->nr_stale++] = (struct sim_stale){
+		.iova = iova, .len = len, .paddr = paddr,
+	};
+	nr_stale_total++;
+}
+
+/* An invalidation of [iova, last]: the stretches it covers go. */
+static void stale_flush(struct sim_iommu_domain *dom, unsigned long long iova,
+			unsigned long long last)
+{
+	unsigned int i, n = dom->nr_stale, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		struct sim_stale r = dom->stale[i];
+		unsigned long long r_last = r.iova + r.len - 1;
+
+		if (r_last < iova || r.iova > last) {
+			dom->stale[kept++] = r;
+			continue;
+		}
+		/* What sticks out on either side stays. */
+		if (r.iova < iova)
+			dom->stale[kept++] = (struct sim_stale){
+				.iova = r.iova, .len = iova - r.iova,
+				.paddr = r.paddr,
+			};
+		if (r_last > last) {
+			struct sim_stale right = {
+				.iova = last + 1, .len = r_last - last,
+				.paddr = r.paddr + (last + 1 - r.iova),
+			};
+
+			/* Slot i is free unless the left part took it. */
+			if (kept <= i)
+				dom->stale[kept++] = right;
+			else
+				stale_add(dom, right.iova, right.paddr,
+					  right.len);
+		}
+	}
+	/* stale_add() may have appended past n: move those down. */
+	for (i = n; i < dom->nr_stale; i++)
+		dom->stale[kept++] = dom->stale[i];
+	nr_stale_total -= dom->nr_stale - kept;
+	dom->nr_stale = kept;
 }
 
 static struct sim_iommu_domain live_domains = {
@@ -402,6 +490,8 @@ static void domain_free(struct sim_iommu_domain *dom)
 	leaves_will_be_cleared();
 	free_subtree(dom, dom->root, dom->levels - 1);
 	sim_iova_space_free(dom);
+	nr_stale_total -= dom->nr_stale;
+	free(dom->stale);
 	dom->prev->next = dom->next;
 	dom->next->prev = dom->prev;
 	nr_domains--;
@@ -640,6 +730,7 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 			size_log2 = shift + rep_log2;
 			leaf_size = 1ULL << size_log2;
 			base = iova & ~(leaf_size - 1);
+			stale_add(dom, base, pte & PTE_ADDR_MASK, leaf_size);
 			for (unsigned long long k = 0; k < rep; k++)
 				pte_store(&t->e[i + k], 0);
 			cleared += rep;
@@ -809,9 +900,9 @@ unsigned long long sim_iommu_nr_tables(const struct sim_iommu_domain *dom)
 void sim_iommu_iotlb_sync(struct sim_iommu_domain *dom,
 			  unsigned long long iova, unsigned long long size)
 {
-	(void)iova;
-	(void)size;
 	sim_iommu_lock();
+	if (dom->nr_stale)
+		stale_flush(dom, iova, size == ~0ULL ? ~0ULL : iova + size - 1);
 	dom->iotlb_syncs++;
 	sim_count(SIM_CNT_IOTLB_SYNC, 1);
 	sim_iommu_unlock();
@@ -820,6 +911,24 @@ void sim_iommu_iotlb_sync(struct sim_iommu_domain *dom,
 unsigned long long sim_iommu_nr_iotlb_syncs(const struct sim_iommu_domain *dom)
 {
 	return dom->iotlb_syncs;
+}
+
+int sim_iommu_maybe_cached(sim_phys_t paddr, unsigned long long len)
+{
+	const struct sim_iommu_domain *dom;
+	int found = 0;
+
+	if (!__atomic_load_n(&nr_stale_total, __ATOMIC_RELAXED))
+		return 0;
+	sim_iommu_lock();
+	for (dom = live_domains.next; dom != &live_domains && !found;
+	     dom = dom->next) {
+		for (unsigned int i = 0; i < dom->nr_stale && !found; i++)
+			found = dom->stale[i].paddr < paddr + len &&
+				paddr < dom->stale[i].paddr + dom->stale[i].len;
+	}
+	sim_iommu_unlock();
+	return found;
 }
 
 static int for_each_in_table(const struct sim_iommu_domain *dom,

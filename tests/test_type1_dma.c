@@ -1059,9 +1059,11 @@ static void test_external_pin_without_memory_for_its_record(void **state)
  *   iova:  [ 0, +1 page )        pinned by an emulated device (charged)
  *          [ 1 MiB, +4 pages )   not pinned by anyone yet
  *
- * The first IOMMU device pins every DMA as it joins, with the joining
- * task's mm: a kernel thread has none (-ENODEV, nothing changes).  From
- * the owner it pins all, charging only the pages not charged already.
+ * The emulated device's pin takes one page, without a page of page
+ * pointers for a GUP batch.  The first IOMMU device pins every DMA as it
+ * joins, with the joining task's mm: a kernel thread has none (-ENODEV,
+ * nothing changes).  From the owner it pins all, charging only the pages
+ * not charged already.
  */
 static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
 {
@@ -1073,7 +1075,10 @@ static void test_first_iommu_device_pins_what_was_left_unpinned(void **state)
 
 	map_dma(c, va, 0, PAGE, RW);
 	map_dma(c, va + MiB, MiB, 4 * PAGE, RW);
+	/* An external pin is one page: no page of pointers for a batch. */
+	fail_nth_call_of("shim/mm/get_free_page", ~0ULL);
 	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), 1);
+	assert_int_equal(stop_failing("shim/mm/get_free_page"), 0);
 	assert_int_equal(kapi_mm_locked_vm(), 1);
 
 	kapi_proc_set_current(NULL);
@@ -1687,7 +1692,8 @@ static void test_dirty_tracking_stops_when_resizing_fails(void **state)
  * With disable_hugepages, a 2 MiB THP folio is pinned and mapped one page
  * at a time: 512 IOMMU leaves of 4 KiB (intel-sl's smallest, so
  * INTEL_LEAVES_PER_PAGE per bigger CPU page), still to the CPU's pfns and
- * charged page for page.
+ * charged page for page; GUP is asked one page at a time, so no page of
+ * page pointers is taken for a batch.
  */
 static void test_disable_hugepages_maps_page_by_page(void **state)
 {
@@ -1701,7 +1707,10 @@ static void test_disable_hugepages_maps_page_by_page(void **state)
 	assert_int_equal(kapi_mm_mmap(&m, &va), 0);
 	assert_int_equal(kapi_param_set("vfio_iommu_type1.disable_hugepages",
 					"1"), 0);
+	fail_nth_call_of("shim/mm/get_free_page", ~0ULL);
 	map_dma(c, va, 0, 2 * MiB, RW);
+	/* One page per GUP call: no page of page pointers for a batch. */
+	assert_int_equal(stop_failing("shim/mm/get_free_page"), 0);
 	assert_int_equal(sim_iommu_nr_leaves(kapi_vfio_dev_sim_domain(dev), 12),
 			 2 * MiB / PAGE * INTEL_LEAVES_PER_PAGE);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev),

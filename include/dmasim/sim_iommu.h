@@ -109,6 +109,12 @@ void sim_iommu_iotlb_sync(struct sim_iommu_domain *dom,
 			  unsigned long long iova, unsigned long long size);
 unsigned long long sim_iommu_nr_iotlb_syncs(const struct sim_iommu_domain *dom);
 /*
+ * The IOTLB oracle: whether some domain cleared a leaf translating into
+ * [paddr, paddr + len) and no IOTLB invalidation has covered it since (an
+ * IOMMU may still translate to it: the pages must not be given back yet).
+ */
+int sim_iommu_maybe_cached(sim_phys_t paddr, unsigned long long len);
+/*
  * Call fn for every live leaf in ascending IOVA order (stops early on a
  * nonzero return, which it returns).
  */
