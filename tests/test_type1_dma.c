@@ -1199,6 +1199,34 @@ static void test_failing_replay_gives_back_what_it_pinned(void **state)
 	assert_int_equal(kapi_mm_munmap(va), 0);
 }
 
+/*
+ *   iova:  [ 1 GiB, +2 pages )          the DMA asked for
+ *                         ^ one reserved byte: the DMA's last
+ *
+ * The IOMMU reserves one byte at an odd address (a driver may report a
+ * region of any start and length): a MAP_DMA whose last byte is that byte
+ * is refused with -EINVAL and pins nothing; the page before it maps.
+ */
+static void test_dma_ending_on_a_reserved_byte_is_refused(void **state)
+{
+	const unsigned long long iova = GiB;
+	struct kapi_vfio_dev_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.resv = { { iova + 2 * PAGE - 1, 1, KAPI_VFIO_RESV_RESERVED } },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * PAGE);
+
+	attach_a_device_with(c, &o);
+	assert_int_equal(kapi_vfio_map_dma(c, va, iova, 2 * PAGE, RW), -EINVAL);
+	assert_int_equal(pins_held(), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	map_dma(c, va, iova, PAGE, RW);
+	unmap_dma_exactly(c, iova, PAGE);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
 /* How many of the n pages the CPU maps from va are marked dirty. */
 static unsigned long dirty_pages_at(unsigned long va, unsigned long n)
 {
@@ -1990,6 +2018,7 @@ int main(void)
 		T(test_first_iommu_device_pins_what_was_left_unpinned),
 		T(test_external_pins_at_batch_edges_are_charged_once),
 		T(test_failing_replay_gives_back_what_it_pinned),
+		T(test_dma_ending_on_a_reserved_byte_is_refused),
 		T(test_only_a_writable_dma_dirties_what_it_unpins),
 		T(test_external_pin_of_a_reserved_page_is_not_charged),
 		T(test_pinned_page_and_a_contiguous_reserved_pfn),
