@@ -224,6 +224,24 @@
 #endif
 
 /*
+ * VFIO type1 misses a page an emulated device pinned by an IOVA inside it
+ * (docs/kernel-bugs.md, "type1-unaligned-external-pin").  The VFIO core
+ * passes vfio_pin_pages()'s IOVA on unaligned and type1 records the pin
+ * under it, while the pin and unpin accounting of 6.12
+ * (vfio_pin_pages_remote(), vfio_unpin_pages_remote()) looks pins up by
+ * each page's own IOVA, exactly: the replay into the first IOMMU domain
+ * charges the page a second time and the unmap takes back one charge.
+ * core/ counts the pins inside each page's range (vpfn_pages()).  Not
+ * probed: mainline's 2025 rework (vpfn_pages(), a range lookup behind
+ * vfio_find_vpfn()) reads as counting them; a tree with it shows XPASS.
+ */
+#ifdef DMASIM_PROBED_UNALIGNED_VPFN_MISSED
+#define DMASIM_IMPL_UNALIGNED_VPFN_MISSED DMASIM_PROBED_UNALIGNED_VPFN_MISSED
+#else
+#define DMASIM_IMPL_UNALIGNED_VPFN_MISSED DMASIM_IMPL_IS_UPSTREAM
+#endif
+
+/*
  * VFIO type1 writes past the end of every dirty bitmap when the container's
  * smallest IOMMU page size shrinks while dirty tracking is on
  * (docs/kernel-bugs.md, "type1 dirty bitmap overrun").  The bitmaps are
