@@ -1321,6 +1321,8 @@ def parse_args(argv):
                          'left survived or timed out (found by id), carry over its '
                          'other outcomes, report the whole (its files, its draw)')
     o = ap.parse_args(argv)
+    if o.carry_timeouts and not o.retest:
+        ap.error('--carry-timeouts goes with --retest')
     if o.retest and (o.files or o.only or o.sample is not None or o.rescore or o.list):
         ap.error('--retest takes the files and mutants of its run: no FILE, '
                  '--only, --sample, --rescore or --list with it')
@@ -1752,7 +1754,8 @@ def retest_split(o, prior, per_file, eq):
             m = mutant_of_record(r)
             m.status, m.reason = 'equivalent', eq[r['id']]
             n['eq'] += 1
-        elif r['status'] in RETEST_AGAIN or r['status'] == 'equivalent':
+        elif (r['status'] in RETEST_AGAIN and not
+              (o.carry_timeouts and r['status'] == 'timeout')) or r['status'] == 'equivalent':
             if cur is not None:
                 again[f].append(cur)
                 n['again'] += 1
@@ -1770,10 +1773,12 @@ def retest_split(o, prior, per_file, eq):
     new = sorted((m for m in current.values() if m.id not in seen),
                  key=lambda m: (m.label, m.line, m.start))
     head = ['retest of %s (%d mutants, score %s%%, %.0f s): %d tested again (the run '
-            'left them survived or timed out, or listed equivalent then and not now), '
-            '%d outcomes carried over (killed, invalid), %d equivalent now' % (
+            'left them survived%s, or listed equivalent then and not now), '
+            '%d outcomes carried over (killed, invalid%s), %d equivalent now' % (
                 o.retest, len(prior['mutants']), prior.get('score'),
-                prior.get('seconds', 0.0), n['again'], n['carried'], n['eq'])]
+                prior.get('seconds', 0.0), n['again'],
+                '' if o.carry_timeouts else ' or timed out', n['carried'],
+                ', timed out' if o.carry_timeouts else '', n['eq'])]
     if n['missing']:
         head.append('  %d survivors or timeouts of the run are not in the tree now '
                     '(their line changed): counted as survivors, listed below' % n['missing'])
