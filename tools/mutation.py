@@ -1320,6 +1320,10 @@ def parse_args(argv):
                          'the tree and tests as they are now, only the mutants it '
                          'left survived or timed out (found by id), carry over its '
                          'other outcomes, report the whole (its files, its draw)')
+    ap.add_argument('--carry-timeouts', action='store_true',
+                    help="with --retest: carry the run's timeouts over as they were "
+                         "(counted as killed) instead of testing them again: a "
+                         "timeout costs its whole timeout again")
     o = ap.parse_args(argv)
     if o.carry_timeouts and not o.retest:
         ap.error('--carry-timeouts goes with --retest')
