@@ -70,6 +70,22 @@ static void unmap_stride_restore(char was)
 	assert_int_equal(kapi_param_set(STRIDE, was == 'Y' ? "1" : "0"), 0);
 }
 
+/* After an unmap: dev maps nothing; nothing pinned or charged is left. */
+static void assert_dev_maps_nothing_and_nothing_is_pinned(struct kapi_vfio_dev *dev)
+{
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+}
+
+/* Close the container, then put unmap_stride back as it was (if any). */
+static void close_and_restore_unmap_stride(struct kapi_vfio *c, char was)
+{
+	kapi_vfio_close(c);
+	if (was)
+		unmap_stride_restore(was);
+}
+
 /* What an unmap cost and left behind. */
 struct unmap_cost {
 	struct sim_counters d;		/* counters over UNMAP_DMA */
@@ -550,14 +566,9 @@ static void test_a_later_domains_leaf_over_two_kinds(void **state)
 				assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
 						 before.c[SIM_CNT_IOMMU_WALK],
 						 row->walks);
-			assert_int_equal(kapi_vfio_dev_nr_leaves(amd), 0);
 			assert_int_equal(kapi_vfio_dev_nr_leaves(intel), 0);
-			assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
-			assert_int_equal(kapi_mm_locked_vm(), 0);
-
-			kapi_vfio_close(c);
-			if (was)
-				unmap_stride_restore(was);
+			assert_dev_maps_nothing_and_nothing_is_pinned(amd);
+			close_and_restore_unmap_stride(c, was);
 			assert_int_equal(kapi_mm_munmap(anon.addr), 0);
 			assert_int_equal(kapi_mm_munmap(rsvd.addr), 0);
 			assert_int_equal(kapi_mm_munmap(bar.addr), 0);
@@ -651,10 +662,8 @@ static void test_first_iommu_device_maps_and_notes_the_dma_exactly(void **state)
 	if (was)
 		assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
 				 before.c[SIM_CNT_IOMMU_WALK], 1);
-	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
-	kapi_vfio_close(c);
-	if (was)
-		unmap_stride_restore(was);
+	assert_dev_maps_nothing_and_nothing_is_pinned(dev);
+	close_and_restore_unmap_stride(c, was);
 	assert_int_equal(kapi_mm_munmap(anon.addr), 0);
 	assert_int_equal(kapi_mm_munmap(bar.addr), 0);
 }
@@ -728,12 +737,8 @@ static void test_notes_go_with_the_pins_they_describe(void **state)
 		dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 		assert_iommu_matches_cpu(dev, IOVA, va, 2 * MiB + PAGE);
 		unmap_dma_exactly(c, IOVA, 2 * MiB + PAGE);
-		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
-		assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
-		assert_int_equal(kapi_mm_locked_vm(), 0);
-		kapi_vfio_close(c);
-		if (was)
-			unmap_stride_restore(was);
+		assert_dev_maps_nothing_and_nothing_is_pinned(dev);
+		close_and_restore_unmap_stride(c, was);
 		kapi___free_pages(old_block, order);
 		assert_int_equal(kapi_mm_munmap(va), 0);
 		assert_int_equal(kapi_mm_munmap(bar.addr), 0);
