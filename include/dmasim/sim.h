@@ -432,6 +432,11 @@ struct sim_held_lock {
 	unsigned long class;	/* 0: no class, no order checks */
 	const char *name;
 	unsigned long ctx;	/* state number << 1 | 1 if read-held */
+	/*
+	 * Unused: a held lock is as big as a memo, so that the inline
+	 * acquire finds held[n] and memo[0][n] from one scaled index.
+	 */
+	unsigned long pad;
 };
 
 struct sim_lock_memo {
@@ -458,6 +463,12 @@ struct sim_lockdep_thread {
 };
 
 extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+
+#define SIM_LOCKDEP_MEMO_FROM_HELD					\
+	(__builtin_offsetof(struct sim_lockdep_thread, memo) -			\
+	 __builtin_offsetof(struct sim_lockdep_thread, held))
+_Static_assert(sizeof(struct sim_held_lock) == sizeof(struct sim_lock_memo),
+	       "held[n] and memo[0][n] are one stride apart");
 extern unsigned int sim_lockdep_order_gen;
 
 int sim_lock_acquire_slow(const void *lock, const void *key,
@@ -488,15 +499,18 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned long class = key ? (unsigned long)key + subclass : 0;
 	unsigned int n = t->nr_held;	/* <= SIM_LOCKDEP_DEPTH */
-	const struct sim_lock_memo *m = &t->memo[0][n];
 	struct sim_held_lock *h = &t->held[n];
+	/* &t->memo[0][n], from h: the two arrays have one stride. */
+	const struct sim_lock_memo *m = (const struct sim_lock_memo *)
+		((char *)h + SIM_LOCKDEP_MEMO_FROM_HELD);
 
 	if (sim_likely(m->lock == lock && m->parent == h->ctx &&
 		       m->class == class && m->tag == sim_lock_memo_tag(flags))) {
-		h[1] = (struct sim_held_lock){
-			.lock = lock, .class = class, .name = name,
-			.ctx = m->ctx,
-		};
+		/* Field by field: the pad is left alone. */
+		h[1].lock = lock;
+		h[1].class = class;
+		h[1].name = name;
+		h[1].ctx = m->ctx;
 		t->nr_held = n + 1;
 		return 0;
 	}
