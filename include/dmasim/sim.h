@@ -521,9 +521,11 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 /* After a trylock that failed, undo sim_lock_acquire(). */
 void sim_lock_acquire_failed(const void *lock);
 
-/* Before releasing: 0, or -1 when the thread does not hold it (reported). */
-static sim_always_inline int
-sim_lock_release(const void *lock, const char *name, const char *file, int line)
+/*
+ * The release's common case: lock is on top of the stack and comes off it
+ * (1); 0 leaves the rest to sim_lock_release_slow().
+ */
+static sim_always_inline int sim_lock_release_top(const void *lock)
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned int n = t->nr_held;
@@ -531,8 +533,21 @@ sim_lock_release(const void *lock, const char *name, const char *file, int line)
 	/* held[0], the empty stack, holds no lock. */
 	if (sim_likely(t->held[n].lock == lock)) {
 		t->nr_held = n - 1;
-		return 0;
+		return 1;
 	}
+	return 0;
+}
+
+/*
+ * Before releasing: 0, or -1 when the thread does not hold it (reported).
+ * A caller whose name costs work to find can call sim_lock_release_top()
+ * and find it only for sim_lock_release_slow().
+ */
+static sim_always_inline int
+sim_lock_release(const void *lock, const char *name, const char *file, int line)
+{
+	if (sim_lock_release_top(lock))
+		return 0;
 	return sim_lock_release_slow(lock, name, file, line);
 }
 
