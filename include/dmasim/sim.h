@@ -450,7 +450,12 @@ struct sim_lock_memo {
 #define SIM_LOCKDEP_MEMO_WAYS	2
 
 struct sim_lockdep_thread {
-	unsigned int nr_held;
+	/*
+	 * The number of locks held, as the byte offset of the top one in
+	 * held[] (nr_held * sizeof(struct sim_held_lock)): the inline paths
+	 * add it to the array's address, with no multiply.
+	 */
+	unsigned int top;
 	unsigned int rcu_read_depth;
 	unsigned long last_ctx;	/* the last stack-state number given */
 	/* held[1..nr_held], bottom first; held[0] is the empty stack. */
@@ -498,9 +503,10 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned long class = key ? (unsigned long)key + subclass : 0;
-	unsigned int n = t->nr_held;	/* <= SIM_LOCKDEP_DEPTH */
-	struct sim_held_lock *h = &t->held[n];
-	/* &t->memo[0][n], from h: the two arrays have one stride. */
+	unsigned int top = t->top;
+	struct sim_held_lock *h = (struct sim_held_lock *)
+		((char *)t->held + top);
+	/* &t->memo[0][depth], from h: the two arrays have one stride. */
 	const struct sim_lock_memo *m = (const struct sim_lock_memo *)
 		((char *)h + SIM_LOCKDEP_MEMO_FROM_HELD);
 
@@ -511,7 +517,7 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 		h[1].class = class;
 		h[1].name = name;
 		h[1].ctx = m->ctx;
-		t->nr_held = n + 1;
+		t->top = top + sizeof(*h);
 		return 0;
 	}
 	return sim_lock_acquire_slow(lock, key, subclass, flags, name, file,
@@ -528,11 +534,12 @@ void sim_lock_acquire_failed(const void *lock);
 static sim_always_inline int sim_lock_release_top(const void *lock)
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
-	unsigned int n = t->nr_held;
+	unsigned int top = t->top;
 
 	/* held[0], the empty stack, holds no lock. */
-	if (sim_likely(t->held[n].lock == lock)) {
-		t->nr_held = n - 1;
+	if (sim_likely(((struct sim_held_lock *)((char *)t->held + top))->lock ==
+		       lock)) {
+		t->top = top - sizeof(struct sim_held_lock);
 		return 1;
 	}
 	return 0;
@@ -566,7 +573,8 @@ static sim_always_inline int
 sim_lock_held(const void *lock, int how)
 {
 	const struct sim_lockdep_thread *t = &sim_lockdep_self;
-	const struct sim_held_lock *h = &t->held[t->nr_held];
+	const struct sim_held_lock *h = (const struct sim_held_lock *)
+		((const char *)t->held + t->top);
 
 	if (sim_likely(h->lock == lock))
 		return how < 0 || (int)(h->ctx & 1) == (how == SIM_LOCK_READ);
