@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VFIO type1 where Linux 6.12's own code (upstream mode) takes paths of its
+ * own: a GUP that pins nothing when the page batch is refilled midway, the
+ * replay into a new domain (its memlock limit, the unwind's charge for
+ * pages an emulated device holds, and the runs it copies from the first
+ * domain), and dirty bitmaps of ranges that meet DMAs at their edges.
+ * Every check runs against core/ too: the behaviour is the kernel's, and
+ * where a tree has a known bug the check says so by name (known_bug.h).
+ * At the end of each test nothing is left.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dmasim/impl.h>
+#include <dmasim/kapi.h>
+#include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/sim.h>
+
+#include "known_bug.h"
+#include "shared.h"
+
+#define RW	KAPI_VFIO_DMA_MAP_RW
+/* Pages type1's page batch holds (VFIO_BATCH_MAX_CAPACITY: a page of pointers). */
+#define BATCH	(PAGE / sizeof(void *))
+
+/* A booted machine with room for two batches of 64 KiB pages, and a process. */
+static int setup(void **state)
+{
+	given_a_booted_machine(&(struct sim_config){ .ram_bytes = 4 * GiB });
+	given_a_process();
+	return 0;
+}
+
+/* Leaves freed with a detached group's domain are no leak (type1 drops them). */
+static int teardown(void **state)
+{
+	check_and_destroy_except(LEAK_LEAVES);
+	return 0;
+}
+
+/* ---- helpers that read like sentences ---- */
+
+static unsigned long long dma_entries_available(struct kapi_vfio *c)
+{
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	assert_true(info.has_dma_avail);
+	return info.dma_avail;
+}
+
+static void unmap_everything(struct kapi_vfio *c)
+{
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0,
+					     KAPI_VFIO_DMA_UNMAP_FLAG_ALL,
+					     NULL), 0);
+}
+
+/* A THP-backed buffer of len bytes (physically contiguous in THP_BLOCKs). */
+static unsigned long map_thp(unsigned long len)
+{
+	return map_memory(&(struct kapi_mm_map){
+		.len = len, .kind = KAPI_MM_THP, .writable = 1, .align = PMD,
+	});
+}
+
+/* ---- GUP ---- */
+
+/*
+ *   va:   [ anon: one batch of pages + 1 ]   iova 1 GiB
+ *   GUP calls: 1st fills the batch, 2nd (the refill) pins nothing
+ *
+ * A GUP that pins nothing when type1 refills its batch midway through a
+ * DMA: the map fails with -EFAULT and leaves nothing pinned, charged or
+ * mapped.  A tree with known bug type1-gup-zero-maps-nothing (before 6.15)
+ * takes the 0 as the end of the run it was extending instead: the map
+ * succeeds, and then every page must be mapped to the CPU's pfn and
+ * charged exactly once (the run that ended at the refill too).
+ */
+static void test_gup_pinning_nothing_at_a_refill(void **state)
+{
+	const unsigned long npages = BATCH + 1;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(npages * PAGE);
+	long ret;
+
+	kapi_mm_set_rlimit_memlock(npages * PAGE);
+	assert_int_equal(kapi_mm_touch(va, npages * PAGE, 1), 0);
+	kapi_mm_gup_hook(2, KAPI_GUP_ZERO, 0, 0);
+	ret = kapi_vfio_map_dma(c, va, GiB, npages * PAGE, RW);
+	kapi_mm_hooks_reset();
+	if (expect_known_bug(TYPE1_GUP_ZERO, ret == -EFAULT)) {
+		assert_int_equal(ret, -EFAULT);
+		assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(dma_entries_available(c), 65535);
+	} else {
+		assert_int_equal(ret, 0);
+		assert_iommu_matches_cpu(dev, GiB, va, npages * PAGE);
+		assert_int_equal(kapi_mm_locked_vm(), npages);
+		unmap_dma_exactly(c, GiB, npages * PAGE);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+	}
+	kapi_vfio_close(c);
+}
+
+/* ---- the replay into a new domain ---- */
+
+/*
+ *   va:   [ a: anon 64 pages ]  [ b: anon 64 pages ]
+ *   iova: 0                     1 GiB
+ *   RLIMIT_MEMLOCK 96 pages; the emulated device pins a's first 4 pages
+ *
+ * The first IOMMU group replays both DMAs, charging the owner for what it
+ * pins but for the 4 pages the emulated device is charged for already: a
+ * fits under the limit, b does not: the pinning stops at the limit, with
+ * the warning that names it.  The attach is -ENOMEM and unwinds a: its
+ * pins go, and its charge with them, but for the emulated device's 4
+ * pages, which stay pinned and charged until the device unpins them.
+ */
+static void test_replay_over_the_memlock_limit_keeps_external_charges(void **state)
+{
+	const unsigned long n = 64;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c), *dev;
+	unsigned long a = map_anon(n * PAGE), b = map_anon(n * PAGE);
+	unsigned long pfns[4];
+	unsigned long long warnings;
+	char want[64];
+
+	map_dma(c, a, 0, n * PAGE, RW);
+	map_dma(c, b, GiB, n * PAGE, RW);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 4, RW, pfns), 4);
+	assert_int_equal(kapi_mm_locked_vm(), 4);
+	kapi_mm_set_rlimit_memlock(n * PAGE + n / 2 * PAGE);
+
+	warnings = sim_klog_count(SIM_KLOG_WARNING);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -ENOMEM);
+	assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+	snprintf(want, sizeof(want), "RLIMIT_MEMLOCK (%lu) exceeded",
+		 (unsigned long)(n * PAGE + n / 2 * PAGE));
+	assert_non_null(strstr(sim_klog_last(), want));
+	assert_int_equal(kapi_mm_locked_vm(), 4);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins + 4);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 4);
+
+	kapi_vfio_unpin_pages(c, mdev, 0, 4);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	unmap_everything(c);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ THP ]   iova 0, mapped by an intel-sl domain in superpages
+ *   then an amd-v1 group joins: its domain is filled from intel-sl's
+ *
+ * The replay copies a DMA the first domain maps in runs as long as that
+ * domain's translations stay physically contiguous, so the new domain
+ * maps it with the leaves a MAP_DMA straight into a domain of its own
+ * format gives (superpages), each to the CPU's pfn, not page by page.
+ */
+static void test_replay_copies_contiguous_runs_whole(void **state)
+{
+	const unsigned long len = THP_BLOCK;
+	struct kapi_vfio *c = open_a_v2_container(), *alone = open_a_v2_container();
+	struct kapi_vfio_dev *ref = attach_a_device_of_format(alone, SIM_IOMMU_AMD_V1);
+	struct kapi_vfio_dev *dev;
+	unsigned long va = map_thp(len);
+
+	kapi_mm_set_rlimit_memlock(2 * len);
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(alone, va, 0, len, RW);
+	map_dma(c, va, 0, len, RW);
+	assert_true(kapi_vfio_dev_nr_leaves(ref) < len / PAGE);
+
+	dev = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	assert_iommu_matches_cpu(dev, 0, va, len);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), kapi_vfio_dev_nr_leaves(ref));
+	assert_int_equal(kapi_mm_locked_vm(), 2 * len / PAGE);
+
+	unmap_everything(c);
+	unmap_everything(alone);
+	kapi_vfio_close(c);
+	kapi_vfio_close(alone);
+}
+
+/* ---- dirty bitmaps of ranges at DMA edges ---- */
+
+/*
+ *   iova: [ a: DIRTY_LEN ][ b: DIRTY_LEN ]   (adjacent; tracking on)
+ *
+ * GET_BITMAP of a and b together, from a's first byte, is accepted (no
+ * DMA is cut: the range ends where b ends) and reports every page of
+ * both; of a alone it writes a's bits and nothing of b's after them, even
+ * into a bitmap larger than the range needs; a range that starts in the
+ * hole below a and ends inside a cuts a: -EINVAL.
+ */
+static void test_dirty_bitmaps_of_ranges_at_dma_edges(void **state)
+{
+	const unsigned long words = DIRTY_LEN / PAGE / 64;
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * DIRTY_LEN);
+	unsigned long long bits[2 * DIRTY_LEN / PAGE / 64];
+
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, va, GiB, DIRTY_LEN, RW);
+	map_dma(c, va + DIRTY_LEN, GiB + DIRTY_LEN, DIRTY_LEN, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+
+	memset(bits, 0, sizeof(bits));
+	assert_int_equal(kapi_vfio_dirty_get(c, GiB, 2 * DIRTY_LEN, PAGE, bits,
+					     sizeof(bits)), 0);
+	for (unsigned long i = 0; i < 2 * words; i++)
+		assert_int_equal(bits[i], ~0ULL);
+
+	memset(bits, 0, sizeof(bits));
+	assert_int_equal(kapi_vfio_dirty_get(c, GiB, DIRTY_LEN, PAGE, bits,
+					     sizeof(bits)), 0);
+	for (unsigned long i = 0; i < 2 * words; i++)
+		assert_int_equal(bits[i], i < words ? ~0ULL : 0);
+
+	assert_int_equal(kapi_vfio_dirty_get(c, GiB - DIRTY_LEN,
+					     DIRTY_LEN + DIRTY_LEN / 2, PAGE,
+					     bits, sizeof(bits)), -EINVAL);
+
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_everything(c);
+	kapi_vfio_close(c);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_gup_pinning_nothing_at_a_refill),
+		T(test_replay_over_the_memlock_limit_keeps_external_charges),
+		T(test_replay_copies_contiguous_runs_whole),
+		T(test_dirty_bitmaps_of_ranges_at_dma_edges),
+	};
+
+	return cmocka_run_group_tests(tests, boot_the_kernel, NULL);
+}
