@@ -29,6 +29,7 @@
 #include "shared.h"
 
 #define RW	KAPI_VFIO_DMA_MAP_RW
+#define TOP48	((1ULL << 48) - 1)	/* last IOVA of a 48-bit aperture */
 /* Pages type1's page batch holds (VFIO_BATCH_MAX_CAPACITY: a page of pointers). */
 #define BATCH	(PAGE / sizeof(void *))
 
@@ -196,6 +197,70 @@ static void test_replay_copies_contiguous_runs_whole(void **state)
 	kapi_vfio_close(alone);
 }
 
+/* ---- apertures and reserved regions ---- */
+
+/*
+ *   container: intel-sl, aperture [1 GiB, 2^48 - 1]; DMA at 2 GiB
+ *   joins:     amd-v1,   aperture [2 GiB, 2^48 - 1]
+ *
+ * A group whose aperture starts above the container's range, exactly at a
+ * DMA, cuts off only the part of the range below it, where nothing is
+ * mapped: it joins, the range narrows to its aperture, and the DMA is
+ * mapped in its domain too.
+ */
+static void test_aperture_starting_at_a_dma_above_the_range_start(void **state)
+{
+	const struct kapi_vfio_dev_opts first = {
+		.fmt = SIM_IOMMU_INTEL_SL, .aperture_start = GiB,
+		.aperture_end = TOP48,
+	}, second = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = 2 * GiB,
+		.aperture_end = TOP48,
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * MiB);
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio_info info;
+
+	attach_a_device_with(c, &first);
+	map_dma(c, va, 2 * GiB, 2 * MiB, RW);
+	dev = attach_a_device_with(c, &second);
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	assert_int_equal(info.nr_iovas, 1);
+	assert_int_equal(info.iovas[0].start, 2 * GiB);
+	assert_int_equal(info.iovas[0].end, TOP48);
+	assert_iommu_matches_cpu(dev, 2 * GiB, va, 2 * MiB);
+	unmap_everything(c);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova: [ usable ... 2 GiB - 2 ][ reserved: 2 GiB - 1 .. 2 GiB + 1 page - 1 ][ usable ...
+ *
+ * A reserved region that starts at the last byte of a page takes that
+ * page out of the usable range: MAP_DMA of the page is -EINVAL (nothing
+ * pinned or mapped), of the page below it works.
+ */
+static void test_reserved_region_from_a_page_last_byte(void **state)
+{
+	struct kapi_vfio_dev_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.resv = { { 2 * GiB - 1, PAGE + 1, KAPI_VFIO_RESV_RESERVED } },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_with(c, &o);
+	unsigned long va = map_anon(2 * PAGE);
+
+	assert_int_equal(kapi_vfio_map_dma(c, va, 2 * GiB - PAGE, PAGE, RW),
+			 -EINVAL);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	map_dma(c, va, 2 * GiB - 2 * PAGE, PAGE, RW);
+	assert_iommu_matches_cpu(dev, 2 * GiB - 2 * PAGE, va, PAGE);
+	unmap_everything(c);
+	kapi_vfio_close(c);
+}
+
 /* ---- dirty bitmaps of ranges at DMA edges ---- */
 
 /*
@@ -204,8 +269,10 @@ static void test_replay_copies_contiguous_runs_whole(void **state)
  * GET_BITMAP of a and b together, from a's first byte, is accepted (no
  * DMA is cut: the range ends where b ends) and reports every page of
  * both; of a alone it writes a's bits and nothing of b's after them, even
- * into a bitmap larger than the range needs; a range that starts in the
- * hole below a and ends inside a cuts a: -EINVAL.
+ * into a bitmap larger than the range needs.  A range that starts in the
+ * hole below a and ends inside a cuts a; one that starts a byte into the
+ * page below a, or ends a byte into b, is not whole pages: -EINVAL, and
+ * nothing written.
  */
 static void test_dirty_bitmaps_of_ranges_at_dma_edges(void **state)
 {
@@ -231,9 +298,16 @@ static void test_dirty_bitmaps_of_ranges_at_dma_edges(void **state)
 	for (unsigned long i = 0; i < 2 * words; i++)
 		assert_int_equal(bits[i], i < words ? ~0ULL : 0);
 
+	memset(bits, 0, sizeof(bits));
 	assert_int_equal(kapi_vfio_dirty_get(c, GiB - DIRTY_LEN,
 					     DIRTY_LEN + DIRTY_LEN / 2, PAGE,
 					     bits, sizeof(bits)), -EINVAL);
+	assert_int_equal(kapi_vfio_dirty_get(c, GiB - PAGE + 1, PAGE, PAGE,
+					     bits, sizeof(bits)), -EINVAL);
+	assert_int_equal(kapi_vfio_dirty_get(c, GiB, DIRTY_LEN + 1, PAGE,
+					     bits, sizeof(bits)), -EINVAL);
+	for (unsigned long i = 0; i < 2 * words; i++)
+		assert_int_equal(bits[i], 0);
 
 	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
 	unmap_everything(c);
@@ -248,6 +322,8 @@ int main(void)
 		T(test_gup_pinning_nothing_at_a_refill),
 		T(test_replay_over_the_memlock_limit_keeps_external_charges),
 		T(test_replay_copies_contiguous_runs_whole),
+		T(test_aperture_starting_at_a_dma_above_the_range_start),
+		T(test_reserved_region_from_a_page_last_byte),
 		T(test_dirty_bitmaps_of_ranges_at_dma_edges),
 	};
 
