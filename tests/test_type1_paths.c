@@ -59,6 +59,20 @@ static unsigned long long dma_entries_available(struct kapi_vfio *c)
 	return info.dma_avail;
 }
 
+/* GET_INFO reports exactly one usable IOVA range, [start, end]. */
+static void assert_the_one_iova_range_is(struct kapi_vfio *c,
+					 unsigned long long start,
+					 unsigned long long end)
+{
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	assert_true(info.has_iova_range);
+	assert_int_equal(info.nr_iovas, 1);
+	assert_int_equal(info.iovas[0].start, start);
+	assert_int_equal(info.iovas[0].end, end);
+}
+
 static void unmap_everything(struct kapi_vfio *c)
 {
 	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 0,
@@ -220,17 +234,50 @@ static void test_aperture_starting_at_a_dma_above_the_range_start(void **state)
 	struct kapi_vfio *c = open_a_v2_container();
 	unsigned long va = map_anon(2 * MiB);
 	struct kapi_vfio_dev *dev;
-	struct kapi_vfio_info info;
 
 	attach_a_device_with(c, &first);
 	map_dma(c, va, 2 * GiB, 2 * MiB, RW);
 	dev = attach_a_device_with(c, &second);
-	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
-	assert_int_equal(info.nr_iovas, 1);
-	assert_int_equal(info.iovas[0].start, 2 * GiB);
-	assert_int_equal(info.iovas[0].end, TOP48);
+	assert_the_one_iova_range_is(c, 2 * GiB, TOP48);
 	assert_iommu_matches_cpu(dev, 2 * GiB, va, 2 * MiB);
 	unmap_everything(c);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   container: intel-sl, aperture [1 TiB, 1 TiB] (one byte)
+ *   joins:     amd-v1,   aperture [1 TiB, 2 TiB - 1]
+ *
+ * A group whose aperture starts at a one-byte range keeps that byte: it
+ * joins and the range stays [1 TiB, 1 TiB]; when it leaves, the same.
+ * (6.12's vfio_iommu_aper_resize() drops a range whose last byte the
+ * new start is, 'start < node->end' failing for a one-byte range: no
+ * range is left and the attach is -EINVAL, the range unchanged; see
+ * test_type1_groups.c's test_aperture_sharing_one_byte_joins.)
+ */
+static void test_aperture_starting_at_a_one_byte_range(void **state)
+{
+	const struct kapi_vfio_dev_opts first = {
+		.fmt = SIM_IOMMU_INTEL_SL, .aperture_start = TiB,
+		.aperture_end = TiB,
+	}, second = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
+		.aperture_end = 2 * TiB - 1,
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev;
+
+	attach_a_device_with(c, &first);
+	assert_the_one_iova_range_is(c, TiB, TiB);
+	if (DMASIM_IMPL_IS_UPSTREAM) {
+		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &second, &dev),
+				 -EINVAL);
+	} else {
+		dev = attach_a_device_with(c, &second);
+		assert_the_one_iova_range_is(c, TiB, TiB);
+		kapi_vfio_detach_dev(c, dev);
+	}
+	assert_the_one_iova_range_is(c, TiB, TiB);
 	kapi_vfio_close(c);
 }
 
@@ -323,6 +370,7 @@ int main(void)
 		T(test_replay_over_the_memlock_limit_keeps_external_charges),
 		T(test_replay_copies_contiguous_runs_whole),
 		T(test_aperture_starting_at_a_dma_above_the_range_start),
+		T(test_aperture_starting_at_a_one_byte_range),
 		T(test_reserved_region_from_a_page_last_byte),
 		T(test_dirty_bitmaps_of_ranges_at_dma_edges),
 	};
