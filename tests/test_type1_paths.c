@@ -245,6 +245,36 @@ static void test_aperture_starting_at_a_dma_above_the_range_start(void **state)
 }
 
 /*
+ *   container: intel-sl, aperture [0, 2^48 - 1]; DMA at 1 TiB
+ *   joins:     amd-v1,   aperture [0, 1 TiB - 1]
+ *
+ * A group whose aperture ends below a DMA would cut it off: the attach
+ * is -EINVAL, and the range and the DMA's mapping stay as they were.
+ * (The range ends below 2^64 - 1, so the check for DMAs above the new
+ * end is a plain search; test_type1_groups.c's test_aperture_conflicts
+ * cuts off a DMA from a range that ends at 2^64 - 1.)
+ */
+static void test_aperture_ending_below_a_dma(void **state)
+{
+	const struct kapi_vfio_dev_opts second = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_end = TiB - 1,
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *first = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon(2 * MiB);
+	struct kapi_vfio_dev *dev;
+
+	map_dma(c, va, TiB, 2 * MiB, RW);
+	assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, &second, &dev),
+			 -EINVAL);
+	assert_the_one_iova_range_is(c, 0, TOP48);
+	assert_iommu_matches_cpu(first, TiB, va, 2 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	unmap_everything(c);
+	kapi_vfio_close(c);
+}
+
+/*
  *   container: intel-sl, aperture [1 TiB, 1 TiB] (one byte)
  *   joins:     amd-v1,   aperture [1 TiB, 2 TiB - 1]
  *
@@ -370,6 +400,7 @@ int main(void)
 		T(test_replay_over_the_memlock_limit_keeps_external_charges),
 		T(test_replay_copies_contiguous_runs_whole),
 		T(test_aperture_starting_at_a_dma_above_the_range_start),
+		T(test_aperture_ending_below_a_dma),
 		T(test_aperture_starting_at_a_one_byte_range),
 		T(test_reserved_region_from_a_page_last_byte),
 		T(test_dirty_bitmaps_of_ranges_at_dma_edges),
