@@ -752,6 +752,7 @@ static void test_get_info_argsz_and_capabilities(void **state)
 	assert_int_equal(info.nr_iovas, 1);
 	assert_int_equal(info.iovas[0].start, 0);
 	assert_int_equal(info.iovas[0].end, (1ULL << 48) - 1);
+	assert_int_equal(info.migration_flags, 0);	/* the uapi defines none */
 	assert_int_equal(info.migration_pgsize_bitmap, PAGE);
 	assert_int_equal(info.max_dirty_bitmap_size, 1ULL << 28);
 	assert_int_equal(info.dma_avail, 65535);

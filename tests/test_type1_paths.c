@@ -129,6 +129,35 @@ static void test_gup_pinning_nothing_at_a_refill(void **state)
 	kapi_vfio_close(c);
 }
 
+/* ---- the nesting container type ---- */
+
+/*
+ * A nesting container (type 6, VFIO_TYPE1_NESTING_IOMMU: a v2 container
+ * whose every new domain must nest; 6.12's type1 takes it, core refuses
+ * the type, DMASIM_IMPL_TYPE1_OPEN_TAKES_NESTING_TYPE): a group behind
+ * an IOMMU that cannot nest (intel-sl has no enable_nesting) is refused
+ * with -EINVAL and leaves nothing; a v2 container takes the same device.
+ */
+static void test_nesting_container_needs_an_iommu_that_nests(void **state)
+{
+	struct kapi_vfio *c;
+	struct kapi_vfio_dev *dev;
+
+	if (!DMASIM_IMPL_TYPE1_OPEN_TAKES_NESTING_TYPE) {
+		assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1_NESTING_IOMMU, &c),
+				 -EINVAL);
+		return;
+	}
+	c = open_a_container(KAPI_VFIO_TYPE1_NESTING_IOMMU);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -EINVAL);
+	kapi_vfio_close(c);
+	assert_nothing_held();
+	c = open_a_v2_container();
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	kapi_vfio_close(c);
+}
+
 /* ---- the replay into a new domain ---- */
 
 /*
@@ -397,6 +426,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_gup_pinning_nothing_at_a_refill),
+		T(test_nesting_container_needs_an_iommu_that_nests),
 		T(test_replay_over_the_memlock_limit_keeps_external_charges),
 		T(test_replay_copies_contiguous_runs_whole),
 		T(test_aperture_starting_at_a_dma_above_the_range_start),
