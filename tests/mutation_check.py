@@ -13,7 +13,12 @@ made-up tree is left as it was, that the last line has the documented form
 with the counts of the JSON report, and that --min fails below the score.
 And that what a run learnt is kept for the next (the scratch folder's
 history.json): a second run starts a mutant the first killed with the
-test that killed it, which then is the only test it runs.
+test that killed it, which then is the only test it runs.  And that
+--retest of the first run on a later tree (every line moved down one, one
+survivor's line edited, a test that now checks the other function) tests
+again only the run's survivors, found by id on their moved lines, reports
+the edited line's survivor not found and counts it, carries the other
+outcomes over without a run, and names the new mutants it did not test.
 
     tests/mutation_check.py [BUILD_DIR]
 
@@ -64,7 +69,20 @@ int twice_unchecked(int x)
 {
 	int y = x - 7; /* GCOVR_EXCL_LINE */
 
+	if (x > 100)
+		return x;
 	return TWICE(x) + y;
+}
+"""
+
+# The tree a --retest of the first run sees: every line one down (a
+# comment on top), one survivor's line edited (`return x;`), and a test
+# that now checks twice_unchecked().
+CALC_LATER = '/* later */\n' + CALC.replace('\t\treturn x;', '\t\treturn x - 1;')
+WEAK_LATER = """int twice_unchecked(int x);
+int main(void)
+{
+	return twice_unchecked(3) != 2;
 }
 """
 
@@ -129,6 +147,58 @@ def scratch_folder(build_dir):
     return kept_scratch_folder(os.path.join(os.path.abspath(build_dir), 'mutation-check'),
                                (os.path.join(TOP, 'tools', 'mutation.py'), TOOL,
                                 os.path.abspath(__file__)))
+
+
+def check_retest(tmp, kept, work, eq_list, first):
+    """--retest of the first run on the later tree: its survivors are
+    found by id on their moved lines and tested again (the new check kills
+    those of the return line), the one whose line was edited is reported
+    not found and counted as a survivor, the killed and the equivalent are
+    carried over without a run, the edited line's new mutants are named."""
+    later = os.path.join(kept, 'later')
+    os.makedirs(later, exist_ok=True)
+    for name, text in (('meson.build', MESON), ('calc.c', CALC_LATER),
+                       ('test_calc.c', TEST), ('test_weak.c', WEAK_LATER)):
+        with open(os.path.join(later, name), 'w') as f:
+            f.write(text)
+    old = os.path.join(tmp, 'first.json')
+    with open(old, 'w') as f:
+        json.dump(first, f)
+    refreshed = os.path.join(tmp, 'retest.json')
+    r = run(['--source', later, '--workdir', work, '--min-timeout', '5',
+             '--equivalent', eq_list, '--retest', old, '--json', refreshed, '--quiet'])
+    if r.returncode:
+        fail('--retest failed', r)
+    with open(refreshed) as f:
+        data = json.load(f)
+    now = {m['id']: m for m in data['mutants']}
+    if set(now) != {m['id'] for m in first['mutants']}:
+        fail('--retest must report every mutant of the run, and only those', r)
+    for m in first['mutants']:
+        n = now[m['id']]
+        if m['status'] != 'survived':
+            if (n['status'], n['tests_run']) != (m['status'], m['tests_run']):
+                fail('%s (%s) was not carried over as it was' % (m['id'], m['status']), r)
+        elif m['line'] == 19:    # return x;
+            if n['status'] != 'survived' or 'not found' not in (n['reason'] or ''):
+                fail('a survivor on the edited line must be reported not found', r)
+        elif n['line'] != m['line'] + 1:
+            fail('%s was not found on its moved line' % m['id'], r)
+        elif m['line'] == 20 and (n['status'], n['test']) != ('killed', 'weak'):
+            fail('%s (%s) was not killed by the new check' % (m['id'], m['mutated_line']), r)
+    if not any(x['status'] == 'survived' and 'not found' in (x['reason'] or '')
+               for x in data['mutants']):
+        fail('no survivor reported not found', r)
+    out = r.stdout.rstrip('\n').split('\n')
+    if not out[0].startswith('retest of %s ' % old):
+        fail('the report does not say which run it refreshes', r)
+    if not any(l.startswith("    new calc.c:20 RVR 'x - 1' -> '0'") for l in out):
+        fail('the edited line\'s new mutants are not named', r)
+    m = re.fullmatch(r'mutation score: (\d+) of (\d+) killed \((\d+\.\d)%\)', out[-1])
+    if not m or (int(m.group(1)), int(m.group(2))) != (data['killed'], data['counted']):
+        fail('the last line of --retest is %r' % out[-1], r)
+    if data['retest']['not_found'] < 1 or data['retest']['run'] != old:
+        fail('the JSON report does not record the retest', r)
 
 
 def main():
@@ -213,6 +283,7 @@ def main():
             fail('a second run must start with the known killer and run it alone', r)
         if tree_digest(tree) != before:
             fail('the made-up tree was modified')
+        check_retest(tmp, kept, work, eq_list, data)
         print('mutation_check: %s; listed equivalent reported, unreached '
               'survive, tree unchanged' % out[-1])
 

@@ -11,6 +11,9 @@
  *      GUP pages per batch refill <= the batch (512 pages);
  *      regions per vfio_sync_unpin() <= VFIO_IOMMU_TLB_SYNC_MAX (512);
  *      heap pages per fatal-signal check <= one order-8 chunk.
+ *  - Where the code reschedules per unit of work, the count is asserted:
+ *      vfio_iommu_map(): once per run and domain mapped, and once per
+ *      domain it takes a run out of again when a later one fails.
  *  - Where the kernel's own loop has no yield (the notes,
  *    reschedule-and-signals.md) the gap is reported by name, as a known
  *    kernel gap and not a failure: the test checks the documented shape
@@ -19,6 +22,7 @@
  * Work is counted where it happens (counters.def): GUP pages, unpins,
  * IOMMU probes and leaf writes, pages zeroed and freed, vmap pages.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -192,6 +196,49 @@ static void test_slow_unmap_yields_after_every_region(void **state)
 	sim_yield_meter_stop();
 	assert_int_equal(sim_yield_count(SIM_YIELD_RESCHED, "unmap_unpin_slow"),
 			 regions);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_vfio_close(c);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
+/*
+ *   va:   [ p0 ][ p1 ] ... [ p7 ]     every page its own pfn run
+ *   two domains: intel-sl and amd-v1
+ *
+ * vfio_iommu_map() reschedules after mapping a run into each domain, and
+ * after taking it out of each domain it undoes when a later domain's map
+ * fails: 8 runs into 2 domains are 16 reschedule points; a one-page
+ * MAP_DMA whose map fails in the second domain makes two, one after the
+ * first domain's map and one after its undo (the MAP_DMA is -ENOMEM and
+ * leaves nothing mapped).
+ */
+static void test_map_reschedules_per_run_and_domain(void **state)
+{
+	const unsigned long runs = 8;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *intel, *amd;
+	unsigned long va;
+
+	intel = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	amd = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
+	va = map_anon_with_every_page_apart(runs * PAGE);
+	sim_yield_meter_start();
+	map_dma(c, va, IOVA, runs * PAGE, RW);
+	sim_yield_close("MAP_DMA return");
+	assert_int_equal(sim_yield_count(SIM_YIELD_RESCHED, "vfio_iommu_map"),
+			 runs * 2);
+	unmap_dma_exactly(c, IOVA, runs * PAGE);
+	sim_yield_meter_stop();
+
+	sim_yield_meter_start();
+	fail_nth_call_of("shim/iommu/map", 1);
+	assert_int_equal(kapi_vfio_map_dma(c, va, IOVA, PAGE, RW), -ENOMEM);
+	assert_int_equal(stop_failing("shim/iommu/map"), 2);
+	sim_yield_close("MAP_DMA return");
+	sim_yield_meter_stop();
+	assert_int_equal(sim_yield_count(SIM_YIELD_RESCHED, "vfio_iommu_map"), 2);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(intel), 0);
+	assert_int_equal(kapi_vfio_dev_nr_leaves(amd), 0);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	kapi_vfio_close(c);
 	assert_int_equal(kapi_mm_munmap(va), 0);
@@ -516,6 +563,7 @@ int main(void)
 		T(test_sync_unpin_yields_every_512_regions),
 		T(test_sync_unpin_bound_catches_a_missing_yield),
 		T(test_slow_unmap_yields_after_every_region),
+		T(test_map_reschedules_per_run_and_domain),
 		T(test_heap_zeroes_at_most_one_chunk_per_signal_check),
 		T(test_heap_bound_catches_a_missing_signal_check),
 		T(test_loops_without_a_yield_are_reported_by_name),

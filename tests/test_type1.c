@@ -549,6 +549,55 @@ static void test_second_domain_gets_the_existing_mappings(void **state)
 	kapi_vfio_close(c);
 }
 
+/* ---- locked_vm moving with a DMA ---- */
+
+/*
+ *   process old: [ BAR 2 MiB ] --MAP_DMA--> iova 0   (reserved pfns: no charge)
+ *                UNMAP_DMA VADDR
+ *   process new: [ anon 2 MiB ] --MAP_DMA--> another container (charged),
+ *                RLIMIT_MEMLOCK 0: over its limit
+ *                [ BAR 2 MiB ] --MAP_DMA VADDR--> the first DMA
+ *
+ * A DMA that holds no charge moves to a new owner that is over its
+ * memlock limit: there is nothing to charge, so nothing is refused; the
+ * new owner's charge stays what its own DMA holds, the old owner's 0.
+ */
+static void test_an_uncharged_dma_moves_to_an_owner_over_its_limit(void **state)
+{
+	const struct kapi_mm_map bar = {
+		.len = 2 * MiB, .align = PMD, .writable = 1, .populate = 1,
+	};
+	struct kapi_proc *old = kapi_proc_current(), *new;
+	struct kapi_vfio *c = open_a_v2_container(), *other;
+	unsigned long long bytes;
+
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, map_bar(&bar, NULL, NULL), 0, 2 * MiB, RW);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_vfio_unmap_dma(c, 0, 2 * MiB,
+					     KAPI_VFIO_DMA_UNMAP_FLAG_VADDR,
+					     &bytes), 0);
+
+	new = kapi_proc_create();
+	other = open_a_v2_container();
+	attach_a_device_of_format(other, SIM_IOMMU_INTEL_SL);
+	map_dma(other, map_anon(2 * MiB), 0, 2 * MiB, RW);
+	kapi_mm_set_rlimit_memlock(0);
+	assert_int_equal(kapi_vfio_map_dma(c, map_bar(&bar, NULL, NULL), 0,
+					   2 * MiB, KAPI_VFIO_DMA_MAP_FLAG_VADDR),
+			 0);
+	assert_int_equal(kapi_mm_locked_vm(), 2 * MiB / PAGE);
+	kapi_proc_set_current(old);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_proc_set_current(new);
+
+	unmap_dma_exactly(c, 0, 2 * MiB);
+	kapi_vfio_close(c);
+	kapi_vfio_close(other);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	kapi_proc_destroy(old);
+}
+
 /* ---- the top of the IOVA space ---- */
 
 /*
@@ -975,6 +1024,7 @@ int main(void)
 		T(test_mapping_changed_while_fault_drops_lock_is_looked_up_again),
 		T(test_endless_lock_drops_end_with_the_fatal_signal),
 		T(test_second_domain_gets_the_existing_mappings),
+		T(test_an_uncharged_dma_moves_to_an_owner_over_its_limit),
 		T(test_mapping_at_the_top_of_the_iova_space),
 		T(test_emulated_device_pins_ram_not_mmio),
 		T(test_map_dma_conflicts_and_limits),

@@ -27,8 +27,11 @@
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/kapi_mm.h>
+#include <dmasim/kapi_mm_page.h>
 #include <dmasim/kapi_vfio.h>
 #include <dmasim/sim.h>
+#include <dmasim/sim_iommu.h>
+#include <dmasim/sim_mem.h>
 
 #include "known_bug.h"
 #include "shared.h"
@@ -641,6 +644,148 @@ static void test_aperture_of_one_page(void **state)
 	kapi_vfio_close(c);
 }
 
+/* ---- the fine-grained-superpage probe ---- */
+
+/* The probe's pair as look_at_the_probes_pair() saw it while mapped. */
+static struct {
+	struct kapi_vfio_dev *dev;	/* the device being attached */
+	unsigned long long leaf_size;	/* of the leaf at IOVA 0 */
+	int prot;
+	sim_phys_t paddr;
+	int zeroed;			/* both pages read as zeros */
+} pair;
+
+/* Run at the probe's iotlb_sync_map: its map at IOVA 0 is in place. */
+static void look_at_the_probes_pair(void)
+{
+	struct sim_iommu_domain *sd = kapi_vfio_dev_sim_domain(pair.dev);
+	unsigned long long leaf_iova;
+	const unsigned char *bytes;
+
+	pair.leaf_size = sim_iommu_leaf_at(sd, 0, &leaf_iova, &pair.prot);
+	pair.paddr = sim_iommu_iova_to_phys(sd, 0);
+	bytes = sim_phys_to_virt(pair.paddr);
+	pair.zeroed = 1;
+	for (unsigned long i = 0; i < 2 * PAGE; i++)
+		pair.zeroed &= !bytes[i];
+}
+
+/*
+ *   alloc_pages(order 1), filled with 0x5a, freed     -> the per-cpu list
+ *   attach an amd-v1 device to an empty container     -> the probe takes
+ *                                                        that pair back
+ *
+ * The probe maps a pair of pages it allocated for the purpose, one
+ * order-1 block (the one just freed comes back first), zeroed before the
+ * IOMMU can reach it, read-write and cached, at the first range's start:
+ * one 2-page amd-v1 leaf at IOVA 0, and nothing of it after the attach.
+ */
+static void test_the_superpage_probe_maps_a_zeroed_pair(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct sim_page *block;
+	sim_phys_t block_phys;
+
+	assert_int_equal(kapi_vfio_dev_probe(SIM_IOMMU_AMD_V1, &pair.dev), 0);
+	block = kapi_alloc_pages(kapi_gfp("GFP_KERNEL"), 1);
+	assert_non_null(block);
+	block_phys = sim_virt_to_phys(sim_page_address(block));
+	memset(sim_page_address(block), 0x5a, 2 * PAGE);
+	kapi___free_pages(block, 1);
+
+	run_at_nth_call_of("shim/iommu/iotlb_sync_map", 0,
+			   look_at_the_probes_pair);
+	assert_int_equal(kapi_vfio_attach_probed_dev(c, pair.dev), 0);
+	assert_int_equal(stop_failing("shim/iommu/iotlb_sync_map"),
+			 DMASIM_IMPL_TYPE1_FGSP_PROBE);
+	if (DMASIM_IMPL_TYPE1_FGSP_PROBE) {
+		assert_int_equal(pair.paddr, block_phys);
+		assert_true(pair.zeroed);
+		assert_int_equal(pair.leaf_size, 2 * PAGE);
+		assert_int_equal(pair.prot,
+				 SIM_IOMMU_READ | SIM_IOMMU_WRITE | SIM_IOMMU_CACHE);
+	}
+	assert_int_equal(kapi_vfio_dev_nr_leaves(pair.dev), 0);
+	kapi_vfio_close(c);
+	kapi_vfio_dev_remove(pair.dev);
+}
+
+/* The IOVA of the probe's map in the trace of one attach; ~0: none. */
+static unsigned long long iova_the_probe_mapped(struct kapi_vfio *c,
+						const struct kapi_vfio_dev_opts *o)
+{
+	unsigned long long iova = ~0ULL;
+	struct kapi_iommu_call call;
+
+	kapi_iommu_trace_enable(16);
+	attach_a_device_with(c, o);
+	for (unsigned long i = 0; !kapi_iommu_trace_get(i, &call); i++) {
+		if (call.op == KAPI_IOMMU_OP_MAP_PAGES) {
+			iova = call.iova;
+			break;
+		}
+	}
+	kapi_iommu_trace_enable(0);
+	return iova;
+}
+
+#define NO_PROBE	(~0ULL)
+
+/*
+ * Where the probe maps its pair: at the first range that holds a
+ * 2-page-aligned pair with room past the pair's last byte (type1's
+ * "end - start < 2 pages" against an inclusive end, in core as in
+ * Linux), aligned up from the range's start; nowhere if no range does.
+ * An empty container's ranges are the amd-v1 aperture less the group's
+ * reserved regions; the container maps nothing, so the probe's map is
+ * the attach's only one.
+ */
+static void test_where_the_superpage_probe_maps(void **state)
+{
+	static const struct {
+		const char *what;
+		/* aperture, last byte included; both 0: amd-v1's */
+		unsigned long long start, last;
+		unsigned long long resv_start, resv_len;	/* len 0: none */
+		unsigned long long want;	/* NO_PROBE: none */
+	} cases[] = {
+		{ "the whole amd-v1 aperture", 0, 0, 0, 0, 0 },
+		{ "[1, 3) pages: no aligned pair", PAGE, 3 * PAGE - 1, 0, 0,
+		  NO_PROBE },
+		{ "[1, 4) pages: the pair ends at the last byte", PAGE,
+		  4 * PAGE - 1, 0, 0, NO_PROBE },
+		{ "[1 page, 4 pages + 1 byte): a byte past the pair", PAGE,
+		  4 * PAGE, 0, 0, 2 * PAGE },
+		{ "[1, 5) pages", PAGE, 5 * PAGE - 1, 0, 0, 2 * PAGE },
+		{ "[3, 8) pages: aligned up to 4", 3 * PAGE, 8 * PAGE - 1, 0, 0,
+		  4 * PAGE },
+		{ "[0, 1) pages below a region [1, 3), then [3, ...)", 0, 0,
+		  PAGE, 2 * PAGE, 4 * PAGE },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio_dev_opts o = {
+			.fmt = SIM_IOMMU_AMD_V1,
+			.aperture_start = cases[i].start,
+			.aperture_end = cases[i].last,
+		};
+		struct kapi_vfio *c = open_a_v2_container();
+
+		print_message("probe in %s\n", cases[i].what);
+		if (cases[i].resv_len) {
+			o.nr_resv = 1;
+			o.resv[0] = (struct kapi_vfio_resv){
+				cases[i].resv_start, cases[i].resv_len,
+				KAPI_VFIO_RESV_RESERVED };
+		}
+		assert_int_equal(iova_the_probe_mapped(c, &o),
+				 DMASIM_IMPL_TYPE1_FGSP_PROBE ? cases[i].want :
+								NO_PROBE);
+		kapi_vfio_close(c);
+		assert_nothing_held();
+	}
+}
+
 /* ---- reserved regions ---- */
 
 /*
@@ -990,6 +1135,45 @@ static void test_replay_that_cannot_pin_unwinds(void **state)
 	assert_int_equal(unmapped, 4 * MiB);
 	kapi_vfio_detach_dev(c, mdev);
 	kapi_vfio_close(c);
+}
+
+/*
+ *   va:   [ anon 4 MiB ]  --MAP_DMA-->  iova 0   (an emulated device only)
+ *   RLIMIT_MEMLOCK 2 MiB, then the first IOMMU group joins
+ *
+ * The replay pins against the memlock limit as MAP_DMA does: it stops at
+ * the page past the limit with -ENOMEM and says so once in the log, with
+ * the limit in bytes; nothing stays pinned or charged and the DMA is
+ * still there.  Under a limit that holds it, the same replay succeeds.
+ */
+static void test_replay_over_the_memlock_limit(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(4 * MiB);
+	unsigned long long warnings;
+	struct kapi_vfio_dev *dev;
+	char want[64];
+
+	map_dma(c, va, 0, 4 * MiB, RW);
+	kapi_mm_set_rlimit_memlock(2 * MiB);
+	warnings = sim_klog_count(SIM_KLOG_WARNING);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -ENOMEM);
+	assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+	snprintf(want, sizeof(want), "RLIMIT_MEMLOCK (%llu) exceeded", 2 * MiB);
+	assert_non_null(strstr(sim_klog_last(), want));
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+
+	kapi_mm_set_rlimit_memlock(4 * MiB);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_iommu_matches_cpu(dev, 0, va, 4 * MiB);
+	assert_int_equal(kapi_mm_locked_vm(), 4 * MiB / PAGE);
+	unmap_dma_exactly(c, 0, 4 * MiB);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+	kapi_mm_set_rlimit_memlock(8 * MiB);
 }
 
 /*
@@ -1705,6 +1889,8 @@ int main(void)
 		T(test_replay_keeps_adjacent_contiguous_dmas_apart),
 		T(test_which_groups_share_a_domain),
 		T(test_aperture_of_one_page),
+		T(test_the_superpage_probe_maps_a_zeroed_pair),
+		T(test_where_the_superpage_probe_maps),
 		T(test_iommu_group_that_pins_reports_its_own_dirt),
 		T(test_a_domain_of_the_same_page_size_keeps_the_dirty_bits),
 		T(test_replay_of_a_pfnmap_over_ram_fails),
@@ -1727,6 +1913,7 @@ int main(void)
 		T(test_reserved_regions_next_to_a_dma),
 		T(test_sw_msi_without_dma_iommu),
 		T(test_replay_that_cannot_pin_unwinds),
+		T(test_replay_over_the_memlock_limit),
 		T(test_replay_failing_inside_a_dma_unwinds_its_start),
 		T(test_replay_failing_at_each_map_unwinds),
 		T(test_replay_keeps_the_dma_permissions),

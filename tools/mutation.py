@@ -1276,7 +1276,8 @@ def parse_args(argv):
                     help='N mutants drawn from --seed, spread across the files '
                          'in proportion to their mutant counts')
     ap.add_argument('--seed', default='1', metavar='S')
-    ap.add_argument('--impl', choices=['core', 'upstream'], default='core')
+    ap.add_argument('--impl', choices=['core', 'upstream'], default='core',
+                    help="(with --retest: the run's)")
     ap.add_argument('--kernel-src', metavar='DIR',
                     help='kernel tree for --impl upstream (default: the 6.12 '
                          'files tools/ci-upstream.sh extracts)')
@@ -1314,7 +1315,21 @@ def parse_args(argv):
     ap.add_argument('--rescore', metavar='JSON',
                     help='report the --json file of an earlier run again with the '
                          'equivalent list as it is now (runs nothing)')
+    ap.add_argument('--retest', metavar='JSON',
+                    help='refresh the --json file of an earlier run: test again, on '
+                         'the tree and tests as they are now, only the mutants it '
+                         'left survived or timed out (found by id), carry over its '
+                         'other outcomes, report the whole (its files, its draw)')
+    ap.add_argument('--carry-timeouts', action='store_true',
+                    help="with --retest: carry the run's timeouts over as they were "
+                         "(counted as killed) instead of testing them again: a "
+                         "timeout costs its whole timeout again")
     o = ap.parse_args(argv)
+    if o.carry_timeouts and not o.retest:
+        ap.error('--carry-timeouts goes with --retest')
+    if o.retest and (o.files or o.only or o.sample is not None or o.rescore or o.list):
+        ap.error('--retest takes the files and mutants of its run: no FILE, '
+                 '--only, --sample, --rescore or --list with it')
     o.jobs = max(1, min(o.jobs, 2))
     if o.opt == 'build':
         o.opt = None
@@ -1650,7 +1665,7 @@ def report(o, groups, elapsed):
             if m.status == 'survived':
                 lines.append('  survived %s:%d %s %s: %s  [%s]%s' % (
                     label, m.line, m.op, m.describe(), m.mutated_line, m.id,
-                    ' (no test reaches it)' if m.reason else ''))
+                    ' (%s)' % m.reason if m.reason else ''))
         summary[label] = dict(c, score=round(pct, 1), found=found)
     pct = 100.0 * tot_k / tot_n if tot_n else 100.0
     lines.append('(timeouts count as killed; equivalent and invalid mutants are '
@@ -1661,10 +1676,21 @@ def report(o, groups, elapsed):
             json.dump({'files': summary, 'killed': tot_k, 'counted': tot_n,
                        'score': round(pct, 1), 'seconds': round(elapsed, 1),
                        'seed': o.seed, 'sample': o.sample, 'impl': o.impl,
+                       'retest': getattr(o, 'retest_info', None),
                        'mutants': [m.record() for _, _, ms in groups for m in
                                    sorted(ms, key=lambda m: (m.line, m.start))]},
                       fh, indent=1)
     return lines, pct
+
+
+def mutant_of_record(r):
+    """A Mutant as a --json report recorded it (no offsets: not appliable)."""
+    m = Mutant(r['file'], r['file'], r['function'], r['operator'], 0, 0,
+               r['original'], r['replacement'], r['line'])
+    m.id, m.status, m.test = r['id'], r['status'], r['test']
+    m.seconds, m.reason, m.mutated_line = r['seconds'], r['reason'], r['mutated_line']
+    m.build_seconds, m.tests_run = r.get('build_seconds', 0.0), r.get('tests_run', 0)
+    return m
 
 
 def rescore(o):
@@ -1680,10 +1706,7 @@ def rescore(o):
         for r in data['mutants']:
             if r['file'] != label:
                 continue
-            m = Mutant(label, label, r['function'], r['operator'], 0, 0,
-                       r['original'], r['replacement'], r['line'])
-            m.id, m.status, m.test = r['id'], r['status'], r['test']
-            m.seconds, m.reason, m.mutated_line = r['seconds'], r['reason'], r['mutated_line']
+            m = mutant_of_record(r)
             if m.id in eq:
                 m.status, m.reason = 'equivalent', eq[m.id]
             elif m.status == 'equivalent':
@@ -1692,6 +1715,107 @@ def rescore(o):
         groups.append((label, summ['found'], ms))
     o.seed, o.sample, o.impl = data['seed'], data['sample'], data['impl']
     return groups, data.get('seconds', 0.0)
+
+
+RETEST_AGAIN = ('survived', 'timeout')
+NOT_FOUND = 'not found in the tree now, its line changed since the run: counted as a survivor'
+
+
+def load_retest(o):
+    """Read the run --retest refreshes; its files and implementation
+    become this run's."""
+    try:
+        with open(o.retest) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        die('--retest: cannot read %s: %s' % (o.retest, e))
+    o.impl = data['impl']
+    o.files = [l[len('linux:'):] if l.startswith('linux:') else l for l in data['files']]
+    return data
+
+
+def retest_split(o, prior, per_file, eq):
+    """Which mutants of the tree to test again, and what the earlier run
+    settled.  A mutant is matched by its id (which has no line number in
+    it: a line that only moved keeps its id).  Returns (per file: the
+    mutants to test, per file: the outcomes carried over or not found,
+    the header lines).  Nothing of the run is dropped: a survivor or
+    timeout whose id the tree no longer has (its line was edited) is
+    reported as not found and counted as a survivor."""
+    by_label = {label_of(o, f): f for f in per_file}
+    current = {m.id: m for v in per_file.values() for m in v}
+    again = {f: [] for f in per_file}
+    carried = {f: [] for f in per_file}
+    seen = set()
+    n = {'again': 0, 'carried': 0, 'missing': 0, 'gone': 0, 'eq': 0}
+    for r in prior['mutants']:
+        f = by_label.get(r['file'])
+        if f is None:
+            die('--retest: %s is not a file of this run' % r['file'])
+        seen.add(r['id'])
+        cur = current.get(r['id'])
+        if r['id'] in eq:
+            m = mutant_of_record(r)
+            m.status, m.reason = 'equivalent', eq[r['id']]
+            n['eq'] += 1
+        elif (r['status'] in RETEST_AGAIN and not
+              (o.carry_timeouts and r['status'] == 'timeout')) or r['status'] == 'equivalent':
+            if cur is not None:
+                again[f].append(cur)
+                n['again'] += 1
+                continue
+            m = mutant_of_record(r)
+            m.status, m.reason = 'survived', NOT_FOUND
+            n['missing'] += 1
+        else:
+            m = mutant_of_record(r)
+            n['carried'] += 1
+            n['gone'] += cur is None
+        if cur is not None:
+            m.line, m.mutated_line = cur.line, cur.mutated_line
+        carried[f].append(m)
+    new = sorted((m for m in current.values() if m.id not in seen),
+                 key=lambda m: (m.label, m.line, m.start))
+    head = ['retest of %s (%d mutants, score %s%%, %.0f s): %d tested again (the run '
+            'left them survived%s, or listed equivalent then and not now), '
+            '%d outcomes carried over (killed, invalid%s), %d equivalent now' % (
+                o.retest, len(prior['mutants']), prior.get('score'),
+                prior.get('seconds', 0.0), n['again'],
+                '' if o.carry_timeouts else ' or timed out', n['carried'],
+                ', timed out' if o.carry_timeouts else '', n['eq'])]
+    if n['missing']:
+        head.append('  %d survivors or timeouts of the run are not in the tree now '
+                    '(their line changed): counted as survivors, listed below' % n['missing'])
+    if n['gone']:
+        head.append('  %d killed or invalid mutants of the run are not in the tree '
+                    'now (their line changed): carried over as they were' % n['gone'])
+    if new:
+        head.append('  %d mutants of the tree now are not in the run (new or changed '
+                    'lines), not tested (--only ID tests one):' % len(new))
+        head.extend('    new %s:%d %s %s: %s  [%s]' % (m.label, m.line, m.op, m.describe(),
+                                                      m.mutated_line, m.id) for m in new)
+    o.retest_info = {'run': os.path.abspath(o.retest), 'tested_again': n['again'],
+                     'carried_over': n['carried'], 'not_found': n['missing'],
+                     'equivalent_now': n['eq'], 'new_not_tested': [m.id for m in new]}
+    return again, carried, head
+
+
+def untested(prior, todo, done):
+    """An interrupted --retest: the mutants it did not get to keep the
+    outcome the run gave them."""
+    if not prior:
+        return []
+    tested = {m.id for m in done if m.status}
+    old = {r['id']: r for r in prior['mutants']}
+    out = []
+    for m in todo:
+        if m.id not in tested:
+            r = old[m.id]
+            m.status = 'survived' if r['status'] == 'equivalent' else r['status']
+            m.reason = 'not tested again (interrupted)'
+            m.test = r['test']
+            out.append(m)
+    return out
 
 
 def main(argv):
@@ -1709,6 +1833,8 @@ def main(argv):
         lines, pct = report(o, groups, elapsed)
         print('\n'.join(lines))
         return 1 if o.min is not None and pct < o.min else 0
+    prior = load_retest(o) if o.retest else None
+    carried, head = {}, []
     files = resolve_files(o)
     if not o.workdir:
         tag = hashlib.sha1(o.source.encode()).hexdigest()[:8]
@@ -1743,6 +1869,8 @@ def main(argv):
             if unknown:
                 die('no such mutant: %s' % ', '.join(sorted(unknown)))
             per_file = {f: [m for m in v if m.id in o.only] for f, v in per_file.items()}
+        if prior:
+            per_file, carried, head = retest_split(o, prior, per_file, equivalents)
         if o.list:
             for f in files:
                 for m in per_file[f]:
@@ -1823,19 +1951,23 @@ def main(argv):
             # be (the mutant in flight is left out): a long run stopped
             # on purpose is the first N of its draw.
             lines, _ = report(o, [(label_of(o, f), per_file_total[f],
-                                   [m for m in done[f] if m.status])
+                                   [m for m in done[f] if m.status] +
+                                   carried.get(f, []) + untested(prior, per_file[f], done[f]))
                                   for f in files], time.monotonic() - t_start)
             print('(interrupted: %d mutants tested)' % sum(
                 1 for v in done.values() for m in v if m.status))
-            print('\n'.join(lines))
+            print('\n'.join(head + lines))
         return 130
     finally:
         for w in workers:
             w.restore()
     elapsed = time.monotonic() - t_start
-    lines, pct = report(o, [(label_of(o, f), per_file_total[f], results[f])
+    if prior:
+        o.seed, o.sample = prior['seed'], prior['sample']
+    lines, pct = report(o, [(label_of(o, f), per_file_total[f],
+                             results[f] + carried.get(f, []))
                             for f in files], elapsed)
-    print('\n'.join(lines))
+    print('\n'.join(head + lines))
     if o.min is not None and pct < o.min:
         log('mutation: score %.1f%% is below --min %.1f%%' % (pct, o.min))
         return 1
