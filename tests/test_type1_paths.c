@@ -128,6 +128,42 @@ static void test_gup_pinning_nothing_at_a_refill(void **state)
 	kapi_vfio_close(c);
 }
 
+/* ---- external pins ---- */
+
+/*
+ *   va: [ anon 1 page ] -> iova 0, an emulated device only (pins charge)
+ *
+ * An emulated device's pin that would go over RLIMIT_MEMLOCK is -ENOMEM,
+ * and the log says which limit, once; a pin whose charge fails otherwise
+ * (the mmap lock wait interrupted: -EINTR) says nothing of a limit.
+ * Nothing stays pinned or charged.
+ */
+static void test_external_pin_over_the_memlock_limit_is_logged(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c);
+	unsigned long va = map_anon(PAGE);
+	unsigned long long warnings;
+	unsigned long pfn;
+
+	map_dma(c, va, 0, PAGE, RW);
+	kapi_mm_set_rlimit_memlock(0);
+	warnings = sim_klog_count(SIM_KLOG_WARNING);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), -ENOMEM);
+	assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+	assert_non_null(strstr(sim_klog_last(), "RLIMIT_MEMLOCK (0) exceeded"));
+
+	kapi_mm_set_rlimit_memlock(8 * MiB);
+	fail_nth_call_of("shim/mm/account_locked_vm", 0);
+	assert_int_equal(kapi_vfio_pin_pages(c, mdev, 0, 1, RW, &pfn), -EINTR);
+	stop_failing("shim/mm/account_locked_vm");
+	assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_vfio_dev_nr_pins(mdev), 0);
+	unmap_everything(c);
+	kapi_vfio_close(c);
+}
+
 /* ---- the nesting container type ---- */
 
 /*
@@ -239,6 +275,8 @@ static void test_replay_copies_contiguous_runs_whole(void **state)
  *   joins:     amd-v1,   aperture [2 GiB, 2^48 - 1]              -> 0
  *   container: intel-sl, aperture [0, 2^48 - 1];     DMA at 1 TiB
  *   joins:     amd-v1,   aperture [0, 1 TiB - 1]                 -> -EINVAL
+ *   container: amd-v1,   aperture [0, 3 * 2^62 - 1];  DMA at 2^63
+ *   joins:     amd-v1,   aperture [0, 3 * 2^61 - 1]              -> -EINVAL
  *
  * A group whose aperture starts above the container's range, exactly at
  * a DMA, cuts off only the part of the range below it, where nothing is
@@ -268,6 +306,10 @@ static void test_apertures_at_dma_edges_inside_the_range(void **state)
 		  { .fmt = SIM_IOMMU_INTEL_SL },
 		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_end = TiB - 1 },
 		  TiB, -EINVAL, 0, TOP48 },
+		{ "ends below a DMA, both high in the 64-bit space",
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_end = 0xbfffffffffffffffULL },
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_end = 0x5fffffffffffffffULL },
+		  1ULL << 63, -EINVAL, 0, 0xbfffffffffffffffULL },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -415,6 +457,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_gup_pinning_nothing_at_a_refill),
+		T(test_external_pin_over_the_memlock_limit_is_logged),
 		T(test_nesting_container_needs_an_iommu_that_nests),
 		T(test_replay_unwind_keeps_external_charges),
 		T(test_replay_copies_contiguous_runs_whole),
