@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -125,6 +126,41 @@ static void test_gup_pinning_nothing_at_a_refill(void **state)
 		unmap_dma_exactly(c, GiB, npages * PAGE);
 		assert_int_equal(kapi_mm_locked_vm(), 0);
 	}
+	kapi_vfio_close(c);
+}
+
+/* ---- the memlock limit ---- */
+
+/*
+ *   va: [ anon 5 pages ]   RLIMIT_MEMLOCK 4 pages
+ *
+ * MAP_DMA of one page more than RLIMIT_MEMLOCK allows stops at that page:
+ * -ENOMEM, with the one warning that names the limit in bytes, and
+ * nothing stays pinned, charged or mapped; exactly the limit maps.
+ */
+static void test_map_dma_one_page_over_the_memlock_limit(void **state)
+{
+	const unsigned long n = 4;
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	unsigned long va = map_anon((n + 1) * PAGE);
+	unsigned long long warnings;
+	char want[64];
+
+	kapi_mm_set_rlimit_memlock(n * PAGE);
+	warnings = sim_klog_count(SIM_KLOG_WARNING);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, (n + 1) * PAGE, RW), -ENOMEM);
+	assert_int_equal(sim_klog_count(SIM_KLOG_WARNING), warnings + 1);
+	snprintf(want, sizeof(want), "RLIMIT_MEMLOCK (%lu) exceeded",
+		 (unsigned long)(n * PAGE));
+	assert_non_null(strstr(sim_klog_last(), want));
+	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+
+	map_dma(c, va, 0, n * PAGE, RW);
+	assert_int_equal(kapi_mm_locked_vm(), n);
+	unmap_everything(c);
 	kapi_vfio_close(c);
 }
 
@@ -457,6 +493,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_gup_pinning_nothing_at_a_refill),
+		T(test_map_dma_one_page_over_the_memlock_limit),
 		T(test_external_pin_over_the_memlock_limit_is_logged),
 		T(test_nesting_container_needs_an_iommu_that_nests),
 		T(test_replay_unwind_keeps_external_charges),
