@@ -434,6 +434,33 @@ static void test_reserved_region_from_a_page_last_byte(void **state)
 	kapi_vfio_close(c);
 }
 
+/*
+ *   aperture [1 GiB, 2^48 - 1]; reserved [1 GiB - 1 page, 1 GiB]
+ *
+ * A reserved region whose last byte is the aperture's first takes that
+ * byte: the usable range starts at 1 GiB + 1, MAP_DMA of the page at
+ * 1 GiB is -EINVAL (nothing pinned), of the page after it works.
+ */
+static void test_reserved_region_ending_at_the_aperture_start(void **state)
+{
+	struct kapi_vfio_dev_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL, .aperture_start = GiB,
+		.aperture_end = TOP48, .nr_resv = 1,
+		.resv = { { GiB - PAGE, PAGE + 1, KAPI_VFIO_RESV_RESERVED } },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *dev = attach_a_device_with(c, &o);
+	unsigned long va = map_anon(PAGE);
+
+	assert_the_one_iova_range_is(c, GiB + 1, TOP48);
+	assert_int_equal(kapi_vfio_map_dma(c, va, GiB, PAGE, RW), -EINVAL);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	map_dma(c, va, GiB + PAGE, PAGE, RW);
+	assert_iommu_matches_cpu(dev, GiB + PAGE, va, PAGE);
+	unmap_everything(c);
+	kapi_vfio_close(c);
+}
+
 /* ---- dirty bitmaps of ranges at DMA edges ---- */
 
 /*
@@ -501,6 +528,7 @@ int main(void)
 		T(test_apertures_at_dma_edges_inside_the_range),
 		T(test_aperture_starting_at_a_one_byte_range),
 		T(test_reserved_region_from_a_page_last_byte),
+		T(test_reserved_region_ending_at_the_aperture_start),
 		T(test_dirty_bitmaps_of_ranges_at_dma_edges),
 	};
 
