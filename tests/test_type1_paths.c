@@ -414,22 +414,26 @@ static void test_apertures_at_a_one_byte_range(void **state)
 }
 
 /*
- *   iova: [ usable ... 2 GiB - 2 ][ reserved: 2 GiB - 1 .. 2 GiB + 1 page - 1 ][ usable ...
+ *   aperture [0, 2 GiB - 1]
+ *   iova: [ usable ... 2 GiB - 2 ][ reserved: 2 GiB - 1 .. 2 GiB + 1 page - 1 ]
  *
- * A reserved region that starts at the last byte of a page takes that
- * page out of the usable range: MAP_DMA of the page is -EINVAL (nothing
- * pinned or mapped), of the page below it works.
+ * A reserved region that starts at the last byte of a page, the
+ * aperture's last byte, takes that byte out of the usable range, which
+ * ends at 2 GiB - 2, and with it the page: MAP_DMA of the page is -EINVAL
+ * (nothing pinned or mapped), of the page below it works.
  */
 static void test_reserved_region_from_a_page_last_byte(void **state)
 {
 	struct kapi_vfio_dev_opts o = {
-		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		.fmt = SIM_IOMMU_INTEL_SL, .aperture_end = 2 * GiB - 1,
+		.nr_resv = 1,
 		.resv = { { 2 * GiB - 1, PAGE + 1, KAPI_VFIO_RESV_RESERVED } },
 	};
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_with(c, &o);
 	unsigned long va = map_anon(2 * PAGE);
 
+	assert_the_one_iova_range_is(c, 0, 2 * GiB - 2);
 	assert_int_equal(kapi_vfio_map_dma(c, va, 2 * GiB - PAGE, PAGE, RW),
 			 -EINVAL);
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
