@@ -156,8 +156,15 @@ static int order_known(uintptr_t a, uintptr_t b)
 	}
 }
 
-/* Whether class to is reachable from class from (order_lock held). */
-static int order_reaches(uintptr_t from, uintptr_t to)
+/*
+ * Whether class to is reachable from class from (order_lock held).  Never
+ * inlined: its 64 KiB queue would become part of the frame of every
+ * sim_lock_acquire_slow(), and ASan poisons (and unpoisons) a frame's red
+ * zones on each call, 8 KiB of shadow memset twice for every acquire the
+ * memo does not settle (2-3% of a fuzz_type1 run), though the queue is
+ * only needed when a new order edge is learnt.
+ */
+static __attribute__((noinline)) int order_reaches(uintptr_t from, uintptr_t to)
 {
 	uintptr_t queue[ORDER_SLOTS];
 	unsigned int head = 0, tail = 0, i, j;
