@@ -271,6 +271,41 @@ static void test_replay_unwind_keeps_external_charges(void **state)
 }
 
 /*
+ *   va:   [ a: page 0, page 1 ]  [ b: gone ]      (emulated device only)
+ *   a's pages touched in reverse: page 1 gets its pfn before page 0
+ *
+ * The first IOMMU group's replay pins and maps a, then fails at b
+ * (-EFAULT) and unwinds a run by run as the new domain maps it: each run
+ * ends where the physical pages stop being contiguous, so exactly a's
+ * two pages are unpinned, whatever their order in memory.
+ */
+static void test_replay_unwind_of_pages_out_of_order(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *mdev = attach_an_emulated_device(c), *dev;
+	unsigned long a = map_anon(2 * PAGE), b = map_anon(PAGE);
+	unsigned long pfn0, pfn1;
+	int level;
+
+	assert_int_equal(kapi_mm_touch(a + PAGE, PAGE, 1), 0);
+	assert_int_equal(kapi_mm_touch(a, PAGE, 1), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(a, &pfn0, &level), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(a + PAGE, &pfn1, &level), 0);
+	assert_true(pfn1 != pfn0 + 1);
+	map_dma(c, a, 0, 2 * PAGE, RW);
+	map_dma(c, b, GiB, PAGE, RW);
+	assert_int_equal(kapi_mm_munmap(b), 0);
+
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev),
+			 -EFAULT);
+	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
+	unmap_everything(c);
+	kapi_vfio_detach_dev(c, mdev);
+	kapi_vfio_close(c);
+}
+
+/*
  *   va:   [ THP ]   iova 0, mapped by an intel-sl domain in superpages
  *   then an amd-v1 group joins: its domain is filled from intel-sl's
  *
@@ -534,6 +569,7 @@ int main(void)
 		T(test_external_pin_over_the_memlock_limit_is_logged),
 		T(test_nesting_container_needs_an_iommu_that_nests),
 		T(test_replay_unwind_keeps_external_charges),
+		T(test_replay_unwind_of_pages_out_of_order),
 		T(test_replay_copies_contiguous_runs_whole),
 		T(test_apertures_at_dma_edges_inside_the_range),
 		T(test_apertures_at_a_one_byte_range),
