@@ -94,7 +94,8 @@ int sim_locking_selfcheck(void)
  */
 _Thread_local struct sim_lockdep_thread sim_lockdep_self;
 #define held		(sim_lockdep_self.held)
-#define nr_held		(sim_lockdep_self.nr_held)
+/* The depth of the stack, from the top's byte offset (see sim.h). */
+#define nr_held		(sim_lockdep_self.top / sizeof(struct sim_held_lock))
 #define rcu_read_depth	(sim_lockdep_self.rcu_read_depth)
 /* Moved on by sim_lockdep_forget_order(): every memo is stale. */
 unsigned int sim_lockdep_order_gen;
@@ -262,6 +263,11 @@ out:
 	return known;
 }
 
+static void held_set_depth(unsigned int n)
+{
+	sim_lockdep_self.top = n * sizeof(struct sim_held_lock);
+}
+
 static struct sim_held_lock *held_find(const void *lock)
 {
 	unsigned int i;
@@ -340,7 +346,8 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 		for (; w; w--)
 			t->memo[w][nr_held] = t->memo[w - 1][nr_held];
 		t->memo[0][nr_held] = hit;
-		held[++nr_held] = (struct sim_held_lock){
+		held_set_depth(nr_held + 1);
+		held[nr_held] = (struct sim_held_lock){
 			.lock = lock, .class = class, .name = name,
 			.ctx = hit.ctx,
 		};
@@ -373,7 +380,8 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 		sim_kernel_warn(file, line, "lockdep: too many locks held");
 		return 0;
 	}
-	h = &held[++nr_held];
+	held_set_depth(nr_held + 1);
+	h = &held[nr_held];
 	*h = (struct sim_held_lock){
 		.lock = lock, .class = class, .name = name,
 		.ctx = ctx_fresh(read),
@@ -390,7 +398,7 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 static void held_remove(struct sim_held_lock *h)
 {
 	memmove(h, h + 1, (size_t)(&held[nr_held] - h) * sizeof(*h));
-	nr_held--;
+	held_set_depth(nr_held - 1);
 	for (; h <= &held[nr_held]; h++)
 		h->ctx = ctx_fresh(held_read(h));
 }
