@@ -993,6 +993,212 @@ static void test_the_last_iommu_group_takes_its_holes_along(void **state)
 	kapi_vfio_close(c);
 }
 
+/* Groups for the hole tables: a format and one reserved region each. */
+struct holed_group {
+	enum sim_iommu_format_id fmt;
+	unsigned long long hole;	/* a 1 MiB reserved region here */
+};
+
+static struct kapi_vfio_dev *attach_a_group_with_a_hole(struct kapi_vfio *c,
+							const struct holed_group *g)
+{
+	const struct kapi_vfio_dev_opts o = {
+		.fmt = g->fmt, .aperture_end = g->fmt == SIM_IOMMU_AMD_V1 ? TOP48 : 0,
+		.nr_resv = 1, .resv = { { g->hole, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+
+	return attach_a_device_with(c, &o);
+}
+
+/*
+ *   groups attached in order, each with a 1 MiB hole:
+ *     A (intel-sl) at 1 GiB, B (intel-sl) at 2 GiB, C (intel-sl) at 3 GiB
+ *     A, C in one domain (intel-sl) and B in another (amd-v1, 48 bits)
+ *   the last one attached leaves
+ *
+ * A group that leaves takes its own hole along and no other: the ranges
+ * are rebuilt from the reserved regions of every group still attached,
+ * in every domain, however many share one.
+ */
+static void test_a_group_leaving_keeps_the_holes_of_the_others(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned int nr;
+		struct holed_group g[3];
+	} cases[] = {
+		{ "two groups in one domain", 2,
+		  { { SIM_IOMMU_INTEL_SL, GiB }, { SIM_IOMMU_INTEL_SL, 2 * GiB } } },
+		{ "three groups in one domain", 3,
+		  { { SIM_IOMMU_INTEL_SL, GiB }, { SIM_IOMMU_INTEL_SL, 2 * GiB },
+		    { SIM_IOMMU_INTEL_SL, 3 * GiB } } },
+		{ "groups in two domains", 3,
+		  { { SIM_IOMMU_INTEL_SL, GiB }, { SIM_IOMMU_AMD_V1, 2 * GiB },
+		    { SIM_IOMMU_INTEL_SL, 3 * GiB } } },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *last = NULL;
+		struct range want[3];
+		unsigned int n = cases[i].nr;
+
+		print_message("holes: %s\n", cases[i].what);
+		for (unsigned int g = 0; g < n; g++)
+			last = attach_a_group_with_a_hole(c, &cases[i].g[g]);
+		kapi_vfio_detach_dev(c, last);
+		/* The holes of the first n - 1 groups, rising from 1 GiB. */
+		want[0].start = 0;
+		for (unsigned int g = 0; g + 1 < n; g++) {
+			want[g].end = cases[i].g[g].hole - 1;
+			want[g + 1].start = cases[i].g[g].hole + MiB;
+		}
+		want[n - 1].end = TOP48;
+		assert_iova_ranges(c, want, n);
+		kapi_vfio_close(c);
+		assert_nothing_held();
+	}
+}
+
+/* Whether GET_INFO's IOVA ranges are exactly want[0..n). */
+static int iova_ranges_are(struct kapi_vfio *c, const struct range *want,
+			   unsigned int n)
+{
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	if (info.nr_iovas != n)
+		return 0;
+	for (unsigned int i = 0; i < n; i++)
+		if (info.iovas[i].start != want[i].start ||
+		    info.iovas[i].end != want[i].end)
+			return 0;
+	return 1;
+}
+
+/*
+ *   A (intel-sl): hole [1 GiB, +1 MiB)        the container's ranges: 2
+ *   B (intel-sl): holes [2 GiB, +1 MiB), [4 GiB, +1 MiB) joins while
+ *                 kmalloc call n fails, for n = 0, 1, 2 ... until none does
+ *
+ * An attach that runs out of memory in type1 is -ENOMEM and leaves the
+ * ranges as they were (the copy it cut B's holes into is thrown away).
+ * It succeeds only when the allocation that failed was one of the IOMMU
+ * driver's region descriptors: the driver then ends its list before that
+ * region (as Linux's drivers do), and the ranges are cut by the holes B
+ * still reports, the first or none.  Never another list.
+ */
+static void test_an_attach_out_of_memory_keeps_the_ranges(void **state)
+{
+	const struct kapi_vfio_dev_opts b = {
+		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 2,
+		.resv = { { 2 * GiB, MiB, KAPI_VFIO_RESV_RESERVED },
+			  { 4 * GiB, MiB, KAPI_VFIO_RESV_RESERVED } },
+	};
+	const struct holed_group a = { SIM_IOMMU_INTEL_SL, GiB };
+	const struct range before[] = {
+		{ 0, GiB - 1 }, { GiB + MiB, TOP48 },
+	};
+	/*
+	 * B's holes cut: both; or the first only, or neither, when the
+	 * driver's descriptor of the second, or the first, could not be
+	 * allocated (the driver stops its list there).
+	 */
+	const struct range both[] = {
+		{ 0, GiB - 1 }, { GiB + MiB, 2 * GiB - 1 },
+		{ 2 * GiB + MiB, 4 * GiB - 1 }, { 4 * GiB + MiB, TOP48 },
+	};
+	const struct range first[] = {
+		{ 0, GiB - 1 }, { GiB + MiB, 2 * GiB - 1 },
+		{ 2 * GiB + MiB, TOP48 },
+	};
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long long nth, refused = 0, only_first = 0, neither = 0;
+
+	attach_a_group_with_a_hole(c, &a);
+	for (nth = 0;; nth++) {
+		struct kapi_vfio_dev *dev = NULL;
+		long ret;
+
+		fail_nth_call_of("shim/slab/kmalloc", nth);
+		ret = kapi_vfio_attach_iommu_dev_opts(c, &b, &dev);
+		if (stop_failing("shim/slab/kmalloc") <= nth) {
+			assert_int_equal(ret, 0);
+			assert_iova_ranges(c, both, ARRAY_SIZE(both));
+			break;
+		}
+		if (ret) {
+			assert_int_equal(ret, -ENOMEM);
+			assert_iova_ranges(c, before, ARRAY_SIZE(before));
+			assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
+			refused++;
+			continue;
+		}
+		/* One descriptor each: one n each. */
+		if (iova_ranges_are(c, first, ARRAY_SIZE(first)))
+			assert_int_equal(++only_first, 1);
+		else if (iova_ranges_are(c, before, ARRAY_SIZE(before)))
+			assert_int_equal(++neither, 1);
+		else
+			assert_iova_ranges(c, both, ARRAY_SIZE(both));
+		kapi_vfio_detach_dev(c, dev);
+		assert_iova_ranges(c, before, ARRAY_SIZE(before));
+	}
+	assert_true(refused > 0);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   A (intel-sl): hole [1 GiB, +1 MiB), B (intel-sl): hole [2 GiB, +1 MiB),
+ *   one domain; B leaves while kmalloc call n fails, n = 0, 1, 2 ...
+ *
+ * A detach cannot fail: when it runs out of memory rebuilding the ranges
+ * it keeps the ones it had (B's hole stays, which costs only IOVA);
+ * otherwise B's hole closes, and A's too if the allocation that failed
+ * was the IOMMU driver's descriptor of A's region (the driver leaves it
+ * out of its list, as Linux's drivers do).  Never another list.
+ */
+static void test_a_detach_out_of_memory_keeps_the_ranges(void **state)
+{
+	const struct holed_group a = { SIM_IOMMU_INTEL_SL, GiB };
+	const struct holed_group b = { SIM_IOMMU_INTEL_SL, 2 * GiB };
+	const struct range before[] = {
+		{ 0, GiB - 1 }, { GiB + MiB, 2 * GiB - 1 },
+		{ 2 * GiB + MiB, TOP48 },
+	};
+	const struct range after[] = {
+		{ 0, GiB - 1 }, { GiB + MiB, TOP48 },
+	};
+	const struct range a_region_left_out = { 0, TOP48 };
+	unsigned long long nth, kept = 0, left_out = 0;
+
+	for (nth = 0;; nth++) {
+		struct kapi_vfio *c = open_a_v2_container();
+		struct kapi_vfio_dev *second;
+		int made;
+
+		attach_a_group_with_a_hole(c, &a);
+		second = attach_a_group_with_a_hole(c, &b);
+		fail_nth_call_of("shim/slab/kmalloc", nth);
+		kapi_vfio_detach_dev(c, second);
+		made = stop_failing("shim/slab/kmalloc") > nth;
+		if (iova_ranges_are(c, before, ARRAY_SIZE(before))) {
+			assert_true(made);
+			kept++;
+		} else if (iova_ranges_are(c, &a_region_left_out, 1)) {
+			/* One descriptor: one n. */
+			assert_int_equal(++left_out, 1);
+		} else {
+			assert_iova_ranges(c, after, ARRAY_SIZE(after));
+		}
+		kapi_vfio_close(c);
+		assert_nothing_held();
+		if (!made)
+			break;
+	}
+	assert_true(kept > 0);
+}
+
 /*
  *   iova:  ... [ DMA 1 GiB, +2 MiB ) ...
  *   new group's reserved regions: [1 GiB - 1 MiB, 1 GiB) just below it,
@@ -1918,6 +2124,9 @@ int main(void)
 		T(test_replay_failing_at_each_map_unwinds),
 		T(test_replay_keeps_the_dma_permissions),
 		T(test_the_last_emulated_device_leaving_removes_the_dmas),
+		T(test_a_group_leaving_keeps_the_holes_of_the_others),
+		T(test_an_attach_out_of_memory_keeps_the_ranges),
+		T(test_a_detach_out_of_memory_keeps_the_ranges),
 		T(test_unmap_callbacks_and_registration_keep_one_lock_order),
 		T(test_first_group_failing_anywhere_leaves_nothing_pinned),
 		T(test_last_domain_goes_emulated_pins_stay),
