@@ -476,6 +476,13 @@ static void test_apertures_narrow_and_widen(void **state)
  *   container [0, 2^64 - 1] (amd-v1), DMA at 0:      aperture [1 GiB, ...]
  *   container [1 TiB, 2 TiB - 1]:                    aperture [2 TiB, 3 TiB)
  *   container [1 TiB, 2 TiB - 1]:                    aperture [0, 1 GiB)
+ *   container [0, 2^64 - 1] (amd-v1), DMA at 1 GiB:  aperture [0, 1 GiB),
+ *                                    [1 GiB + 1, ...], [0, 1 GiB + 2 MiB - 1)
+ *
+ * (The last three: amd-v1 could map the DMA, so only the check refuses;
+ * an aperture that leaves out one byte of a DMA cuts it off.  Known bug
+ * type1-aperture-conflict-wraps: Linux's check above the aperture wraps
+ * when the range ends at 2^64 - 1 and lets the group join.)
  */
 static void test_aperture_conflicts(void **state)
 {
@@ -484,41 +491,64 @@ static void test_aperture_conflicts(void **state)
 		struct kapi_vfio_dev_opts first, second;
 		unsigned long long dma_iova;	/* ~0: none */
 		struct range before;
+		int wraps;	/* known bug type1-aperture-conflict-wraps */
 	} cases[] = {
 		{ "cuts a DMA off the top",
 		  { .fmt = SIM_IOMMU_AMD_V1 }, { .fmt = SIM_IOMMU_INTEL_SL },
-		  1ULL << 50, { 0, TOP64 } },
+		  1ULL << 50, { 0, TOP64 }, 0 },
 		{ "cuts a DMA off the bottom",
 		  { .fmt = SIM_IOMMU_AMD_V1 },
 		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB,
 		    .aperture_end = TOP48 },
-		  0, { 0, TOP64 } },
+		  0, { 0, TOP64 }, 0 },
 		{ "lies above the range",
 		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
 		    .aperture_end = 2 * TiB - 1 },
 		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = 2 * TiB,
 		    .aperture_end = 3 * TiB - 1 },
-		  ~0ULL, { TiB, 2 * TiB - 1 } },
+		  ~0ULL, { TiB, 2 * TiB - 1 }, 0 },
 		{ "lies below the range",
 		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
 		    .aperture_end = 2 * TiB - 1 },
 		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_end = GiB - 1 },
-		  ~0ULL, { TiB, 2 * TiB - 1 } },
+		  ~0ULL, { TiB, 2 * TiB - 1 }, 0 },
+		{ "ends below a DMA it could map",
+		  { .fmt = SIM_IOMMU_AMD_V1 },
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_end = GiB - 1 },
+		  GiB, { 0, TOP64 }, 1 },
+		{ "cuts a DMA's first byte off",
+		  { .fmt = SIM_IOMMU_AMD_V1 },
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB + 1,
+		    .aperture_end = TOP48 },
+		  GiB, { 0, TOP64 }, 0 },
+		{ "cuts a DMA's last byte off",
+		  { .fmt = SIM_IOMMU_AMD_V1 },
+		  { .fmt = SIM_IOMMU_AMD_V1, .aperture_end = GiB + 2 * MiB - 2 },
+		  GiB, { 0, TOP64 }, 1 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct kapi_vfio *c = open_a_v2_container();
 		unsigned long va = map_anon(2 * MiB);
 		struct kapi_vfio_dev *second;
+		long ret;
 
 		print_message("aperture %s\n", cases[i].what);
 		attach_a_device_with(c, &cases[i].first);
 		if (cases[i].dma_iova != ~0ULL)
 			map_dma(c, va, cases[i].dma_iova, 2 * MiB, RW);
-		assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c,
-				 &cases[i].second, &second), -EINVAL);
-		assert_one_iova_range(c, cases[i].before.start,
-				      cases[i].before.end);
+		ret = kapi_vfio_attach_iommu_dev_opts(c, &cases[i].second,
+						      &second);
+		if (!cases[i].wraps ||
+		    expect_known_bug(TYPE1_APER_CONFLICT_WRAPS, ret == -EINVAL)) {
+			assert_int_equal(ret, -EINVAL);
+			assert_one_iova_range(c, cases[i].before.start,
+					      cases[i].before.end);
+		} else {
+			/* Joined: the range is the aperture, the DMA past it. */
+			assert_int_equal(ret, 0);
+			assert_one_iova_range(c, 0, cases[i].second.aperture_end);
+		}
 		kapi_vfio_close(c);
 		assert_int_equal(kapi_mm_munmap(va), 0);
 		assert_nothing_held();
@@ -824,6 +854,14 @@ static void test_reserved_regions_cut_the_iova_range(void **state)
 		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
 		    .resv = { { PAGE, MiB - PAGE, KAPI_VFIO_RESV_RESERVED } } },
 		  2, { { 0, PAGE - 1 }, { MiB, TOP48 } }, 0 },
+		{ "a one-byte region at the aperture's first byte",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		    .resv = { { 0, 1, KAPI_VFIO_RESV_RESERVED } } },
+		  1, { { 1, TOP48 } }, 0 },
+		{ "a region from the aperture's last byte on",
+		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
+		    .resv = { { TOP48, MiB, KAPI_VFIO_RESV_RESERVED } } },
+		  1, { { 0, TOP48 - 1 } }, 0 },
 		{ "regions at both ends",
 		  { .fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 2,
 		    .resv = { { 0, MiB, KAPI_VFIO_RESV_RESERVED },
@@ -886,6 +924,8 @@ static void test_reserved_regions_that_conflict(void **state)
 		  { GiB, MiB, KAPI_VFIO_RESV_DIRECT_RELAXABLE }, 1, 0 },
 		{ "the whole aperture reserved",
 		  { 0, 1ULL << 48, KAPI_VFIO_RESV_RESERVED }, 0, -EINVAL },
+		{ "reserved up to a DMA's first byte",
+		  { GiB - MiB, MiB + 1, KAPI_VFIO_RESV_RESERVED }, 1, -EINVAL },
 	};
 	const struct kapi_vfio_dev_opts msi = {
 		.fmt = SIM_IOMMU_INTEL_SL, .nr_resv = 1,
