@@ -1189,6 +1189,35 @@ static void test_an_attach_out_of_memory_keeps_the_ranges(void **state)
 }
 
 /*
+ *   A (intel-sl): hole [1 GiB, +1 MiB); an emulated device joins and
+ *   leaves while kmalloc call n fails, n = 0, 1, 2 ... until none does
+ *
+ * An emulated group leaving has nothing to do with the domains or the
+ * ranges: A's hole stays whatever allocation fails meanwhile.
+ */
+static void test_an_emulated_group_leaving_leaves_the_ranges_alone(void **state)
+{
+	const struct holed_group a = { SIM_IOMMU_INTEL_SL, GiB };
+	const struct range cut[] = { { 0, GiB - 1 }, { GiB + MiB, TOP48 } };
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long long nth;
+
+	attach_a_group_with_a_hole(c, &a);
+	for (nth = 0;; nth++) {
+		struct kapi_vfio_dev *emul = attach_an_emulated_device(c);
+		int made;
+
+		fail_nth_call_of("shim/slab/kmalloc", nth);
+		kapi_vfio_detach_dev(c, emul);
+		made = stop_failing("shim/slab/kmalloc") > nth;
+		assert_iova_ranges(c, cut, ARRAY_SIZE(cut));
+		if (!made)
+			break;
+	}
+	kapi_vfio_close(c);
+}
+
+/*
  *   A (intel-sl): hole [1 GiB, +1 MiB), B (intel-sl): hole [2 GiB, +1 MiB),
  *   one domain; B leaves while kmalloc call n fails, n = 0, 1, 2 ...
  *
@@ -2167,6 +2196,7 @@ int main(void)
 		T(test_a_group_leaving_keeps_the_holes_of_the_others),
 		T(test_an_attach_out_of_memory_keeps_the_ranges),
 		T(test_a_detach_out_of_memory_keeps_the_ranges),
+		T(test_an_emulated_group_leaving_leaves_the_ranges_alone),
 		T(test_unmap_callbacks_and_registration_keep_one_lock_order),
 		T(test_first_group_failing_anywhere_leaves_nothing_pinned),
 		T(test_last_domain_goes_emulated_pins_stay),
