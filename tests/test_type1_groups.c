@@ -555,6 +555,59 @@ static void test_aperture_conflicts(void **state)
 	}
 }
 
+/* kmalloc calls of an attach of o into c, which must be -EINVAL. */
+static unsigned long long kmallocs_of_a_refused_attach(struct kapi_vfio *c,
+							const struct kapi_vfio_dev_opts *o)
+{
+	struct kapi_vfio_dev *dev;
+
+	fail_nth_call_of("shim/slab/kmalloc", ~0ULL);	/* count, fail none */
+	assert_int_equal(kapi_vfio_attach_iommu_dev_opts(c, o, &dev), -EINVAL);
+	return stop_failing("shim/slab/kmalloc");
+}
+
+/*
+ *   container [1 TiB, 2 TiB - 1]:                aperture [2 TiB, 3 TiB)
+ *   container [0, 2^64 - 1], DMA at 0 (amd-v1):  aperture [1 GiB, 2^48 - 1]
+ *
+ * The aperture is checked first, before the group's reserved regions are
+ * read or the ranges copied: a group whose aperture misses the range is
+ * refused after allocating exactly what one that cuts a DMA off does (the
+ * group, its domain), so that under memory pressure both are -EINVAL, not
+ * -ENOMEM from an allocation made for nothing.
+ */
+static void test_the_aperture_is_checked_before_anything_is_built(void **state)
+{
+	const struct kapi_vfio_dev_opts range = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = TiB,
+		.aperture_end = 2 * TiB - 1,
+	};
+	const struct kapi_vfio_dev_opts above = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = 2 * TiB,
+		.aperture_end = 3 * TiB - 1,
+	};
+	const struct kapi_vfio_dev_opts cut = {
+		.fmt = SIM_IOMMU_AMD_V1, .aperture_start = GiB,
+		.aperture_end = TOP48,
+	};
+	struct kapi_vfio *c = open_a_v2_container(), *d;
+	unsigned long va = map_anon(2 * MiB);
+	unsigned long long missing, cutting;
+
+	attach_a_device_with(c, &range);
+	missing = kmallocs_of_a_refused_attach(c, &above);
+	kapi_vfio_close(c);
+
+	d = open_a_v2_container();
+	attach_a_device_of_format(d, SIM_IOMMU_AMD_V1);
+	map_dma(d, va, 0, 2 * MiB, RW);
+	cutting = kmallocs_of_a_refused_attach(d, &cut);
+	kapi_vfio_close(d);
+	assert_true(cutting > 0);
+	assert_int_equal(missing, cutting);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+}
+
 /*
  *   container [0, 2^64 - 1] (amd-v1), DMA [2^48 - 2 MiB, 2^48 - 1]:
  *                                      intel-sl (48 bits) joins
@@ -2244,6 +2297,7 @@ int main(void)
 		T(test_groups_without_isolated_msi),
 		T(test_apertures_narrow_and_widen),
 		T(test_aperture_conflicts),
+		T(test_the_aperture_is_checked_before_anything_is_built),
 		T(test_aperture_edges_at_a_dma_edge),
 		T(test_aperture_sharing_one_byte_joins),
 		T(test_reserved_regions_cut_the_iova_range),
