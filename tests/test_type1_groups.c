@@ -6,7 +6,10 @@
  * the usable IOVA ranges as apertures and reserved regions (MSI windows,
  * direct-mapped and reserved ranges) cut them, the replay of existing DMAs
  * into a new domain and its unwind when it fails midway, detach with DMAs
- * mapped, release with groups still attached, and the group queries.
+ * mapped, release with groups still attached, and the group queries; the
+ * fine-grained-superpage probe an attach makes (its pair of pages, where
+ * it maps them); attach and detach running out of memory at each
+ * allocation; the dirty bitmaps when the smallest page grows.
  *
  * Every error is the kernel's errno, and after it the container is as it
  * was: the same ranges, the same domains, nothing more pinned, charged or
