@@ -937,6 +937,38 @@ static void test_dirty_tracking_reports_mapped_pages(void **state)
 	kapi_vfio_close(c);
 }
 
+static unsigned long long iova_pgsizes_of(struct kapi_vfio *c)
+{
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	return info.iova_pgsizes;
+}
+
+/*
+ * GET_INFO's page sizes: any multiple of PAGE_SIZE (PAGE_MASK) while no
+ * IOMMU domain says otherwise, the domain's (sizes below PAGE_SIZE shown
+ * as PAGE_SIZE) while it is there, and any multiple again once the last
+ * domain has gone (an emulated device keeps the container).
+ */
+static void test_page_sizes_with_and_without_a_domain(void **state)
+{
+	const unsigned long long any = ~(unsigned long long)(PAGE - 1);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *emul = attach_an_emulated_device(c);
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(iova_pgsizes_of(c), any);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_int_equal(iova_pgsizes_of(c),
+			 (((1ULL << 12) | (1ULL << 21) | (1ULL << 30)) &
+			  ~(PAGE - 1)) | PAGE);
+	kapi_vfio_detach_dev(c, dev);
+	assert_int_equal(iova_pgsizes_of(c), any);
+	kapi_vfio_detach_dev(c, emul);
+	kapi_vfio_close(c);
+}
+
 /*
  *   iova: [ DMA a: 0, +DIRTY_LEN ) [ DMA b: 1 GiB, +DIRTY_LEN )
  *   DIRTY_PAGES START: a's bitmap allocated, b's allocation fails
@@ -1108,6 +1140,7 @@ int main(void)
 		T(test_emulated_device_pins_ram_not_mmio),
 		T(test_map_dma_conflicts_and_limits),
 		T(test_get_info_argsz_and_capabilities),
+		T(test_page_sizes_with_and_without_a_domain),
 		T(test_extensions_type1_offers),
 		T(test_dirty_bitmaps_follow_a_shrinking_page_size),
 		T(test_dirty_tracking_reports_mapped_pages),
