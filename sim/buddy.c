@@ -1475,6 +1475,44 @@ static void rewind_zone(struct zone *z, const struct ckpt_zone *c)
 	}
 }
 
+/*
+ * Every pcp page back to the buddy lists, list by list: what
+ * sim_buddy_rewind() needs.  Unlike pcp_drain_to() (the kernel's order,
+ * which a checkpoint records) it frees in no particular order and leaves
+ * each page on its pcp list until the list is emptied at once: the blocks
+ * the merges end with are the same in any order, and the rewind puts the
+ * lists back in the checkpoint's order after.  The turn from list to list
+ * and an unlink per page were half of a rewind (fuzz/README.md).
+ */
+static void drain_all_for_rewind(void)
+{
+	unsigned int i, cpu, l;
+
+	for (i = 0; i < nr_zones; i++) {
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			struct pcp *pcp = &zones[i].pcp[cpu];
+
+			if (!pcp->count)
+				continue;
+			for (l = 0; l < NR_PCP_LISTS; l++) {
+				struct sim_list *head = &pcp->lists[l], *n, *next;
+
+				for (n = head->next; n != head; n = next) {
+					struct sim_page *page = lru_to_page(n);
+					unsigned int order = page->pcp_order;
+
+					next = n->next;
+					page->flags &= ~(1UL << SIM_PG_PCP);
+					page->pcp_order = 0;
+					free_to_buddy(&zones[i], page, order);
+				}
+				list_init(head);
+			}
+			pcp->count = 0;
+		}
+	}
+}
+
 int sim_buddy_rewind(void)
 {
 	unsigned int i;
@@ -1485,7 +1523,7 @@ int sim_buddy_rewind(void)
 		pthread_mutex_unlock(&mem_lock);
 		return -ENOENT;
 	}
-	drain_all_locked();
+	drain_all_for_rewind();
 	for (i = 0; i < nr_zones && !ret; i++)
 		if (!zone_matches(&zones[i], &ckpt.z[i]))
 			ret = -EBUSY;

@@ -371,28 +371,16 @@ static void free_subtree(struct sim_iommu_domain *dom,
 }
 
 /*
- * The last leaf entry sim_iommu_iova_to_phys() found, per thread: type1's
- * unmap asks for every page of a run, and consecutive pages mostly share
- * a leaf.  The entry is kept while no leaf was cleared anywhere since:
- * leaves_cleared counts the unmaps and domain teardowns (a map only fills
- * empty entries, so it cannot change a leaf seen).  Counting all domains
- * at once also covers a domain freed and another allocated at its
- * address.
+ * The last leaf entry sim_iommu_iova_to_phys() found, per thread, and
+ * leaves_cleared: <dmasim/sim_iommu.h> says how the inline fast path uses
+ * them.
  */
-static unsigned long leaves_cleared;
-
-struct leaf_seen {
-	const struct sim_iommu_domain *dom;
-	unsigned long cleared;		/* leaves_cleared when it was read */
-	unsigned long long iova, mask;	/* the entry maps [iova, iova + mask] */
-	sim_phys_t phys;		/* at iova */
-};
-
-static _Thread_local struct leaf_seen leaf_seen;
+unsigned long sim_iommu_leaves_cleared;
+_Thread_local struct sim_iommu_leaf_seen sim_iommu_leaf_seen;
 
 static void leaves_will_be_cleared(void)
 {
-	__atomic_add_fetch(&leaves_cleared, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&sim_iommu_leaves_cleared, 1, __ATOMIC_RELEASE);
 }
 
 static void domain_free(struct sim_iommu_domain *dom)
@@ -667,10 +655,11 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 
 /*
  * The lockless walk (see pte_load()); the leaf entry found is remembered
- * in leaf_seen.
+ * in sim_iommu_leaf_seen.
  */
-static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
-			       unsigned long long iova, unsigned long cleared)
+sim_phys_t sim_iommu_iova_to_phys_walk(const struct sim_iommu_domain *dom,
+				       unsigned long long iova,
+				       unsigned long cleared)
 {
 	const struct sim_iommu_table *t = dom->root;
 	unsigned long long mask = dom->entries - 1, in_leaf;
@@ -684,7 +673,7 @@ static sim_phys_t iova_to_phys(const struct sim_iommu_domain *dom,
 
 		if (pte_is_leaf(pte)) {
 			in_leaf = (1ULL << shift) - 1;
-			leaf_seen = (struct leaf_seen){
+			sim_iommu_leaf_seen = (struct sim_iommu_leaf_seen){
 				.dom = dom, .cleared = cleared,
 				.iova = iova & ~in_leaf, .mask = in_leaf,
 				.phys = pte & PTE_ADDR_MASK,
@@ -762,20 +751,6 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 	ret = unmap_pages(dom, iova, pgsize, count);
 	sim_iommu_unlock();
 	return ret;
-}
-
-sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
-				  unsigned long long iova)
-{
-	unsigned long cleared = __atomic_load_n(&leaves_cleared,
-						__ATOMIC_ACQUIRE);
-	const struct leaf_seen *seen = &leaf_seen;
-
-	sim_count(SIM_CNT_IOMMU_WALK, 1);
-	if (seen->dom == dom && seen->cleared == cleared &&
-	    (iova & ~seen->mask) == seen->iova)
-		return seen->phys + (iova & seen->mask);
-	return iova_to_phys(dom, iova, cleared);
 }
 
 unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,

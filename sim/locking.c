@@ -94,7 +94,8 @@ int sim_locking_selfcheck(void)
  */
 _Thread_local struct sim_lockdep_thread sim_lockdep_self;
 #define held		(sim_lockdep_self.held)
-#define nr_held		(sim_lockdep_self.nr_held)
+/* The depth of the stack, from the top's byte offset (see sim.h). */
+#define nr_held		(sim_lockdep_self.top / sizeof(struct sim_held_lock))
 #define rcu_read_depth	(sim_lockdep_self.rcu_read_depth)
 /* Moved on by sim_lockdep_forget_order(): every memo is stale. */
 unsigned int sim_lockdep_order_gen;
@@ -156,8 +157,15 @@ static int order_known(uintptr_t a, uintptr_t b)
 	}
 }
 
-/* Whether class to is reachable from class from (order_lock held). */
-static int order_reaches(uintptr_t from, uintptr_t to)
+/*
+ * Whether class to is reachable from class from (order_lock held).  Never
+ * inlined: its 64 KiB queue would become part of the frame of every
+ * sim_lock_acquire_slow(), and ASan poisons (and unpoisons) a frame's red
+ * zones on each call, 8 KiB of shadow memset twice for every acquire the
+ * memo does not settle (2-3% of a fuzz_type1 run), though the queue is
+ * only needed when a new order edge is learnt.
+ */
+static __attribute__((noinline)) int order_reaches(uintptr_t from, uintptr_t to)
 {
 	uintptr_t queue[ORDER_SLOTS];
 	unsigned int head = 0, tail = 0, i, j;
@@ -255,6 +263,11 @@ out:
 	return known;
 }
 
+static void held_set_depth(unsigned int n)
+{
+	sim_lockdep_self.top = n * sizeof(struct sim_held_lock);
+}
+
 static struct sim_held_lock *held_find(const void *lock)
 {
 	unsigned int i;
@@ -333,7 +346,8 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 		for (; w; w--)
 			t->memo[w][nr_held] = t->memo[w - 1][nr_held];
 		t->memo[0][nr_held] = hit;
-		held[++nr_held] = (struct sim_held_lock){
+		held_set_depth(nr_held + 1);
+		held[nr_held] = (struct sim_held_lock){
 			.lock = lock, .class = class, .name = name,
 			.ctx = hit.ctx,
 		};
@@ -366,7 +380,8 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 		sim_kernel_warn(file, line, "lockdep: too many locks held");
 		return 0;
 	}
-	h = &held[++nr_held];
+	held_set_depth(nr_held + 1);
+	h = &held[nr_held];
 	*h = (struct sim_held_lock){
 		.lock = lock, .class = class, .name = name,
 		.ctx = ctx_fresh(read),
@@ -383,7 +398,7 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 static void held_remove(struct sim_held_lock *h)
 {
 	memmove(h, h + 1, (size_t)(&held[nr_held] - h) * sizeof(*h));
-	nr_held--;
+	held_set_depth(nr_held - 1);
 	for (; h <= &held[nr_held]; h++)
 		h->ctx = ctx_fresh(held_read(h));
 }

@@ -57,6 +57,11 @@ void sim_machine_destroy(void)
 	machine_up = 0;
 }
 
+void sim_machine_release_host_memory(void)
+{
+	sim_mem_release_kept();
+}
+
 const struct sim_config *sim_machine_config(void)
 {
 	return &machine_cfg;

@@ -74,29 +74,54 @@ static size_t memmap_map_bytes, direct_map_bytes;
 
 /*
  * Host memory one machine leaves to the next (sim_mem_destroy() keeps it,
- * sim_mem_init() takes what fits): the section table, a memmap of up to
- * KEEP_MEMMAP_MAX bytes, and the page-data file with its direct map, each
- * given back as a fresh mapping would be: the table's present entries
- * cleared, the memmap's resident pages (the ones ever touched) zeroed, the
- * file's data punched out.  A harness boots again whenever an input
- * places RAM elsewhere (fuzz/README.md) and the suites boot one machine
- * per case; mapping, faulting and unmapping all of it again was most of a
- * boot.
+ * sim_mem_init() takes what fits): the section table, a memmap, and the
+ * page-data file with its direct map, each given back as a fresh mapping
+ * would be: the table's present entries cleared, the memmap's resident
+ * pages (the ones ever touched) zeroed, the file's data punched out.  A
+ * harness boots again whenever an input places RAM elsewhere
+ * (fuzz/README.md), the suites boot one machine per case, the report and
+ * the ageing presets dozens of 4-16 GiB machines; mapping, faulting and
+ * unmapping all of it again was most of a boot.  Zeroing what was touched
+ * costs what the host's fault would (a memset at memory speed), minus
+ * the fault: measured on a 2-core VM, a first touch of fresh anonymous
+ * memory ran at 0.5 GB/s (4 KiB pages) and 2 GB/s (huge pages), a memset
+ * of resident memory at 8-15 GB/s, and an munmap of 256 MiB of 4 KiB
+ * pages took 70-120 ms.  Only [0, memmap_bytes) of a kept memmap can
+ * have been written by the machine that used it, so only that is zeroed
+ * when it goes: the rest is still zero from before.
  *
- * A kept memmap has no transparent huge pages: zeroing a 2 MiB page for
- * each section of a machine that touches a few hundred struct pages cost
- * more than the rest of its boot, and what is touched stays resident for
- * the next machine.  A larger memmap (RAM above 1 GiB of 4 KiB pages, as
- * the ageing presets' 16 GiB) still asks for huge pages, and goes with its
- * machine: ageing writes all of it, one fault per 2 MiB instead of 512.
+ * Two memmaps are kept, one per kind, so that a process alternating
+ * small and large machines keeps both:
+ *  - small (up to KEEP_MEMMAP_MAX, RAM up to 1 GiB of 4 KiB pages): no
+ *    transparent huge pages.  Zeroing a 2 MiB page for each section of a
+ *    machine that touches a few hundred struct pages cost more than the
+ *    rest of its boot, and what is touched stays resident for the next
+ *    machine.
+ *  - large (up to KEEP_MEMMAP_LARGE_MAX: RAM up to 64 GiB of 4 KiB pages):
+ *    huge pages (ageing writes all of it: one fault per 2 MiB instead of
+ *    512, the first time).  What it holds resident stays with the process
+ *    until a larger machine, or sim_machine_release_host_memory().
+ * A memmap above that (a 1 TiB machine's 16 GiB, sparse) goes with its
+ * machine.
  */
-#define KEEP_MEMMAP_MAX	(16UL << 20)
+#define KEEP_MEMMAP_MAX		(16UL << 20)
+#define KEEP_MEMMAP_LARGE_MAX	(1UL << 30)
+
+enum { KEEP_SMALL, KEEP_LARGE, NR_KEEP };
+
+/* Which kept memmap a memmap of this many bytes goes to (NR_KEEP: none). */
+static unsigned int keep_kind(size_t bytes)
+{
+	if (bytes <= KEEP_MEMMAP_MAX)
+		return KEEP_SMALL;
+	return bytes <= KEEP_MEMMAP_LARGE_MAX ? KEEP_LARGE : NR_KEEP;
+}
 
 static struct {
 	struct sim_mem_section *sections;
 	size_t sections_bytes;
-	struct sim_page *memmap;
-	size_t memmap_map_bytes;
+	struct sim_page *memmap[NR_KEEP];
+	size_t memmap_map_bytes[NR_KEEP];
 	int data_fd;
 	unsigned char *direct_map;
 	size_t direct_map_bytes;
@@ -469,24 +494,63 @@ static void unmap_all(void)
 	ram_bytes = 0;
 }
 
-/* What kept holds, unmapped (it no longer fits, or the process ends). */
-static void release_kept(void)
+/* Kept memmap k, unmapped. */
+static void release_kept_memmap(unsigned int k)
 {
+	if (kept.memmap[k])
+		munmap(kept.memmap[k], kept.memmap_map_bytes[k]);
+	kept.memmap[k] = NULL;
+	kept.memmap_map_bytes[k] = 0;
+}
+
+/*
+ * What kept holds, unmapped (it no longer fits, or the process is done
+ * with it); the memmap of kind keep_other stays (NR_KEEP: none stays).
+ */
+static void release_kept(unsigned int keep_other)
+{
+	unsigned int k;
+
 	if (kept.sections)
 		munmap(kept.sections, kept.sections_bytes);
-	if (kept.memmap)
-		munmap(kept.memmap, kept.memmap_map_bytes);
+	kept.sections = NULL;
+	kept.sections_bytes = 0;
+	for (k = 0; k < NR_KEEP; k++)
+		if (k != keep_other)
+			release_kept_memmap(k);
 	if (kept.direct_map)
 		munmap(kept.direct_map, kept.direct_map_bytes);
 	if (kept.data_fd >= 0)
 		close(kept.data_fd);
-	memset(&kept, 0, sizeof(kept));
+	kept.direct_map = NULL;
+	kept.direct_map_bytes = 0;
 	kept.data_fd = -1;
+}
+
+void sim_mem_release_kept(void)
+{
+	release_kept(NR_KEEP);
+}
+
+/* Whether the len bytes at p (a multiple of 64, aligned) are all zero. */
+static int all_zero(const unsigned char *p, size_t len)
+{
+	const unsigned long *w = (const unsigned long *)p;
+	size_t i, n = len / sizeof(*w);
+
+	for (i = 0; i < n; i += 8)
+		if (w[i] | w[i + 1] | w[i + 2] | w[i + 3] |
+		    w[i + 4] | w[i + 5] | w[i + 6] | w[i + 7])
+			return 0;
+	return 1;
 }
 
 /*
  * Zero the resident host pages of [addr, addr + len) (page aligned): the
- * only ones a private anonymous mapping can hold nonzero data in.
+ * only ones a private anonymous mapping can hold nonzero data in.  A
+ * resident page that reads zero is left alone: it may be the host's
+ * shared zero page (a struct page read, never written, as pfn_valid()
+ * walks do), and a write would give it a page of its own.
  * Returns 0, or -1 when the host cannot say which they are.
  */
 static int zero_resident(unsigned char *addr, size_t len)
@@ -500,9 +564,12 @@ static int zero_resident(unsigned char *addr, size_t len)
 
 		if (mincore(addr + done * host_page, n * host_page, vec))
 			return -1;
-		for (i = 0; i < n; i++)
-			if (vec[i] & 1)
-				memset(addr + (done + i) * host_page, 0, host_page);
+		for (i = 0; i < n; i++) {
+			unsigned char *page = addr + (done + i) * host_page;
+
+			if ((vec[i] & 1) && !all_zero(page, host_page))
+				memset(page, 0, host_page);
+		}
 	}
 	return 0;
 }
@@ -515,19 +582,22 @@ static void place_sections_clear(void);
  */
 static void keep_for_next_machine(void)
 {
+	unsigned int k = keep_kind(memmap_map_bytes);
+
 	if (!sim_sections) {	/* no machine: what is kept stays */
 		unmap_all();
 		return;
 	}
-	release_kept();
+	/* What is kept now is what init found too small: replaced. */
+	release_kept(k == KEEP_SMALL ? KEEP_LARGE : KEEP_SMALL);
 	place_sections_clear();
 	kept.sections = sim_sections;
 	kept.sections_bytes = sections_bytes;
 	sim_sections = NULL;
-	if (sim_memmap && memmap_map_bytes <= KEEP_MEMMAP_MAX &&
+	if (sim_memmap && k < NR_KEEP &&
 	    !zero_resident((unsigned char *)sim_memmap, memmap_bytes)) {
-		kept.memmap = sim_memmap;
-		kept.memmap_map_bytes = memmap_map_bytes;
+		kept.memmap[k] = sim_memmap;
+		kept.memmap_map_bytes[k] = memmap_map_bytes;
 		sim_memmap = NULL;
 	}
 	if (direct_map &&
@@ -627,7 +697,7 @@ static void reserve_section_holes(void)
 int sim_mem_init(const struct sim_config *cfg)
 {
 	unsigned long long bytes = cfg->ram_bytes & ~(SIM_PAGE_SIZE - 1);
-	unsigned int i;
+	unsigned int i, k;
 	void *p;
 	int ret;
 
@@ -660,10 +730,12 @@ int sim_mem_init(const struct sim_config *cfg)
 	} else if (!(sim_sections = anon_map(sections_bytes))) {
 		goto err_nomem;
 	}
-	if (kept.memmap && kept.memmap_map_bytes >= memmap_bytes) {
-		sim_memmap = kept.memmap;
-		memmap_map_bytes = kept.memmap_map_bytes;
-		kept.memmap = NULL;
+	k = keep_kind(memmap_bytes);
+	if (k < NR_KEEP && kept.memmap[k] && kept.memmap_map_bytes[k] >= memmap_bytes) {
+		sim_memmap = kept.memmap[k];
+		memmap_map_bytes = kept.memmap_map_bytes[k];
+		kept.memmap[k] = NULL;
+		kept.memmap_map_bytes[k] = 0;
 	} else {
 		sim_memmap = anon_map(memmap_bytes);
 		if (!sim_memmap)
@@ -676,7 +748,7 @@ int sim_mem_init(const struct sim_config *cfg)
 		 * host fault per 2 MiB of memmap (128 MiB of RAM) instead of
 		 * 512.  Untouched parts still cost nothing.
 		 */
-		if (memmap_bytes > KEEP_MEMMAP_MAX)
+		if (k != KEEP_SMALL)
 			madvise(sim_memmap, memmap_bytes, MADV_HUGEPAGE);
 	}
 	sim_memmap_section_pfn = malloc(nr_present * sizeof(unsigned long));
@@ -704,8 +776,11 @@ int sim_mem_init(const struct sim_config *cfg)
 		direct_map = p;
 		direct_map_bytes = nr_present * SECTION_BYTES;
 	}
-	/* What did not fit this machine goes; what fitted was taken. */
-	release_kept();
+	/*
+	 * What did not fit this machine goes, what fitted was taken; the
+	 * memmap of the other kind stays for a machine of that kind.
+	 */
+	release_kept(k == KEEP_SMALL ? KEEP_LARGE : KEEP_SMALL);
 
 	ret = sim_buddy_init(cfg);
 	if (ret) {

@@ -11,6 +11,8 @@ int sim_locking_selfcheck(void);
 /* sim/physmem.c + sim/buddy.c: RAM, memmap, free lists. */
 int sim_mem_init(const struct sim_config *cfg);
 void sim_mem_destroy(void);
+/* The host memory sim_mem_destroy() kept for the next machine, unmapped. */
+void sim_mem_release_kept(void);
 
 /* sim/iommu.c: every domain freed, format tables ready. */
 int sim_iommu_init(void);

@@ -16,6 +16,9 @@ tool keeps that include) and a local header (the tool drops it, as it drops
 the tree's mm/internal.h).  Exit 0 when every case holds, 1 otherwise.
 """
 
+import contextlib
+import importlib.util
+import io
 import os
 import re
 import subprocess
@@ -105,17 +108,41 @@ def line_of(text, needle):
     return text.split('\n').index(needle) + 1
 
 
-def run(tmp, functions, out):
+def load_tool():
+    """tools/extract-functions.py as a module: the four runs below share
+    one interpreter and one libclang (a process each cost 0.1 s of CPU
+    before the tool did anything)."""
+    spec = importlib.util.spec_from_file_location('extract_functions', TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def run(tool, tmp, functions, out):
+    """The tool's main() on the made-up file, in folder tmp, as its
+    command line would run it: (exit status, stdout, stderr), the source
+    path and the compiler arguments."""
     src = os.path.join(tmp, 'mm', 'made.c')
     args = ['-nostdinc', '-I' + os.path.join(tmp, 'shim'), '-D__KERNEL__']
-    cmd = [sys.executable, TOOL, src, '-o', out, '--list']
+    argv = [src, '-o', out, '--list']
     for f in functions:
-        cmd += ['-f', f]
-    return subprocess.run(cmd + ['--'] + args, capture_output=True, text=True,
-                          cwd=tmp), src, args
+        argv += ['-f', f]
+    stdout, stderr, cwd = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(tmp)
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                rc = tool.main(argv + ['--'] + args)
+            except SystemExit as e:
+                rc = e.code if isinstance(e.code, int) else 1
+    finally:
+        os.chdir(cwd)
+    return (subprocess.CompletedProcess(argv, rc, stdout.getvalue(), stderr.getvalue()),
+            src, args)
 
 
 def main():
+    tool = load_tool()
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, 'mm'))
         os.makedirs(os.path.join(tmp, 'shim', 'linux'))
@@ -128,7 +155,7 @@ def main():
 
         # A named function, with what it reaches.
         out = os.path.join(tmp, 'extract.c')
-        r, src, args = run(tmp, ['root_function'], out)
+        r, src, args = run(tool, tmp, ['root_function'], out)
         check(r.returncode == 0, 'root_function is extracted (exit %d: %s)' %
               (r.returncode, r.stderr.strip()))
         text = open(out).read() if os.path.exists(out) else ''
@@ -169,17 +196,17 @@ def main():
 
         # A function the file does not define: a clear error, no output.
         missing = os.path.join(tmp, 'missing.c')
-        r, _, _ = run(tmp, ['root_function', 'no_such_function'], missing)
+        r, _, _ = run(tool, tmp, ['root_function', 'no_such_function'], missing)
         check(r.returncode == 1 and 'no definition of no_such_function()' in r.stderr
               and not os.path.exists(missing),
               'a missing function is named, nothing written (%s)' % r.stderr.strip())
         # One defined only where the configuration does not compile it.
-        r, _, _ = run(tmp, ['only_when_configured'], missing)
+        r, _, _ = run(tool, tmp, ['only_when_configured'], missing)
         check(r.returncode == 1 and 'only_when_configured()' in r.stderr and
               '#if branch' in r.stderr,
               'a function in an #if branch left out is named (%s)' % r.stderr.strip())
         # A helper reaching a name neither the extract nor the shim has.
-        r, _, _ = run(tmp, ['bad_root'], missing)
+        r, _, _ = run(tool, tmp, ['bad_root'], missing)
         bad = line_of(MADE_UP, '\treturn not_provided_anywhere(3);')
         want = re.compile(r'bad_root\(\) reaches not_provided_anywhere at %s:%d' %
                           (re.escape(src), bad))

@@ -38,9 +38,15 @@ differs (upstream mode reconfigures when a tree file changes), and ninja
 decides what to redo from what changed.  The drift tree's step fails, so it
 runs on every check; the clean tree's runs again when the shim headers,
 the tree or the build files change.  Older folders are removed.  Without
---keep, temporary folders, configured from nothing.
+--keep, temporary folders, configured from nothing.  The made-up cases'
+run keeps the tool's parse of the shim headers there too (--cache, as the
+drift step of an upstream build does in its build folder); that cache is
+checked first, on a made-up shim folder: read back while nothing changed,
+parsed again after an edit to a header reached only through another, or
+a new header.
 """
 
+import json
 import os
 import re
 import shutil
@@ -247,6 +253,61 @@ def check_build_gate(meson, failures, keep=None):
                             (run.stdout + run.stderr)[-3000:])
 
 
+def check_provided_cache(failures):
+    """--cache keeps the parse of the shim headers (what they provide)
+    while every file it read is unchanged: on a made-up shim folder, a
+    second run answers from the cache (a planted name in the entry shows
+    up), and an edited header, or one added, is parsed again (its new name
+    is provided, the planted one gone)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('shim_drift', DRIFT)
+    drift = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(drift)
+    with tempfile.TemporaryDirectory(prefix='shim-drift-cache.') as tmp:
+        shim, plain, stub, cache = (os.path.join(tmp, d) for d in
+                                    ('shim', 'plain', 'stub', 'cache'))
+        # b.h is outside the shim folder, reached only through a.h's
+        # include: only the translation unit's includes say it was read.
+        args = ['-x', 'c', '-std=gnu11', '-nostdinc', '-Wno-everything',
+                '-I' + shim, '-I' + plain]
+        os.makedirs(os.path.join(shim, 'linux'))
+        os.makedirs(os.path.join(plain, 'linux'))
+        os.makedirs(stub)
+        header = os.path.join(shim, 'linux', 'a.h')
+        with open(header, 'w') as f:
+            f.write('#include <linux/b.h>\nint shim_a(void);\n')
+        with open(os.path.join(plain, 'linux', 'b.h'), 'w') as f:
+            f.write('#define SHIM_B 1\n')
+
+        def provided():
+            return drift.cached_provided_names(cache, [shim], [], args, stub)[0]
+
+        first = provided()
+        entries = [os.path.join(cache, n) for n in os.listdir(cache)] if os.path.isdir(cache) else []
+        if not {'shim_a', 'SHIM_B'} <= set(first) or len(entries) != 1:
+            failures.append('cache: the first run provides %s, writes %s' %
+                            (sorted(n for n in first if not n.startswith('_')), entries))
+            return
+        with open(entries[0]) as f:
+            entry = json.load(f)
+        entry['names']['planted_by_the_check'] = [header]
+        with open(entries[0], 'w') as f:
+            json.dump(entry, f)
+        if 'planted_by_the_check' not in provided():
+            failures.append('cache: an unchanged shim is parsed again, not read from the cache')
+        with open(os.path.join(plain, 'linux', 'b.h'), 'w') as f:
+            f.write('#define SHIM_B 1\n#define SHIM_B2 2\n')
+        again = provided()
+        if 'SHIM_B2' not in again or 'planted_by_the_check' in again:
+            failures.append('cache: an edited header (reached only through another) '
+                            'is not parsed again (got %s)' %
+                            sorted(n for n in again if not n.startswith('_')))
+        with open(os.path.join(shim, 'linux', 'c.h'), 'w') as f:
+            f.write('int shim_c(void);\n')
+        if 'shim_c' not in provided():
+            failures.append('cache: an added header is not parsed again')
+
+
 def main():
     try:
         import clang.cindex  # noqa: F401
@@ -258,6 +319,10 @@ def main():
             print('shim_drift_check: no libclang for python, skipped')
             return 77
     failures = []
+    meson, keep = sys.argv[1:], None
+    if meson[:1] == ['--keep']:
+        keep, meson = meson[1], meson[2:]
+    check_provided_cache(failures)
     with tempfile.TemporaryDirectory(prefix='shim-drift-check.') as tree:
         for rel, text in list(EXTRA_FILES.items()) + [(r, c[0]) for r, c in CASES.items()]:
             path = os.path.join(tree, rel)
@@ -265,6 +330,8 @@ def main():
             with open(path, 'w') as f:
                 f.write(text)
         args = [sys.executable, DRIFT, tree]
+        if keep:
+            args += ['--cache', os.path.join(kept_folder(keep), 'cache')]
         for rel, (_, forced, _, _) in CASES.items():
             args += ['--file', ','.join([rel] + forced)]
         run = subprocess.run(args, capture_output=True, text=True)
@@ -284,9 +351,6 @@ def main():
                 failures.append('%s: report has /%s/' % (rel, pat))
     if failures:
         print(run.stdout)
-    meson, keep = sys.argv[1:], None
-    if meson[:1] == ['--keep']:
-        keep, meson = meson[1], meson[2:]
     if meson:
         check_build_gate(meson, failures, keep)
     else:

@@ -966,6 +966,119 @@ static void test_compaction_splits_a_piece_too_large_for_the_holes(void **state)
 	assert_int_equal(sim_age_held_pages(), 0);
 }
 
+/*
+ * What a machine's struct pages hold, as one number: every field of
+ * every RAM pfn's struct page; a link into the memmap (free list, compound
+ * head) as the pfn it points at, since another machine's memmap may sit
+ * elsewhere; a link out of it (a list head, a per-cpu list allocated per
+ * machine) as there or not.
+ */
+static unsigned long long memmap_digest(void)
+{
+	const struct sim_ram_range *r;
+	unsigned int nr = sim_ram_ranges(&r);
+	const struct sim_page *lo = sim_pfn_to_page(r[0].start_pfn);
+	const struct sim_page *hi = sim_pfn_to_page(r[nr - 1].end_pfn - 1);
+	unsigned long long h = 14695981039346656037ULL;
+
+#define MIX(v) (h = (h ^ (unsigned long long)(v)) * 1099511628211ULL)
+#define LINK(p) ((const struct sim_page *)(p) >= lo && (const struct sim_page *)(p) <= hi ? \
+		 sim_page_to_pfn((const struct sim_page *)(p)) : ((p) != 0) - 2UL)
+	for (unsigned int i = 0; i < nr; i++) {
+		for (unsigned long pfn = r[i].start_pfn; pfn < r[i].end_pfn; pfn++) {
+			const struct sim_page *pg = sim_pfn_to_page(pfn);
+			const char *next = (const char *)pg->lru.next;
+			const char *prev = (const char *)pg->lru.prev;
+			size_t at = offsetof(struct sim_page, lru);
+
+			MIX(pfn);
+			MIX(pg->flags);
+			MIX(pg->private);
+			MIX(LINK(pg->compound_head & ~1UL));
+			MIX(pg->compound_head & 1);
+			MIX(LINK(next ? next - at : NULL));
+			MIX(LINK(prev ? prev - at : NULL));
+			MIX(pg->compound_order);
+			MIX(pg->zone);
+			MIX(pg->migratetype);
+			MIX(pg->pcp_order);
+			MIX(pg->refcount);
+			MIX(pg->pincount);
+			MIX(pg->mapcount);
+			MIX(pg->owner);
+		}
+	}
+#undef LINK
+#undef MIX
+	return h;
+}
+
+/* A machine's state after boot and after ageing, from its struct pages and counters. */
+struct machine_state {
+	unsigned long long booted, aged;
+	struct free_histogram free;
+	struct sim_counters counters;
+};
+
+/* Boot cfg, age it at (level, seed): its state; the memmap it got. */
+static struct sim_page *boot_and_age(const struct sim_config *cfg, double level,
+				     unsigned long long seed, struct machine_state *st)
+{
+	assert_int_equal(sim_machine_init(cfg), 0);
+	st->booted = memmap_digest();
+	assert_int_equal(sim_age(level, seed), 0);
+	st->aged = memmap_digest();
+	take_histogram(&st->free);
+	sim_counters_snapshot(&st->counters);
+	return sim_memmap;
+}
+
+/*
+ * A machine booted on the host memory an earlier machine left (kept,
+ * zeroed, sim/physmem.c) is the machine a boot on fresh memory gives:
+ * every struct page, the free lists and the counters the same after boot
+ * and after ageing.  The earlier machine is larger and more fragmented,
+ * so that it wrote struct pages everywhere the later one reads; it is
+ * checked that the later one did reuse its memmap.  Both kinds of kept
+ * memmap: small (no huge pages) and large (above 16 MiB of memmap).
+ */
+static void test_a_machine_on_kept_memory_is_a_fresh_machine(void **state)
+{
+	/* RAM whose memmap is this many bytes. */
+#define RAM_FOR_MEMMAP(bytes) ((bytes) / sizeof(struct sim_page) * SIM_PAGE_SIZE)
+	static const struct {
+		const char *kind;
+		unsigned long long ram, earlier_ram;
+	} cases[] = {
+		{ "small", RAM_FOR_MEMMAP(4 * MiB), RAM_FOR_MEMMAP(8 * MiB) },
+		{ "large", RAM_FOR_MEMMAP(32 * MiB), RAM_FOR_MEMMAP(48 * MiB) },
+	};
+#undef RAM_FOR_MEMMAP
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sim_config cfg = { .ram_bytes = cases[i].ram, .nr_cpus = 2, .seed = 3 };
+		struct sim_config earlier = { .ram_bytes = cases[i].earlier_ram, .nr_cpus = 4,
+					      .seed = 9 };
+		struct machine_state fresh, again, other;
+		struct sim_page *earlier_memmap;
+
+		print_message("%s kept memmap: %llu MiB of RAM after %llu MiB\n",
+			      cases[i].kind, cases[i].ram >> 20, cases[i].earlier_ram >> 20);
+		sim_machine_release_host_memory();
+		boot_and_age(&cfg, 0.5, 7, &fresh);
+		sim_machine_destroy();
+		earlier_memmap = boot_and_age(&earlier, 1.0, 11, &other);
+		sim_machine_destroy();
+		assert_ptr_equal(boot_and_age(&cfg, 0.5, 7, &again), earlier_memmap);
+		assert_int_equal(again.booted, fresh.booted);
+		assert_int_equal(again.aged, fresh.aged);
+		assert_memory_equal(&again.free, &fresh.free, sizeof(fresh.free));
+		assert_memory_equal(&again.counters, &fresh.counters, sizeof(fresh.counters));
+		assert_int_not_equal(other.aged, fresh.aged);
+		sim_machine_destroy();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -995,6 +1108,7 @@ int main(void)
 		T(test_age_presets_and_bad_levels),
 		T(test_compaction_frees_a_pageblock_by_migration),
 		T(test_compaction_splits_a_piece_too_large_for_the_holes),
+		T(test_a_machine_on_kept_memory_is_a_fresh_machine),
 #undef T
 	};
 

@@ -144,6 +144,29 @@ static void test_rewind_hands_out_the_same_blocks_again(void **state)
 }
 
 /*
+ * The rewind empties the per-cpu lists: no page of the machine is left
+ * marked as on one (the page scanners of compaction and ageing skip such
+ * pages), and the next allocation still finds the pages a free put there.
+ */
+static void test_rewind_leaves_no_page_on_a_pcp_list(void **state)
+{
+	struct sim_page *boot0, *boot1;
+
+	given_a_fresh_machine(&small_machine);
+	boot0 = hold_boot_allocations(&boot1);
+	assert_int_equal(sim_buddy_checkpoint(), 0);
+	disturb_the_allocator();
+	/* order-0 frees stay on the per-cpu lists until a drain */
+	run_workload_recording_pfns(&workloads[0], (unsigned long[MAX_STEPS]){ 0 });
+	assert_int_equal(sim_buddy_rewind(), 0);
+	for (unsigned long pfn = 0; pfn < SMALL_RAM / SIM_PAGE_SIZE; pfn++)
+		if (sim_page_test(sim_pfn_to_page(pfn), SIM_PG_PCP))
+			fail_msg("pfn 0x%lx still marked as on a per-cpu list", pfn);
+	sim_buddy_free(boot0, 3);
+	sim_buddy_free(boot1, 0);
+}
+
+/*
  * Without the rewind, the disturbance does change what some workload gets
  * (so the test above can fail).
  */
@@ -289,6 +312,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_teardown(fn, destroy_the_machine)
 	const struct CMUnitTest tests[] = {
 		T(test_rewind_hands_out_the_same_blocks_again),
+		T(test_rewind_leaves_no_page_on_a_pcp_list),
 		T(test_without_rewind_the_history_shows),
 		T(test_rewind_refuses_while_a_new_page_is_held),
 		T(test_rewind_refuses_when_other_pages_are_free),

@@ -74,6 +74,8 @@ errors.  Needs python3-clang (libclang) from tools/install-deps.sh;
 import argparse
 import ctypes
 import functools
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -118,8 +120,15 @@ __int128 defined
 SKIP_DIRECTIVES = ('include', 'include_next', 'pragma', 'error', 'warning',
                    'line')
 
-PROVIDING_KINDS = None  # filled in after libclang is loaded
-TAG_KINDS = None
+TAG_KINDS = {ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL,
+             ci.CursorKind.ENUM_DECL}
+PROVIDING_KINDS = {
+    ci.CursorKind.MACRO_DEFINITION, ci.CursorKind.FUNCTION_DECL,
+    ci.CursorKind.VAR_DECL, ci.CursorKind.TYPEDEF_DECL,
+    ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL,
+    ci.CursorKind.ENUM_DECL, ci.CursorKind.FIELD_DECL,
+    ci.CursorKind.ENUM_CONSTANT_DECL,
+}
 
 
 
@@ -318,8 +327,77 @@ def is_anonymous(cur):
     return not cur.spelling or '(unnamed' in cur.spelling or '(anonymous' in cur.spelling
 
 
-def provided_names(shim_dirs, extra_headers, args, stub_dir):
-    """Names and qualified fields the shim headers provide."""
+def file_digest(path):
+    """sha1 of a file's content, or None when it cannot be read."""
+    try:
+        with open(path, 'rb') as f:
+            return hashlib.sha1(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def cached_provided_names(cache, shim_dirs, extra_headers, args, stub_dir):
+    """provided_names(), kept in the folder cache between runs: the parse
+    of every shim header together is half a run's CPU, and the build's
+    drift step and the report parse the same headers again and again.  An
+    entry is keyed by this script, the arguments, the headers listed and
+    the stand-ins made for missing ones (the stub folder's name is a new
+    temporary one each run: its content is the key), and holds every file
+    the translation unit included with the digest of its content: an entry
+    is used only while each of those files still has that content (a
+    ccache-style manifest), so an edited, added or removed shim header
+    parses again.  No cache folder: parsed every time."""
+    if not cache:
+        return provided_names(shim_dirs, extra_headers, args, stub_dir)
+    key = hashlib.sha1()
+    key.update(open(os.path.abspath(__file__), 'rb').read())
+    headers = sorted(os.path.relpath(os.path.join(root, f), d)
+                     for d in shim_dirs for root, _, files in os.walk(d)
+                     for f in files if f.endswith('.h'))
+    stubs = sorted(os.path.relpath(os.path.join(root, f), stub_dir)
+                   for root, _, files in os.walk(stub_dir) for f in files)
+    key.update(repr((shim_dirs, extra_headers, args, headers, stubs)).encode())
+    path = os.path.join(cache, 'provided-%s.json' % key.hexdigest()[:16])
+    try:
+        with open(path) as f:
+            entry = json.load(f)
+        if all(file_digest(p) == d for p, d in entry['manifest'].items()):
+            return ({n: set(where) for n, where in entry['names'].items()},
+                    {tuple(f) for f in entry['fields']}, entry['errors'])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    included = []
+    names, fields, errors = provided_names(shim_dirs, extra_headers, args, stub_dir,
+                                           included)
+    stub_real = realpath(stub_dir) + os.sep
+    # Every shim header and force-included one is in the manifest whether
+    # or not libclang lists it as included (the -include'd kconfig.h).
+    read = {realpath(os.path.join(d, h)) for d in shim_dirs for h in headers
+            if os.path.isfile(os.path.join(d, h))}
+    read |= {realpath(h) for h in extra_headers}
+    read |= {p for p in included if not p.startswith(stub_real)}
+    entry = {'manifest': {p: file_digest(p) for p in sorted(read)},
+             'names': {n: sorted(where, key=lambda w: w or '') for n, where in names.items()},
+             'fields': sorted(fields), 'errors': [str(d) for d in errors]}
+    os.makedirs(cache, exist_ok=True)
+    with open(path + '.tmp', 'w') as f:
+        json.dump(entry, f)
+    os.replace(path + '.tmp', path)
+    # Entries of other keys (an older script, other headers) go, but the
+    # newest few stay: one build runs the step for more than one set of
+    # force-included headers.
+    old = sorted((os.path.join(cache, n) for n in os.listdir(cache)
+                  if n.startswith('provided-') and n.endswith('.json')),
+                 key=os.path.getmtime, reverse=True)
+    for stale in old[4:]:
+        os.unlink(stale)
+    return names, fields, errors
+
+
+def provided_names(shim_dirs, extra_headers, args, stub_dir, included=None):
+    """Names and qualified fields the shim headers provide; the real
+    paths of the files the translation unit included go into the list
+    included, when given."""
     headers = []
     for d in shim_dirs:
         for root, _, files in os.walk(d):
@@ -334,6 +412,8 @@ def provided_names(shim_dirs, extra_headers, args, stub_dir):
     tu = parse(tu_path, args + ['-I' + stub_dir], [(tu_path, src)])
     names, fields = {}, set()
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    if included is not None:
+        included += [realpath(inc.include.name) for inc in tu.get_includes()]
     for cur in tu.cursor.walk_preorder():
         k = cur.kind
         if k in PROVIDING_KINDS and cur.spelling:
@@ -468,7 +548,6 @@ def compiler_include():
 
 
 def main():
-    global PROVIDING_KINDS
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('kernel_src', help='Linux source tree (absolute path)')
     ap.add_argument('--file', action='append', metavar='PATH[,HEADER...]',
@@ -484,20 +563,12 @@ def main():
     ap.add_argument('--depfile', metavar='FILE',
                     help='write a make depfile: the stamp depends on every '
                          'file read')
+    ap.add_argument('--cache', metavar='DIR',
+                    help='keep the parse of the shim headers in DIR between '
+                         'runs (used while every header it read is unchanged)')
     ap.add_argument('--show-parse-errors', action='store_true',
                     help='print libclang errors (they shrink as the shim grows)')
     opts = ap.parse_args()
-
-    global TAG_KINDS
-    TAG_KINDS = {ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL,
-                 ci.CursorKind.ENUM_DECL}
-    PROVIDING_KINDS = {
-        ci.CursorKind.MACRO_DEFINITION, ci.CursorKind.FUNCTION_DECL,
-        ci.CursorKind.VAR_DECL, ci.CursorKind.TYPEDEF_DECL,
-        ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL,
-        ci.CursorKind.ENUM_DECL, ci.CursorKind.FIELD_DECL,
-        ci.CursorKind.ENUM_CONSTANT_DECL,
-    }
 
     ksrc = os.path.abspath(opts.kernel_src)
     files = []
@@ -551,8 +622,8 @@ def main():
         shim_missing = find_missing_headers(shim_headers + forced_all, search)
         make_stub_dir(shim_missing, stub_dir)
 
-        provided, pfields, shim_errors = provided_names(
-            [shim_inc], forced_all, base_args + vargs, stub_dir)
+        provided, pfields, shim_errors = cached_provided_names(
+            opts.cache, [shim_inc], forced_all, base_args + vargs, stub_dir)
 
         report.append('Shim drift report: Linux %s at %s' % (vstr, ksrc))
         report.append('kernel_shim provides %d names (%d struct fields)' %

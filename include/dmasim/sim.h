@@ -432,6 +432,11 @@ struct sim_held_lock {
 	unsigned long class;	/* 0: no class, no order checks */
 	const char *name;
 	unsigned long ctx;	/* state number << 1 | 1 if read-held */
+	/*
+	 * Unused: a held lock is as big as a memo, so that the inline
+	 * acquire finds held[n] and memo[0][n] from one scaled index.
+	 */
+	unsigned long pad;
 };
 
 struct sim_lock_memo {
@@ -445,7 +450,12 @@ struct sim_lock_memo {
 #define SIM_LOCKDEP_MEMO_WAYS	2
 
 struct sim_lockdep_thread {
-	unsigned int nr_held;
+	/*
+	 * The number of locks held, as the byte offset of the top one in
+	 * held[] (nr_held * sizeof(struct sim_held_lock)): the inline paths
+	 * add it to the array's address, with no multiply.
+	 */
+	unsigned int top;
 	unsigned int rcu_read_depth;
 	unsigned long last_ctx;	/* the last stack-state number given */
 	/* held[1..nr_held], bottom first; held[0] is the empty stack. */
@@ -458,6 +468,12 @@ struct sim_lockdep_thread {
 };
 
 extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+
+#define SIM_LOCKDEP_MEMO_FROM_HELD					\
+	(__builtin_offsetof(struct sim_lockdep_thread, memo) -			\
+	 __builtin_offsetof(struct sim_lockdep_thread, held))
+_Static_assert(sizeof(struct sim_held_lock) == sizeof(struct sim_lock_memo),
+	       "held[n] and memo[0][n] are one stride apart");
 extern unsigned int sim_lockdep_order_gen;
 
 int sim_lock_acquire_slow(const void *lock, const void *key,
@@ -487,17 +503,21 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 {
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned long class = key ? (unsigned long)key + subclass : 0;
-	unsigned int n = t->nr_held;	/* <= SIM_LOCKDEP_DEPTH */
-	const struct sim_lock_memo *m = &t->memo[0][n];
-	struct sim_held_lock *h = &t->held[n];
+	unsigned int top = t->top;
+	struct sim_held_lock *h = (struct sim_held_lock *)
+		((char *)t->held + top);
+	/* &t->memo[0][depth], from h: the two arrays have one stride. */
+	const struct sim_lock_memo *m = (const struct sim_lock_memo *)
+		((char *)h + SIM_LOCKDEP_MEMO_FROM_HELD);
 
 	if (sim_likely(m->lock == lock && m->parent == h->ctx &&
 		       m->class == class && m->tag == sim_lock_memo_tag(flags))) {
-		h[1] = (struct sim_held_lock){
-			.lock = lock, .class = class, .name = name,
-			.ctx = m->ctx,
-		};
-		t->nr_held = n + 1;
+		/* Field by field: the pad is left alone. */
+		h[1].lock = lock;
+		h[1].class = class;
+		h[1].name = name;
+		h[1].ctx = m->ctx;
+		t->top = top + sizeof(*h);
 		return 0;
 	}
 	return sim_lock_acquire_slow(lock, key, subclass, flags, name, file,
@@ -507,18 +527,34 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 /* After a trylock that failed, undo sim_lock_acquire(). */
 void sim_lock_acquire_failed(const void *lock);
 
-/* Before releasing: 0, or -1 when the thread does not hold it (reported). */
+/*
+ * The release's common case: lock is on top of the stack and comes off it
+ * (1); 0 leaves the rest to sim_lock_release_slow().
+ */
+static sim_always_inline int sim_lock_release_top(const void *lock)
+{
+	struct sim_lockdep_thread *t = &sim_lockdep_self;
+	unsigned int top = t->top;
+
+	/* held[0], the empty stack, holds no lock. */
+	if (sim_likely(((struct sim_held_lock *)((char *)t->held + top))->lock ==
+		       lock)) {
+		t->top = top - sizeof(struct sim_held_lock);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Before releasing: 0, or -1 when the thread does not hold it (reported).
+ * A caller whose name costs work to find can call sim_lock_release_top()
+ * and find it only for sim_lock_release_slow().
+ */
 static sim_always_inline int
 sim_lock_release(const void *lock, const char *name, const char *file, int line)
 {
-	struct sim_lockdep_thread *t = &sim_lockdep_self;
-	unsigned int n = t->nr_held;
-
-	/* held[0], the empty stack, holds no lock. */
-	if (sim_likely(t->held[n].lock == lock)) {
-		t->nr_held = n - 1;
+	if (sim_lock_release_top(lock))
 		return 0;
-	}
 	return sim_lock_release_slow(lock, name, file, line);
 }
 
@@ -537,7 +573,8 @@ static sim_always_inline int
 sim_lock_held(const void *lock, int how)
 {
 	const struct sim_lockdep_thread *t = &sim_lockdep_self;
-	const struct sim_held_lock *h = &t->held[t->nr_held];
+	const struct sim_held_lock *h = (const struct sim_held_lock *)
+		((const char *)t->held + t->top);
 
 	if (sim_likely(h->lock == lock))
 		return how < 0 || (int)(h->ctx & 1) == (how == SIM_LOCK_READ);
@@ -632,7 +669,16 @@ struct sim_config {
 };
 
 int sim_machine_init(const struct sim_config *cfg);
+/*
+ * The machine torn down.  Its host memory (section table, memmap, page
+ * data) is kept, zeroed, for the next sim_machine_init(), which then
+ * boots exactly as on fresh memory without mapping and faulting it again
+ * (sim/physmem.c); sim_machine_release_host_memory() gives what is kept
+ * back to the host (a process done with machines, or a test that wants
+ * the next boot on fresh memory).
+ */
 void sim_machine_destroy(void);
+void sim_machine_release_host_memory(void);
 const struct sim_config *sim_machine_config(void);
 
 /* Deterministic PRNG (splitmix64/xorshift) for the sim's own choices. */

@@ -13,6 +13,8 @@
 #ifndef DMASIM_SIM_IOMMU_H
 #define DMASIM_SIM_IOMMU_H
 
+#include <dmasim/sim.h>
+
 enum sim_iommu_format_id {
 	SIM_IOMMU_INTEL_SL,	/* VT-d second stage: 4K|2M|1G, 48-bit IOVA */
 	SIM_IOMMU_AMD_V1,	/* every power of two 4K..2^51 but 512G, 64-bit IOVA */
@@ -93,9 +95,47 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
 					 unsigned long long iova,
 					 unsigned long long pgsize,
 					 unsigned long long count);
-/* 0 when nothing is mapped at iova. */
-sim_phys_t sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
-				  unsigned long long iova);
+/*
+ * The last leaf entry sim_iommu_iova_to_phys() found, per thread: type1's
+ * unmap asks for every page of a run, and consecutive pages mostly share
+ * a leaf, so the answer for an IOVA in it is taken from here, inline in
+ * the caller (no call into the simulator, no walk).  The entry is good
+ * while no leaf was cleared anywhere since it was read:
+ * sim_iommu_leaves_cleared counts the unmaps and domain teardowns (a map
+ * only fills empty entries, so it cannot change a leaf seen), all domains
+ * at once, which also covers a domain freed and another allocated at its
+ * address.  Internal to the simulator and this header.
+ */
+struct sim_iommu_leaf_seen {
+	const struct sim_iommu_domain *dom;
+	unsigned long cleared;		/* sim_iommu_leaves_cleared when read */
+	unsigned long long iova, mask;	/* the entry maps [iova, iova + mask] */
+	sim_phys_t phys;		/* at iova */
+};
+
+extern _Thread_local struct sim_iommu_leaf_seen sim_iommu_leaf_seen;
+extern unsigned long sim_iommu_leaves_cleared;
+
+/* The lockless walk behind sim_iommu_iova_to_phys(); it fills the memo. */
+sim_phys_t sim_iommu_iova_to_phys_walk(const struct sim_iommu_domain *dom,
+				       unsigned long long iova,
+				       unsigned long cleared);
+
+/* 0 when nothing is mapped at iova.  Counts one SIM_CNT_IOMMU_WALK. */
+static inline sim_phys_t
+sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
+		       unsigned long long iova)
+{
+	unsigned long cleared = __atomic_load_n(&sim_iommu_leaves_cleared,
+						__ATOMIC_ACQUIRE);
+	const struct sim_iommu_leaf_seen *seen = &sim_iommu_leaf_seen;
+
+	sim_count(SIM_CNT_IOMMU_WALK, 1);
+	if (sim_likely(seen->dom == dom && seen->cleared == cleared &&
+		       iova - seen->iova <= seen->mask))
+		return seen->phys + (iova - seen->iova);
+	return sim_iommu_iova_to_phys_walk(dom, iova, cleared);
+}
 /* The leaf that maps iova: its size (0 if none), base and prot. */
 unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,
 				     unsigned long long iova,

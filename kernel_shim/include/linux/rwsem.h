@@ -119,7 +119,10 @@ static __always_inline void
 __dmasim_up(struct rw_semaphore *sem, int read, const char *expr,
 	    const char *file, int line)
 {
-	if (sim_lock_release(sem, __dmasim_rwsem_name(sem, expr), file, line))
+	/* The name is looked for only when there is something to report. */
+	if (!sim_lock_release_top(sem) &&
+	    sim_lock_release_slow(sem, __dmasim_rwsem_name(sem, expr), file,
+				  line))
 		return;
 	if (read) {
 		__atomic_sub_fetch(&sem->count, 1, __ATOMIC_RELEASE);
