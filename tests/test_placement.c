@@ -529,6 +529,50 @@ static void test_a_bar_page_at_physical_address_0_maps_and_unwinds(void **state)
 	shut_machine_down();
 }
 
+/*
+ *   phys:  [ BAR page at physical address 0 ] ... RAM below 4 GiB
+ *   va:    [ anon page ][ BAR page 0 ]   one DMA at iova 0
+ *
+ * A second IOMMU's domain is filled from the first domain's translations,
+ * where physical address 0 reads as "nothing mapped" (as at UNMAP_DMA):
+ * the replay WARNs once and steps over the BAR page to the DMA's end, so
+ * the new domain maps the anon page to the CPU's pfn and nothing at the
+ * BAR page's IOVA.  Closing the container unmaps the DMA with one more
+ * WARN (the first domain's BAR page, as at UNMAP_DMA) and leaves nothing
+ * pinned.
+ */
+static void test_a_replay_steps_over_physical_address_0(void **state)
+{
+	static const struct placement p = {
+		.ram = { { .start = 4 * GiB - 256 * MiB, .size = 256 * MiB } },
+	};
+	unsigned long va = 8 * GiB, pfn, pins;
+	unsigned long long warnings;
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio *c;
+
+	boot_machine_placed(&p);
+	assert_int_equal(sim_bar_place(0, PAGE), 0);
+	mmap_at(va, PAGE, KAPI_MM_ANON, 0);
+	mmap_at(va + PAGE, PAGE, KAPI_MM_PFNMAP, 0);
+	pins = kapi_mm_pins_outstanding();
+	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev), 0);
+	assert_int_equal(kapi_vfio_map_dma(c, va, 0, 2 * PAGE, RW), 0);
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, 0, va, 2 * PAGE,
+							 NULL), 0);
+
+	warnings = sim_kernel_warnings();
+	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_AMD_V1, &dev), 0);
+	assert_int_equal(sim_kernel_warnings(), warnings + 1);
+	assert_int_equal(kapi_vfio_dev_check_translation(dev, 0, va, PAGE, NULL), 0);
+	assert_int_equal(kapi_vfio_dev_iova_to_pfn(dev, PAGE, &pfn), -ENOENT);
+	kapi_vfio_close(c);
+	assert_int_equal(sim_kernel_warnings(), warnings + 2);
+	assert_int_equal(kapi_mm_pins_outstanding(), pins);
+	shut_machine_down();
+}
+
 /* ---- sizes beyond RAM ---- */
 
 /*
@@ -642,6 +686,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_the_oracle_sees_a_stale_mapping),
 		cmocka_unit_test(test_a_vma_over_the_host_stack_keeps_ioctl_arguments),
 		cmocka_unit_test(test_a_bar_page_at_physical_address_0_maps_and_unwinds),
+		cmocka_unit_test(test_a_replay_steps_over_physical_address_0),
 		cmocka_unit_test(test_dma_sizes_at_the_32_and_64_bit_edges),
 		cmocka_unit_test(test_bad_placements_are_refused),
 		cmocka_unit_test(test_bar_place_checks_its_range),

@@ -801,6 +801,7 @@ static void test_get_info_argsz_and_capabilities(void **state)
 	assert_int_equal(info.nr_iovas, 1);
 	assert_int_equal(info.iovas[0].start, 0);
 	assert_int_equal(info.iovas[0].end, (1ULL << 48) - 1);
+	assert_int_equal(info.migration_flags, 0);	/* the uapi defines none */
 	assert_int_equal(info.migration_pgsize_bitmap, PAGE);
 	assert_int_equal(info.max_dirty_bitmap_size, 1ULL << 28);
 	assert_int_equal(info.dma_avail, 65535);
@@ -937,6 +938,118 @@ static void test_dirty_tracking_reports_mapped_pages(void **state)
 	kapi_vfio_close(c);
 }
 
+static unsigned long long iova_pgsizes_of(struct kapi_vfio *c)
+{
+	struct kapi_vfio_info info;
+
+	assert_int_equal(kapi_vfio_get_info(c, &info), 0);
+	return info.iova_pgsizes;
+}
+
+/*
+ * GET_INFO's page sizes: any multiple of PAGE_SIZE (PAGE_MASK) while no
+ * IOMMU domain says otherwise, the domain's (sizes below PAGE_SIZE shown
+ * as PAGE_SIZE) while it is there, and any multiple again once the last
+ * domain has gone (an emulated device keeps the container).
+ */
+static void test_page_sizes_with_and_without_a_domain(void **state)
+{
+	const unsigned long long any = ~(unsigned long long)(PAGE - 1);
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *emul = attach_an_emulated_device(c);
+	struct kapi_vfio_dev *dev;
+
+	assert_int_equal(iova_pgsizes_of(c), any);
+	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	assert_int_equal(iova_pgsizes_of(c),
+			 (((1ULL << 12) | (1ULL << 21) | (1ULL << 30)) &
+			  ~(PAGE - 1)) | PAGE);
+	kapi_vfio_detach_dev(c, dev);
+	assert_int_equal(iova_pgsizes_of(c), any);
+	kapi_vfio_detach_dev(c, emul);
+	kapi_vfio_close(c);
+}
+
+/*
+ *   iova: [ DMA a: 0, +DIRTY_LEN ) [ DMA b: 1 GiB, +DIRTY_LEN )
+ *   DIRTY_PAGES START: a's bitmap allocated, b's allocation fails
+ *
+ * Starting dirty tracking allocates a bitmap per DMA; when one cannot be
+ * had, START is -ENOMEM, the bitmaps allocated before it are given back
+ * and tracking stays off (GET_BITMAP: -EINVAL).  A later START works.
+ */
+static void test_dirty_start_out_of_memory_gives_the_bitmaps_back(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned long va = map_anon(2 * DIRTY_LEN);
+	unsigned long long objects, bits[DIRTY_LEN / PAGE / 64];
+
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	map_dma(c, va, 0, DIRTY_LEN, RW);
+	map_dma(c, va + DIRTY_LEN, GiB, DIRTY_LEN, RW);
+	objects = sim_kmalloc_outstanding();
+	fail_nth_call_of("shim/slab/kmalloc", 1);
+	assert_int_equal(kapi_vfio_dirty_start(c), -ENOMEM);
+	assert_int_equal(stop_failing("shim/slab/kmalloc"), 2);
+	assert_int_equal(sim_kmalloc_outstanding(), objects);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, DIRTY_LEN, PAGE, bits,
+					     sizeof(bits)), -EINVAL);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	assert_int_equal(sim_kmalloc_outstanding(), objects);
+	kapi_vfio_close(c);
+}
+
+/*
+ * GET_BITMAP whose bitmap cannot be copied out to the user is -EFAULT,
+ * and the dirty bits are not lost: the next GET_BITMAP reports them.
+ */
+static void test_dirty_bits_that_cannot_be_copied_out_stay(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	struct kapi_vfio_dev *emul = NULL;
+	unsigned long va = map_anon(DIRTY_LEN);
+	unsigned long long bits[DIRTY_LEN / PAGE / 64];
+	unsigned long pfn;
+
+	assert_int_equal(kapi_vfio_attach_emulated_dev(c, &emul), 0);
+	map_dma(c, va, 0, DIRTY_LEN, RW);
+	assert_int_equal(kapi_vfio_dirty_start(c), 0);
+	/* Only what the emulated device pins is dirty: page 3. */
+	assert_int_equal(kapi_vfio_pin_pages(c, emul, 3 * PAGE, 1, RW, &pfn), 1);
+	kapi_vfio_unpin_pages(c, emul, 3 * PAGE, 1);
+	fail_nth_call_of("shim/uaccess/copy_to_user", 0);
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, DIRTY_LEN, PAGE, bits,
+					     sizeof(bits)), -EFAULT);
+	assert_int_equal(stop_failing("shim/uaccess/copy_to_user"), 1);
+	memset(bits, 0, sizeof(bits));
+	assert_int_equal(kapi_vfio_dirty_get(c, 0, DIRTY_LEN, PAGE, bits,
+					     sizeof(bits)), 0);
+	assert_int_equal(bits[0], 1ULL << 3);
+	assert_int_equal(kapi_vfio_dirty_stop(c), 0);
+	unmap_dma_exactly(c, 0, DIRTY_LEN);
+	kapi_vfio_detach_dev(c, emul);
+	kapi_vfio_close(c);
+}
+
+/*
+ * GET_INFO whose capability chain cannot be copied out to the user (the
+ * area past the struct faults) is -EFAULT, and the struct is not written
+ * either: one copy, the failed one.
+ */
+static void test_get_info_whose_capabilities_cannot_be_copied_out(void **state)
+{
+	struct kapi_vfio *c = open_a_v2_container();
+	unsigned char buf[256];
+
+	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
+	fail_nth_call_of("shim/uaccess/copy_to_user", 0);
+	assert_int_equal(kapi_vfio_raw_get_info(c, sizeof(buf), buf, sizeof(buf)),
+			 -EFAULT);
+	assert_int_equal(stop_failing("shim/uaccess/copy_to_user"), 1);
+	kapi_vfio_close(c);
+}
+
 /* ---- the pfnmap stride (DESIGN.md item 1) ---- */
 
 /*
@@ -1028,9 +1141,13 @@ int main(void)
 		T(test_emulated_device_pins_ram_not_mmio),
 		T(test_map_dma_conflicts_and_limits),
 		T(test_get_info_argsz_and_capabilities),
+		T(test_page_sizes_with_and_without_a_domain),
 		T(test_extensions_type1_offers),
 		T(test_dirty_bitmaps_follow_a_shrinking_page_size),
 		T(test_dirty_tracking_reports_mapped_pages),
+		T(test_dirty_start_out_of_memory_gives_the_bitmaps_back),
+		T(test_dirty_bits_that_cannot_be_copied_out_stay),
+		T(test_get_info_whose_capabilities_cannot_be_copied_out),
 		T(test_32g_bar_takes_32_lookups),
 	};
 	const struct CMUnitTest slow_tests[] = {
