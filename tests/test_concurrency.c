@@ -55,11 +55,16 @@ static void run_threads(void *(*fn)(void *), void *args, size_t arg_size,
 /* ---- one IOMMU domain, two threads ------------------------------------ */
 
 /*
- *  IOVA   0 ........ 1G ........ 2G
- *         | thread 0  | thread 1  |   each maps 2M + 4K pieces of its own
- *                                     gigabyte and unmaps them again; the
- *                                     two share the top-level tables.
+ *  IOVA   0 ... R ......... 2R ........ 3R      R = 64 slots of 4 PMDs
+ *             | thread 0  | thread 1  |   each maps PMD + PAGE pieces of
+ *                                         its own region (a gigabyte at
+ *                                         4 KiB pages; wider at 16/64 KiB,
+ *                                         where a PMD is 32/512 MiB) and
+ *                                         unmaps them again; the two share
+ *                                         the top-level tables.
  */
+#define SLOTS		64
+#define REGION		(SLOTS * 4 * PMD)
 struct iommu_worker {
 	struct kapi_iommu_domain *domain;
 	unsigned long long base;
@@ -74,7 +79,7 @@ static void *map_and_unmap_own_gigabyte(void *arg)
 
 	sim_set_cpu(w->cpu);
 	for (int r = 0; r < ROUNDS; r++) {
-		unsigned long long iova = w->base + (r % 64) * 4 * PMD;
+		unsigned long long iova = w->base + (r % SLOTS) * 4 * PMD;
 
 		if (kapi_iommu_map(w->domain, iova, iova, PMD + PAGE, rw))
 			w->errors++;
@@ -99,7 +104,7 @@ static void test_two_threads_map_disjoint_ranges_of_one_domain(void **state)
 	assert_int_equal(kapi_iommu_domain_alloc(dev, &domain), 0);
 	for (int i = 0; i < NR_THREADS; i++)
 		w[i] = (struct iommu_worker){ .domain = domain,
-					      .base = (i + 1) * GiB, .cpu = i };
+					      .base = (i + 1) * REGION, .cpu = i };
 	run_threads(map_and_unmap_own_gigabyte, w, sizeof(w[0]), NR_THREADS);
 	for (int i = 0; i < NR_THREADS; i++)
 		assert_int_equal(w[i].errors, 0);
