@@ -149,18 +149,23 @@ def scratch_folder(build_dir):
                                 os.path.abspath(__file__)))
 
 
+def write_tree(folder, calc, weak):
+    """The made-up project in folder: its meson.build, calc.c and two tests."""
+    os.makedirs(folder, exist_ok=True)
+    for name, text in (('meson.build', MESON), ('calc.c', calc),
+                       ('test_calc.c', TEST), ('test_weak.c', weak)):
+        with open(os.path.join(folder, name), 'w') as f:
+            f.write(text)
+    return folder
+
+
 def check_retest(tmp, kept, work, eq_list, first):
     """--retest of the first run on the later tree: its survivors are
     found by id on their moved lines and tested again (the new check kills
     those of the return line), the one whose line was edited is reported
     not found and counted as a survivor, the killed and the equivalent are
     carried over without a run, the edited line's new mutants are named."""
-    later = os.path.join(kept, 'later')
-    os.makedirs(later, exist_ok=True)
-    for name, text in (('meson.build', MESON), ('calc.c', CALC_LATER),
-                       ('test_calc.c', TEST), ('test_weak.c', WEAK_LATER)):
-        with open(os.path.join(later, name), 'w') as f:
-            f.write(text)
+    later = write_tree(os.path.join(kept, 'later'), CALC_LATER, WEAK_LATER)
     old = os.path.join(tmp, 'first.json')
     with open(old, 'w') as f:
         json.dump(first, f)
@@ -205,12 +210,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='mutation-check.') as tmp:
         kept = scratch_folder(sys.argv[1]) if len(sys.argv) > 1 else tmp
         work = os.path.join(kept, 'work')
-        tree = os.path.join(kept, 'tree')
-        os.makedirs(tree, exist_ok=True)
-        for name, text in (('meson.build', MESON), ('calc.c', CALC),
-                           ('test_calc.c', TEST), ('test_weak.c', WEAK)):
-            with open(os.path.join(tree, name), 'w') as f:
-                f.write(text)
+        tree = write_tree(os.path.join(kept, 'tree'), CALC, WEAK)
         before = tree_digest(tree)
         common = ['--source', tree, '--workdir', work,
                   '--min-timeout', '5', 'calc.c']
