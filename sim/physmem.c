@@ -546,28 +546,85 @@ static int all_zero(const unsigned char *p, size_t len)
 }
 
 /*
+ * The host's page-map entries (/proc/self/pagemap, 8 bytes per host page):
+ * bit 63 present, bit 61 file-backed or shared (the huge zero page is),
+ * bit 56 mapped exclusively (since Linux 4.2: not the host's shared zero
+ * page, not shared with a forked child).  An anonymous page mapped
+ * exclusively is the process's own.  Opened once; -1 where the host does not offer it.
+ */
+#define PM_PRESENT	(1ULL << 63)
+#define PM_FILE		(1ULL << 61)	/* file or shared page, not anonymous */
+#define PM_EXCLUSIVE	(1ULL << 56)
+
+static int pagemap_fd(void)
+{
+	static int fd = -2;
+
+	if (fd == -2)
+		fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
+/*
  * Zero the resident host pages of [addr, addr + len) (page aligned): the
- * only ones a private anonymous mapping can hold nonzero data in.  A
- * resident page that reads zero is left alone: it may be the host's
- * shared zero page (a struct page read, never written, as pfn_valid()
- * walks do), and a write would give it a page of its own.
+ * only ones a private anonymous mapping can hold nonzero data in.  A page
+ * of the process's own (exclusive in the page map) is cleared without
+ * being read: most of the kept memmap's resident pages are zero already
+ * (written by an earlier machine, cleared when it went), and reading them
+ * from a cold cache cost twice the memset (about 280 pages per
+ * fuzz_type1 boot, 6% of its runs: 260 us a boot).  Any other resident
+ * page (the host's shared zero page, a struct page read and never
+ * written, as pfn_valid() walks do; or one shared with a forked child) is
+ * cleared only if it reads nonzero: a write would give it a page of its
+ * own.  Where the page map cannot be read, residency comes from mincore()
+ * and every resident page is read first.
  * Returns 0, or -1 when the host cannot say which they are.
  */
 static int zero_resident(unsigned char *addr, size_t len)
 {
 	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t pages = len / host_page, done, i;
-	unsigned char vec[4096];
+	int fd = pagemap_fd();
+	union {
+		unsigned char vec[4096];
+		uint64_t pm[512];
+	} u;
 
-	for (done = 0; done < pages; done += sizeof(vec)) {
-		size_t n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
+	for (done = 0; done < pages; done += i) {
+		size_t n = pages - done;
+		unsigned char *first = addr + done * host_page;
+		int mapped = 0;
 
-		if (mincore(addr + done * host_page, n * host_page, vec))
-			return -1;
+		if (fd >= 0) {
+			off_t at = (off_t)((uintptr_t)first / host_page *
+					   sizeof(u.pm[0]));
+
+			if (n > 512)
+				n = 512;
+			mapped = pread(fd, u.pm, n * sizeof(u.pm[0]), at) ==
+				 (ssize_t)(n * sizeof(u.pm[0]));
+		}
+		if (!mapped) {
+			if (n > sizeof(u.vec))
+				n = sizeof(u.vec);
+			if (mincore(first, n * host_page, u.vec))
+				return -1;
+		}
 		for (i = 0; i < n; i++) {
-			unsigned char *page = addr + (done + i) * host_page;
+			unsigned char *page = first + i * host_page;
 
-			if ((vec[i] & 1) && !all_zero(page, host_page))
+			if (mapped) {
+				if (!(u.pm[i] & PM_PRESENT))
+					continue;
+				if ((u.pm[i] & (PM_EXCLUSIVE | PM_FILE)) ==
+				    PM_EXCLUSIVE) {
+					memset(page, 0, host_page);
+					continue;
+				}
+			} else if (!(u.vec[i] & 1)) {
+				continue;
+			}
+			if (!all_zero(page, host_page))
 				memset(page, 0, host_page);
 		}
 	}
