@@ -60,6 +60,7 @@ void sim_machine_destroy(void)
 void sim_machine_release_host_memory(void)
 {
 	sim_mem_release_kept();
+	sim_mm_release_kept();
 }
 
 const struct sim_config *sim_machine_config(void)

@@ -73,12 +73,34 @@ static char *pt_bump, *pt_bump_end;
 static void *pt_free_list;
 static unsigned long pt_tables_live;
 
+/*
+ * Chunks a destroyed machine left for the next one (pt_chunks_release()),
+ * every byte zero as a fresh mapping's: a fuzz harness that boots on 6% of
+ * its runs mapped a chunk again after each boot, faulted its first slots in
+ * and unmapped it at the next (2% of a fuzz_type1 campaign).
+ */
+static struct pt_chunk *pt_spare;
+
+static void pt_chunk_use(struct pt_chunk *c)
+{
+	c->next = pt_chunks;
+	pt_chunks = c;
+	pt_bump = (char *)c->base + (PT_HDR_SLOTS << SIM_PAGE_SHIFT);
+	pt_bump_end = (char *)c->base + SIM_PT_CHUNK_SIZE;
+}
+
 static int pt_chunk_new(void)
 {
 	size_t len = SIM_PT_CHUNK_SIZE * 2;
 	char *raw, *base;
 	struct pt_chunk *c;
 
+	if (pt_spare) {
+		c = pt_spare;
+		pt_spare = c->next;
+		pt_chunk_use(c);
+		return 0;
+	}
 	raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (raw == MAP_FAILED)
@@ -97,28 +119,57 @@ static int pt_chunk_new(void)
 		return -ENOMEM;
 	}
 	c->base = base;
-	c->next = pt_chunks;
-	pt_chunks = c;
-	pt_bump = base + (PT_HDR_SLOTS << SIM_PAGE_SHIFT);
-	pt_bump_end = base + SIM_PT_CHUNK_SIZE;
+	pt_chunk_use(c);
 	return 0;
 }
 
 static unsigned long *pt_table_alloc(struct sim_mm *mm);
 static void pt_table_free(struct sim_mm *mm, unsigned long *table);
 
-static void pt_chunks_release(void)
+static void pt_chunks_unmap(struct pt_chunk **list)
 {
-	while (pt_chunks) {
-		struct pt_chunk *c = pt_chunks;
+	while (*list) {
+		struct pt_chunk *c = *list;
 
-		pt_chunks = c->next;
+		*list = c->next;
 		munmap(c->base, SIM_PT_CHUNK_SIZE);
 		free(c);
 	}
+}
+
+/*
+ * The machine's chunks, once its address spaces are gone: kept for the
+ * next machine when every table was freed (a freed table is zero but for
+ * its free-list link, cleared here; slots above the bump were never
+ * used; the locks are cleared), else unmapped.
+ */
+static void pt_chunks_release(void)
+{
+	if (!pt_tables_live) {
+		while (pt_free_list) {
+			void **t = pt_free_list;
+
+			pt_free_list = *t;
+			*t = NULL;
+		}
+		while (pt_chunks) {
+			struct pt_chunk *c = pt_chunks;
+
+			pt_chunks = c->next;
+			memset(c->base, 0, PT_LOCK_BYTES);
+			c->next = pt_spare;
+			pt_spare = c;
+		}
+	}
+	pt_chunks_unmap(&pt_chunks);
 	pt_bump = pt_bump_end = NULL;
 	pt_free_list = NULL;
 	pt_tables_live = 0;
+}
+
+void sim_mm_release_kept(void)
+{
+	pt_chunks_unmap(&pt_spare);
 }
 
 /* ------------------------------------------------------------------------

@@ -28,5 +28,7 @@ void sim_iova_space_free(struct sim_iommu_domain *dom);
 /* sim/mm.c: address spaces and MMIO BARs (VFIO work). */
 int sim_mm_init(const struct sim_config *cfg);
 void sim_mm_destroy(void);
+/* The page-table chunks sim_mm_destroy() kept for the next machine, unmapped. */
+void sim_mm_release_kept(void);
 
 #endif

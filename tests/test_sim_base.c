@@ -124,6 +124,56 @@ static void test_boot_and_unknown_params(void **state)
 	assert_int_equal(kapi_param_get("nosuchmodule.param", buf, sizeof(buf)), -ENOENT);
 }
 
+/*
+ * A machine booted after another gets the earlier one's page-table chunk
+ * back (sim/mm.c keeps it) as a fresh mapping would be: its first table
+ * is the earlier machine's first, every entry of it zero (a freed table
+ * holds a free-list link until the chunk is kept), its lock clear, and a
+ * walk of what the earlier machine mapped finds nothing until it is
+ * mapped again.
+ */
+static void test_page_tables_of_a_later_machine_start_empty(void **state)
+{
+	const struct sim_config cfg = { .ram_bytes = 64ULL << 20 };
+	const unsigned long addr = 4UL << 30;
+	struct sim_vma_info info = {
+		.start = addr, .end = addr + 4 * SIM_PAGE_SIZE,
+		.kind = SIM_VMA_ANON, .flags = SIM_VMA_WRITE | SIM_VMA_POPULATE,
+	};
+	struct sim_pt_lock *lock;
+	struct sim_walk w;
+	struct sim_mm *mm;
+	unsigned long *first;
+
+	(void)state;
+	sim_machine_release_host_memory();
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	mm = sim_mm_create(NULL);
+	assert_non_null(mm);
+	first = sim_mm_pgd(mm);
+	assert_int_equal(sim_mm_map(mm, &info, NULL), 0);
+	assert_int_equal(sim_mm_walk(mm, addr, &w), 0);
+	lock = sim_pt_lock_of(w.entryp);
+	lock->owner = 1;	/* as a holder's record would stay behind */
+	sim_mm_destroy_one(mm);
+	sim_machine_destroy();
+
+	assert_int_equal(sim_machine_init(&cfg), 0);
+	mm = sim_mm_create(NULL);
+	assert_non_null(mm);
+	assert_ptr_equal(sim_mm_pgd(mm), first);
+	for (unsigned int i = 0; i < SIM_PAGE_SIZE / sizeof(*first); i++)
+		assert_int_equal(first[i], 0);
+	assert_int_equal(lock->locked, 0);
+	assert_int_equal(lock->owner, 0);
+	assert_int_not_equal(sim_mm_walk(mm, addr, &w), 0);
+	assert_int_equal(sim_mm_map(mm, &info, NULL), 0);
+	assert_int_equal(sim_mm_walk(mm, addr, &w), 0);
+	assert_int_equal(sim_mm_nr_anon_pages(mm), 4);
+	sim_mm_destroy_one(mm);
+	sim_machine_destroy();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_cost_is_counts_times_costs),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_boot_and_unknown_params),
+		cmocka_unit_test(test_page_tables_of_a_later_machine_start_empty),
 	};
 
 	return cmocka_run_group_tests_name("sim_base", tests, NULL, NULL);

@@ -671,11 +671,12 @@ struct sim_config {
 int sim_machine_init(const struct sim_config *cfg);
 /*
  * The machine torn down.  Its host memory (section table, memmap, page
- * data) is kept, zeroed, for the next sim_machine_init(), which then
- * boots exactly as on fresh memory without mapping and faulting it again
- * (sim/physmem.c); sim_machine_release_host_memory() gives what is kept
- * back to the host (a process done with machines, or a test that wants
- * the next boot on fresh memory).
+ * data, page-table chunks) is kept, zeroed, for the next
+ * sim_machine_init(), which then boots exactly as on fresh memory
+ * without mapping and faulting it again (sim/physmem.c, sim/mm.c);
+ * sim_machine_release_host_memory() gives what is kept back to the host
+ * (a process done with machines, or a test that wants the next boot on
+ * fresh memory).
  */
 void sim_machine_destroy(void);
 void sim_machine_release_host_memory(void);
