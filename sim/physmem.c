@@ -71,6 +71,13 @@ static unsigned long nr_present;	/* present sections */
 static size_t memmap_bytes, sections_bytes;
 /* The memmap's and the direct map's mappings: at least what is in use. */
 static size_t memmap_map_bytes, direct_map_bytes;
+/*
+ * The memmap's host pages known to be the process's own (a bit per host
+ * page, NULL if none is known), found by zero_resident().  Only a hint:
+ * clearing any resident page gives a zero page; what a bit spares is
+ * asking the host or reading the page first.
+ */
+static unsigned long *memmap_own;
 
 /*
  * Host memory one machine leaves to the next (sim_mem_destroy() keeps it,
@@ -122,6 +129,7 @@ static struct {
 	size_t sections_bytes;
 	struct sim_page *memmap[NR_KEEP];
 	size_t memmap_map_bytes[NR_KEEP];
+	unsigned long *memmap_own[NR_KEEP];
 	int data_fd;
 	unsigned char *direct_map;
 	size_t direct_map_bytes;
@@ -474,6 +482,8 @@ static void unmap_all(void)
 {
 	if (sim_memmap)
 		munmap(sim_memmap, memmap_map_bytes);
+	free(memmap_own);
+	memmap_own = NULL;
 	if (direct_map)
 		munmap(direct_map, direct_map_bytes);
 	if (sim_sections)
@@ -499,8 +509,10 @@ static void release_kept_memmap(unsigned int k)
 {
 	if (kept.memmap[k])
 		munmap(kept.memmap[k], kept.memmap_map_bytes[k]);
+	free(kept.memmap_own[k]);
 	kept.memmap[k] = NULL;
 	kept.memmap_map_bytes[k] = 0;
+	kept.memmap_own[k] = NULL;
 }
 
 /*
@@ -546,86 +558,68 @@ static int all_zero(const unsigned char *p, size_t len)
 }
 
 /*
- * The host's page-map entries (/proc/self/pagemap, 8 bytes per host page):
- * bit 63 present, bit 61 file-backed or shared (the huge zero page is),
- * bit 56 mapped exclusively (since Linux 4.2: not the host's shared zero
- * page, not shared with a forked child).  An anonymous page mapped
- * exclusively is the process's own.  Opened once; -1 where the host does not offer it.
+ * The host's page-map entry of the host page at p (/proc/self/pagemap):
+ * whether it is an anonymous page of the process's own (present, mapped
+ * exclusively, not file-backed: not the host's shared zero page, not
+ * shared with a forked child; Linux 4.2 on).  0 when the host does not
+ * say.
  */
-#define PM_PRESENT	(1ULL << 63)
-#define PM_FILE		(1ULL << 61)	/* file or shared page, not anonymous */
-#define PM_EXCLUSIVE	(1ULL << 56)
-
-static int pagemap_fd(void)
+static int host_page_is_own(const void *p, size_t host_page)
 {
 	static int fd = -2;
+	uint64_t e;
 
 	if (fd == -2)
 		fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	return fd;
+	if (fd < 0 ||
+	    pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / host_page * sizeof(e))) !=
+	    (ssize_t)sizeof(e))
+		return 0;
+	/* bit 63 present, bit 61 file or shared anon, bit 56 exclusive */
+	return (e & (1ULL << 63 | 1ULL << 61 | 1ULL << 56)) ==
+	       (1ULL << 63 | 1ULL << 56);
 }
 
 /*
  * Zero the resident host pages of [addr, addr + len) (page aligned): the
  * only ones a private anonymous mapping can hold nonzero data in.  A page
- * of the process's own (exclusive in the page map) is cleared without
- * being read: most of the kept memmap's resident pages are zero already
- * (written by an earlier machine, cleared when it went), and reading them
- * from a cold cache cost twice the memset (about 280 pages per
- * fuzz_type1 boot, 6% of its runs: 260 us a boot).  Any other resident
- * page (the host's shared zero page, a struct page read and never
- * written, as pfn_valid() walks do; or one shared with a forked child) is
- * cleared only if it reads nonzero: a write would give it a page of its
- * own.  Where the page map cannot be read, residency comes from mincore()
- * and every resident page is read first.
- * Returns 0, or -1 when the host cannot say which they are.
+ * of the process's own is cleared without being read: own (a bit per host
+ * page, may be NULL) remembers the pages found so, from the host's page
+ * map or because they held data.  Most of a kept memmap's resident pages
+ * are such pages, zero already (written by an earlier machine, cleared
+ * when it went), and reading them from a cold cache cost twice the
+ * memset: about 280 pages at each fuzz_type1 boot, 6% of its runs.  Any
+ * other resident page that reads zero is left alone: it may be the host's
+ * shared zero page (a struct page read, never written, as pfn_valid()
+ * walks do), and a write would give it a page of its own.  (Clearing is
+ * right whatever the page: a fork since only makes the clear copy it.)
+ * Returns 0, or -1 when the host cannot say which pages are resident.
  */
-static int zero_resident(unsigned char *addr, size_t len)
+static int zero_resident(unsigned char *addr, size_t len, unsigned long *own)
 {
+	const size_t bits = 8 * sizeof(*own);
 	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t pages = len / host_page, done, i;
-	int fd = pagemap_fd();
-	union {
-		unsigned char vec[4096];
-		uint64_t pm[512];
-	} u;
+	unsigned char vec[4096];
 
-	for (done = 0; done < pages; done += i) {
-		size_t n = pages - done;
-		unsigned char *first = addr + done * host_page;
-		int mapped = 0;
+	for (done = 0; done < pages; done += sizeof(vec)) {
+		size_t n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
 
-		if (fd >= 0) {
-			off_t at = (off_t)((uintptr_t)first / host_page *
-					   sizeof(u.pm[0]));
-
-			if (n > 512)
-				n = 512;
-			mapped = pread(fd, u.pm, n * sizeof(u.pm[0]), at) ==
-				 (ssize_t)(n * sizeof(u.pm[0]));
-		}
-		if (!mapped) {
-			if (n > sizeof(u.vec))
-				n = sizeof(u.vec);
-			if (mincore(first, n * host_page, u.vec))
-				return -1;
-		}
+		if (mincore(addr + done * host_page, n * host_page, vec))
+			return -1;
 		for (i = 0; i < n; i++) {
-			unsigned char *page = first + i * host_page;
+			size_t k = done + i;
+			unsigned char *page = addr + k * host_page;
+			int known = own && (own[k / bits] >> (k % bits)) & 1;
 
-			if (mapped) {
-				if (!(u.pm[i] & PM_PRESENT))
-					continue;
-				if ((u.pm[i] & (PM_EXCLUSIVE | PM_FILE)) ==
-				    PM_EXCLUSIVE) {
-					memset(page, 0, host_page);
-					continue;
-				}
-			} else if (!(u.vec[i] & 1)) {
+			if (!(vec[i] & 1))
 				continue;
-			}
-			if (!all_zero(page, host_page))
+			if (known || host_page_is_own(page, host_page) ||
+			    !all_zero(page, host_page)) {
 				memset(page, 0, host_page);
+				if (own)
+					own[k / bits] |= 1UL << (k % bits);
+			}
 		}
 	}
 	return 0;
@@ -652,10 +646,13 @@ static void keep_for_next_machine(void)
 	kept.sections_bytes = sections_bytes;
 	sim_sections = NULL;
 	if (sim_memmap && k < NR_KEEP &&
-	    !zero_resident((unsigned char *)sim_memmap, memmap_bytes)) {
+	    !zero_resident((unsigned char *)sim_memmap, memmap_bytes,
+			   memmap_own)) {
 		kept.memmap[k] = sim_memmap;
 		kept.memmap_map_bytes[k] = memmap_map_bytes;
+		kept.memmap_own[k] = memmap_own;
 		sim_memmap = NULL;
+		memmap_own = NULL;
 	}
 	if (direct_map &&
 	    !fallocate(data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
@@ -791,13 +788,20 @@ int sim_mem_init(const struct sim_config *cfg)
 	if (k < NR_KEEP && kept.memmap[k] && kept.memmap_map_bytes[k] >= memmap_bytes) {
 		sim_memmap = kept.memmap[k];
 		memmap_map_bytes = kept.memmap_map_bytes[k];
+		memmap_own = kept.memmap_own[k];
 		kept.memmap[k] = NULL;
 		kept.memmap_map_bytes[k] = 0;
+		kept.memmap_own[k] = NULL;
 	} else {
 		sim_memmap = anon_map(memmap_bytes);
 		if (!sim_memmap)
 			goto err_nomem;
 		memmap_map_bytes = memmap_bytes;
+		/* No bitmap without memory: every page is read first. */
+		memmap_own = calloc((memmap_bytes / (size_t)sysconf(_SC_PAGESIZE) +
+				     8 * sizeof(*memmap_own) - 1) /
+				    (8 * sizeof(*memmap_own)),
+				    sizeof(*memmap_own));
 		/*
 		 * A memmap too large to keep is written densely where it is
 		 * written at all (blocks are carved in address order; ageing
