@@ -558,26 +558,28 @@ static int all_zero(const unsigned char *p, size_t len)
 }
 
 /*
- * The host's page-map entry of the host page at p (/proc/self/pagemap):
- * whether it is an anonymous page of the process's own (present, mapped
- * exclusively, not file-backed: not the host's shared zero page, not
- * shared with a forked child; Linux 4.2 on).  0 when the host does not
- * say.
+ * The host's page-map entries (/proc/self/pagemap) of the n host pages
+ * from p into pm: bit 63 present, bit 61 file-backed or shared (the huge
+ * zero page is), bit 56 mapped exclusively (Linux 4.2 on: not the host's
+ * zero page, not shared with a forked child).  0, or -1 when the host
+ * does not say.
  */
-static int host_page_is_own(const void *p, size_t host_page)
+#define PM_OWN_MASK	(1ULL << 63 | 1ULL << 61 | 1ULL << 56)
+#define PM_OWN		(1ULL << 63 | 1ULL << 56)
+
+static int host_pagemap(const void *p, size_t host_page, uint64_t *pm,
+			size_t n)
 {
 	static int fd = -2;
-	uint64_t e;
 
 	if (fd == -2)
 		fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 ||
-	    pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / host_page * sizeof(e))) !=
-	    (ssize_t)sizeof(e))
-		return 0;
-	/* bit 63 present, bit 61 file or shared anon, bit 56 exclusive */
-	return (e & (1ULL << 63 | 1ULL << 61 | 1ULL << 56)) ==
-	       (1ULL << 63 | 1ULL << 56);
+	    pread(fd, pm, n * sizeof(*pm),
+		  (off_t)((uintptr_t)p / host_page * sizeof(*pm))) !=
+	    (ssize_t)(n * sizeof(*pm)))
+		return -1;
+	return 0;
 }
 
 /*
@@ -585,14 +587,15 @@ static int host_page_is_own(const void *p, size_t host_page)
  * only ones a private anonymous mapping can hold nonzero data in.  A page
  * of the process's own is cleared without being read: own (a bit per host
  * page, may be NULL) remembers the pages found so, from the host's page
- * map or because they held data.  Most of a kept memmap's resident pages
- * are such pages, zero already (written by an earlier machine, cleared
- * when it went), and reading them from a cold cache cost twice the
- * memset: about 280 pages at each fuzz_type1 boot, 6% of its runs.  Any
- * other resident page that reads zero is left alone: it may be the host's
- * shared zero page (a struct page read, never written, as pfn_valid()
- * walks do), and a write would give it a page of its own.  (Clearing is
- * right whatever the page: a fork since only makes the clear copy it.)
+ * map (asked only where a resident page is not known yet) or because
+ * they held data.  Most of a kept memmap's resident pages are such pages,
+ * zero already (written by an earlier machine, cleared when it went), and
+ * reading them from a cold cache cost twice the memset: about 280 pages
+ * at each fuzz_type1 boot, 6% of its runs.  Any other resident page that
+ * reads zero is left alone: it may be the host's shared zero page (a
+ * struct page read, never written, as pfn_valid() walks do), and a write
+ * would give it a page of its own.  (Clearing is right whatever the page:
+ * a fork since only makes the clear copy it.)
  * Returns 0, or -1 when the host cannot say which pages are resident.
  */
 static int zero_resident(unsigned char *addr, size_t len, unsigned long *own)
@@ -601,21 +604,31 @@ static int zero_resident(unsigned char *addr, size_t len, unsigned long *own)
 	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t pages = len / host_page, done, i;
 	unsigned char vec[4096];
+	uint64_t pm[512];
 
 	for (done = 0; done < pages; done += sizeof(vec)) {
 		size_t n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
+		size_t asked_from = n;	/* pm[] holds [asked_from, +512) */
 
 		if (mincore(addr + done * host_page, n * host_page, vec))
 			return -1;
 		for (i = 0; i < n; i++) {
-			size_t k = done + i;
+			size_t k = done + i, m;
 			unsigned char *page = addr + k * host_page;
-			int known = own && (own[k / bits] >> (k % bits)) & 1;
+			int is_own = own && (own[k / bits] >> (k % bits)) & 1;
 
 			if (!(vec[i] & 1))
 				continue;
-			if (known || host_page_is_own(page, host_page) ||
-			    !all_zero(page, host_page)) {
+			if (!is_own && (i < asked_from || i >= asked_from + 512)) {
+				/* the page map from here, once per 512 pages */
+				m = n - i < 512 ? n - i : 512;
+				asked_from = i;
+				if (host_pagemap(page, host_page, pm, m))
+					memset(pm, 0, sizeof(pm));
+			}
+			if (!is_own)
+				is_own = (pm[i - asked_from] & PM_OWN_MASK) == PM_OWN;
+			if (is_own || !all_zero(page, host_page)) {
 				memset(page, 0, host_page);
 				if (own)
 					own[k / bits] |= 1UL << (k % bits);
