@@ -18,6 +18,8 @@ unsigned long long sim_mem_resident_bytes(void *addr, unsigned long len);
 /* buddy.c: set up and tear down zones, free lists and per-cpu lists. */
 int sim_buddy_init(const struct sim_config *cfg);
 void sim_buddy_destroy(void);
+/* The pageblock maps sim_buddy_destroy() kept for the next machine, unmapped. */
+void sim_buddy_release_kept(void);
 /* Host bytes of the allocator's own bookkeeping. */
 unsigned long long sim_buddy_host_bytes(void);
 /* sim_buddy_free() straight to the buddy lists, past the per-cpu lists. */

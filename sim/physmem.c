@@ -542,6 +542,7 @@ static void release_kept(unsigned int keep_other)
 void sim_mem_release_kept(void)
 {
 	release_kept(NR_KEEP);
+	sim_buddy_release_kept();
 }
 
 /* Whether the len bytes at p (a multiple of 64, aligned) are all zero. */
