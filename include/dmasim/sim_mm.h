@@ -276,9 +276,12 @@ static inline const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma)
 
 struct sim_vma *sim_mm_find_vma_slow(struct sim_mm *mm, unsigned long addr);
 
-/* The VMA containing addr, or NULL.  O(log n), with a last-hit cache. */
-static inline struct sim_vma *sim_mm_find_vma(struct sim_mm *mm,
-					      unsigned long addr)
+/*
+ * The VMA the last-hit cache holds if it contains addr, else NULL (which
+ * does not say that no VMA does): no call, no side effect.
+ */
+static inline struct sim_vma *sim_mm_find_vma_cached(struct sim_mm *mm,
+						     unsigned long addr)
 {
 	struct sim_vma *v = __atomic_load_n(
 		&((struct sim_mm_vma_cache *)mm)->last_hit, __ATOMIC_RELAXED);
@@ -286,7 +289,16 @@ static inline struct sim_vma *sim_mm_find_vma(struct sim_mm *mm,
 	if (sim_likely(v) && addr >= sim_vma_info(v)->start &&
 	    addr < sim_vma_info(v)->end)
 		return v;
-	return sim_mm_find_vma_slow(mm, addr);
+	return 0;
+}
+
+/* The VMA containing addr, or NULL.  O(log n), with a last-hit cache. */
+static inline struct sim_vma *sim_mm_find_vma(struct sim_mm *mm,
+					      unsigned long addr)
+{
+	struct sim_vma *v = sim_mm_find_vma_cached(mm, addr);
+
+	return sim_likely(v) ? v : sim_mm_find_vma_slow(mm, addr);
 }
 
 /* The first VMA ending above addr (the kernel's find_vma), or NULL. */
