@@ -24,8 +24,8 @@
  *
  * Costs: the memmap is one MAP_NORESERVE anonymous mapping, so a struct
  * page costs host memory only once it is written: 64 bytes per page (in
- * units of 2 MiB of memmap, one section, for machines above 1 GiB, where
- * the host gives transparent huge pages).  Host memory is kept from one
+ * units of the host's 4 KiB pages: no transparent huge pages, see
+ * keep_for_next_machine()'s notes).  Host memory is kept from one
  * machine for the next (keep_for_next_machine()).  Page data lives in one
  * memfd, a section's worth per present
  * section, sparse (ftruncate), mapped once at direct_map (the direct map:
@@ -92,17 +92,28 @@ static size_t memmap_map_bytes, direct_map_bytes;
  *
  * Two memmaps are kept, one per kind, so that a process alternating
  * small and large machines keeps both:
- *  - small (up to KEEP_MEMMAP_MAX, RAM up to 1 GiB of 4 KiB pages): no
- *    transparent huge pages.  Zeroing a 2 MiB page for each section of a
- *    machine that touches a few hundred struct pages cost more than the
- *    rest of its boot, and what is touched stays resident for the next
- *    machine.
+ *  - small (up to KEEP_MEMMAP_MAX, RAM up to 1 GiB of 4 KiB pages): what
+ *    is touched stays resident for the next machine.
  *  - large (up to KEEP_MEMMAP_LARGE_MAX: RAM up to 64 GiB of 4 KiB pages):
- *    huge pages (ageing writes all of it: one fault per 2 MiB instead of
- *    512, the first time).  What it holds resident stays with the process
- *    until a larger machine, or sim_machine_release_host_memory().
+ *    what it holds resident stays with the process until a larger
+ *    machine, or sim_machine_release_host_memory().
  * A memmap above that (a 1 TiB machine's 16 GiB, sparse) goes with its
  * machine.
+ *
+ * No memmap asks for transparent huge pages (MADV_HUGEPAGE; the large
+ * kind once did).  On a VM whose balloon reports free
+ * pages to the hypervisor (virtio-balloon free page reporting, as on the
+ * project's 2-core VM), a free 2 MiB block is given back to the host, so
+ * a huge-page fault mostly lands on memory the host must back again:
+ * measured there, a first touch of 256 MiB took 25-35 ms with huge pages
+ * when the host still backed them and 0.4-2.7 s when not (2 of 6 runs,
+ * more under load), and 110-135 ms with 4 KiB pages every time (they come
+ * from blocks split recently, still backed).  So 4 KiB pages: test
+ * age_presets (twenty 16 GiB machines aged in full) 0.88-0.95 s of CPU
+ * against 0.72-2.15 s, `dmasim heap --frag aged` (16 GiB) 0.29-0.32 s
+ * against 0.40-1.70 s, and the 4-GPU replay's unmap_stride=1 run
+ * 0.28-0.31 s against 1.6 s; `dmasim report --seeds 1 --ram 4G` is the
+ * same within the noise.
  */
 #define KEEP_MEMMAP_MAX		(16UL << 20)
 #define KEEP_MEMMAP_LARGE_MAX	(1UL << 30)
@@ -741,15 +752,6 @@ int sim_mem_init(const struct sim_config *cfg)
 		if (!sim_memmap)
 			goto err_nomem;
 		memmap_map_bytes = memmap_bytes;
-		/*
-		 * A memmap too large to keep is written densely where it is
-		 * written at all (blocks are carved in address order; ageing
-		 * writes all of it): transparent huge pages make that one
-		 * host fault per 2 MiB of memmap (128 MiB of RAM) instead of
-		 * 512.  Untouched parts still cost nothing.
-		 */
-		if (k != KEEP_SMALL)
-			madvise(sim_memmap, memmap_bytes, MADV_HUGEPAGE);
 	}
 	sim_memmap_section_pfn = malloc(nr_present * sizeof(unsigned long));
 	if (!sim_memmap_section_pfn)
