@@ -71,6 +71,12 @@ static unsigned long nr_present;	/* present sections */
 static size_t memmap_bytes, sections_bytes;
 /* The memmap's and the direct map's mappings: at least what is in use. */
 static size_t memmap_map_bytes, direct_map_bytes;
+/*
+ * Per host page of the memmap: how many teardowns in a row found it
+ * resident and zero (zero_resident()); NULL until the first.  It goes
+ * wherever the memmap goes.
+ */
+static unsigned char *memmap_idle;
 
 /*
  * Host memory one machine leaves to the next (sim_mem_destroy() keeps it,
@@ -133,6 +139,7 @@ static struct {
 	size_t sections_bytes;
 	struct sim_page *memmap[NR_KEEP];
 	size_t memmap_map_bytes[NR_KEEP];
+	unsigned char *memmap_idle[NR_KEEP];
 	int data_fd;
 	unsigned char *direct_map;
 	size_t direct_map_bytes;
@@ -485,6 +492,8 @@ static void unmap_all(void)
 {
 	if (sim_memmap)
 		munmap(sim_memmap, memmap_map_bytes);
+	free(memmap_idle);
+	memmap_idle = NULL;
 	if (direct_map)
 		munmap(direct_map, direct_map_bytes);
 	if (sim_sections)
@@ -510,8 +519,10 @@ static void release_kept_memmap(unsigned int k)
 {
 	if (kept.memmap[k])
 		munmap(kept.memmap[k], kept.memmap_map_bytes[k]);
+	free(kept.memmap_idle[k]);
 	kept.memmap[k] = NULL;
 	kept.memmap_map_bytes[k] = 0;
+	kept.memmap_idle[k] = NULL;
 }
 
 /*
@@ -556,20 +567,49 @@ static int all_zero(const unsigned char *p, size_t len)
 	return 1;
 }
 
-/*
- * Zero the resident host pages of [addr, addr + len) (page aligned): the
- * only ones a private anonymous mapping can hold nonzero data in.  A
- * resident page that reads zero is left alone: it may be the host's
- * shared zero page (a struct page read, never written, as pfn_valid()
- * walks do), and a write would give it a page of its own.
- * Returns 0, or -1 when the host cannot say which they are.
- */
-static int zero_resident(unsigned char *addr, size_t len)
+/* Give [from, to) back to the host (it reads zero after); nothing if empty. */
+static void drop_pages(unsigned char *from, unsigned char *to)
 {
+	/* a failure leaves them resident, and zero: no harm */
+	if (to > from)
+		madvise(from, (size_t)(to - from), MADV_DONTNEED);
+}
+
+/*
+ * Teardowns in a row that must find a memmap page resident and zero before
+ * it goes back to the host.  Measured on the 2-core VM: giving back every
+ * such page at once made test_age_presets (ten machines aged alike, each
+ * writing much of what the one before did not) 0.9 s of system time
+ * slower, with the pages faulted in again; after four idle teardowns a
+ * page is one that a series of machines does not write.
+ */
+#define IDLE_TEARDOWNS	4
+
+/*
+ * Zero the resident host pages of the memmap's [0, len) (page aligned):
+ * the only ones a private anonymous mapping can hold nonzero data in.
+ * Every resident page reads zero when the previous machine left, so one
+ * that does not was written by this machine: it is cleared and stays
+ * resident for the next machine, which is likely to write it again.  A
+ * resident page that reads zero was not written (or is the host's shared
+ * zero page, mapped by a read, as pfn_valid() walks do: a write would give
+ * it a page of its own); after IDLE_TEARDOWNS such teardowns in a row it
+ * goes back to the host (MADV_DONTNEED, in runs), so that teardowns stop
+ * reading it.  Reading every resident page was most of a teardown: one
+ * machine that wrote the whole memmap (ageing, a large allocation) made
+ * each later teardown read all of it, in test_sweep_type1 --slow a
+ * quarter of the CPU (a 512 MiB machine per case, 8 MiB of memmap).
+ * Returns 0, or -1 when the host cannot say which pages are resident.
+ */
+static int zero_resident(size_t len)
+{
+	unsigned char *addr = (unsigned char *)sim_memmap;
 	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t pages = len / host_page, done, i;
-	unsigned char vec[4096];
+	unsigned char vec[4096], *run = addr;	/* pages from run on: going back */
 
+	if (!memmap_idle)
+		memmap_idle = calloc(memmap_map_bytes / host_page, 1);
 	for (done = 0; done < pages; done += sizeof(vec)) {
 		size_t n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
 
@@ -577,11 +617,23 @@ static int zero_resident(unsigned char *addr, size_t len)
 			return -1;
 		for (i = 0; i < n; i++) {
 			unsigned char *page = addr + (done + i) * host_page;
+			unsigned char *idle = memmap_idle ? &memmap_idle[done + i] : NULL;
 
-			if ((vec[i] & 1) && !all_zero(page, host_page))
+			if (!(vec[i] & 1))
+				continue;	/* not resident: zero, and may go in a run */
+			if (!all_zero(page, host_page)) {
 				memset(page, 0, host_page);
+				if (idle)
+					*idle = 0;
+			} else if (idle && ++*idle >= IDLE_TEARDOWNS) {
+				*idle = 0;
+				continue;	/* goes back with the run */
+			}
+			drop_pages(run, page);
+			run = page + host_page;
 		}
 	}
+	drop_pages(run, addr + pages * host_page);
 	return 0;
 }
 
@@ -606,10 +658,12 @@ static void keep_for_next_machine(void)
 	kept.sections_bytes = sections_bytes;
 	sim_sections = NULL;
 	if (sim_memmap && k < NR_KEEP &&
-	    !zero_resident((unsigned char *)sim_memmap, memmap_bytes)) {
+	    !zero_resident(memmap_bytes)) {
 		kept.memmap[k] = sim_memmap;
 		kept.memmap_map_bytes[k] = memmap_map_bytes;
+		kept.memmap_idle[k] = memmap_idle;
 		sim_memmap = NULL;
+		memmap_idle = NULL;
 	}
 	if (direct_map &&
 	    !fallocate(data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
@@ -745,8 +799,10 @@ int sim_mem_init(const struct sim_config *cfg)
 	if (k < NR_KEEP && kept.memmap[k] && kept.memmap_map_bytes[k] >= memmap_bytes) {
 		sim_memmap = kept.memmap[k];
 		memmap_map_bytes = kept.memmap_map_bytes[k];
+		memmap_idle = kept.memmap_idle[k];
 		kept.memmap[k] = NULL;
 		kept.memmap_map_bytes[k] = 0;
+		kept.memmap_idle[k] = NULL;
 	} else {
 		sim_memmap = anon_map(memmap_bytes);
 		if (!sim_memmap)
