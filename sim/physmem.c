@@ -24,8 +24,8 @@
  *
  * Costs: the memmap is one MAP_NORESERVE anonymous mapping, so a struct
  * page costs host memory only once it is written: 64 bytes per page (in
- * units of 2 MiB of memmap, one section, for machines above 1 GiB, where
- * the host gives transparent huge pages).  Host memory is kept from one
+ * units of the host's 4 KiB pages: no transparent huge pages, see
+ * keep_for_next_machine()'s notes).  Host memory is kept from one
  * machine for the next (keep_for_next_machine()).  Page data lives in one
  * memfd, a section's worth per present
  * section, sparse (ftruncate), mapped once at direct_map (the direct map:
@@ -72,12 +72,11 @@ static size_t memmap_bytes, sections_bytes;
 /* The memmap's and the direct map's mappings: at least what is in use. */
 static size_t memmap_map_bytes, direct_map_bytes;
 /*
- * The memmap's host pages known to be the process's own (a bit per host
- * page, NULL if none is known), found by zero_resident().  Only a hint:
- * clearing any resident page gives a zero page; what a bit spares is
- * asking the host or reading the page first.
+ * Per host page of the memmap: how many teardowns in a row found it
+ * resident and zero (zero_resident()); NULL until the first.  It goes
+ * wherever the memmap goes.
  */
-static unsigned long *memmap_own;
+static unsigned char *memmap_idle;
 
 /*
  * Host memory one machine leaves to the next (sim_mem_destroy() keeps it,
@@ -99,17 +98,28 @@ static unsigned long *memmap_own;
  *
  * Two memmaps are kept, one per kind, so that a process alternating
  * small and large machines keeps both:
- *  - small (up to KEEP_MEMMAP_MAX, RAM up to 1 GiB of 4 KiB pages): no
- *    transparent huge pages.  Zeroing a 2 MiB page for each section of a
- *    machine that touches a few hundred struct pages cost more than the
- *    rest of its boot, and what is touched stays resident for the next
- *    machine.
+ *  - small (up to KEEP_MEMMAP_MAX, RAM up to 1 GiB of 4 KiB pages): what
+ *    is touched stays resident for the next machine.
  *  - large (up to KEEP_MEMMAP_LARGE_MAX: RAM up to 64 GiB of 4 KiB pages):
- *    huge pages (ageing writes all of it: one fault per 2 MiB instead of
- *    512, the first time).  What it holds resident stays with the process
- *    until a larger machine, or sim_machine_release_host_memory().
+ *    what it holds resident stays with the process until a larger
+ *    machine, or sim_machine_release_host_memory().
  * A memmap above that (a 1 TiB machine's 16 GiB, sparse) goes with its
  * machine.
+ *
+ * No memmap asks for transparent huge pages (MADV_HUGEPAGE; the large
+ * kind once did).  On a VM whose balloon reports free
+ * pages to the hypervisor (virtio-balloon free page reporting, as on the
+ * project's 2-core VM), a free 2 MiB block is given back to the host, so
+ * a huge-page fault mostly lands on memory the host must back again:
+ * measured there, a first touch of 256 MiB took 25-35 ms with huge pages
+ * when the host still backed them and 0.4-2.7 s when not (2 of 6 runs,
+ * more under load), and 110-135 ms with 4 KiB pages every time (they come
+ * from blocks split recently, still backed).  So 4 KiB pages: test
+ * age_presets (twenty 16 GiB machines aged in full) 0.88-0.95 s of CPU
+ * against 0.72-2.15 s, `dmasim heap --frag aged` (16 GiB) 0.29-0.32 s
+ * against 0.40-1.70 s, and the 4-GPU replay's unmap_stride=1 run
+ * 0.28-0.31 s against 1.6 s; `dmasim report --seeds 1 --ram 4G` is the
+ * same within the noise.
  */
 #define KEEP_MEMMAP_MAX		(16UL << 20)
 #define KEEP_MEMMAP_LARGE_MAX	(1UL << 30)
@@ -129,7 +139,7 @@ static struct {
 	size_t sections_bytes;
 	struct sim_page *memmap[NR_KEEP];
 	size_t memmap_map_bytes[NR_KEEP];
-	unsigned long *memmap_own[NR_KEEP];
+	unsigned char *memmap_idle[NR_KEEP];
 	int data_fd;
 	unsigned char *direct_map;
 	size_t direct_map_bytes;
@@ -482,8 +492,8 @@ static void unmap_all(void)
 {
 	if (sim_memmap)
 		munmap(sim_memmap, memmap_map_bytes);
-	free(memmap_own);
-	memmap_own = NULL;
+	free(memmap_idle);
+	memmap_idle = NULL;
 	if (direct_map)
 		munmap(direct_map, direct_map_bytes);
 	if (sim_sections)
@@ -509,10 +519,10 @@ static void release_kept_memmap(unsigned int k)
 {
 	if (kept.memmap[k])
 		munmap(kept.memmap[k], kept.memmap_map_bytes[k]);
-	free(kept.memmap_own[k]);
+	free(kept.memmap_idle[k]);
 	kept.memmap[k] = NULL;
 	kept.memmap_map_bytes[k] = 0;
-	kept.memmap_own[k] = NULL;
+	kept.memmap_idle[k] = NULL;
 }
 
 /*
@@ -558,84 +568,73 @@ static int all_zero(const unsigned char *p, size_t len)
 	return 1;
 }
 
-/*
- * The host's page-map entries (/proc/self/pagemap) of the n host pages
- * from p into pm: bit 63 present, bit 61 file-backed or shared (the huge
- * zero page is), bit 56 mapped exclusively (Linux 4.2 on: not the host's
- * zero page, not shared with a forked child).  0, or -1 when the host
- * does not say.
- */
-#define PM_OWN_MASK	(1ULL << 63 | 1ULL << 61 | 1ULL << 56)
-#define PM_OWN		(1ULL << 63 | 1ULL << 56)
-
-static int host_pagemap(const void *p, size_t host_page, uint64_t *pm,
-			size_t n)
+/* Give [from, to) back to the host (it reads zero after); nothing if empty. */
+static void drop_pages(unsigned char *from, unsigned char *to)
 {
-	static int fd = -2;
-
-	if (fd == -2)
-		fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 ||
-	    pread(fd, pm, n * sizeof(*pm),
-		  (off_t)((uintptr_t)p / host_page * sizeof(*pm))) !=
-	    (ssize_t)(n * sizeof(*pm)))
-		return -1;
-	return 0;
+	/* a failure leaves them resident, and zero: no harm */
+	if (to > from)
+		madvise(from, (size_t)(to - from), MADV_DONTNEED);
 }
 
 /*
- * Zero the resident host pages of [addr, addr + len) (page aligned): the
- * only ones a private anonymous mapping can hold nonzero data in.  A page
- * of the process's own is cleared without being read: own (a bit per host
- * page, may be NULL) remembers the pages found so, from the host's page
- * map (asked only where a resident page is not known yet) or because
- * they held data.  Most of a kept memmap's resident pages are such pages,
- * zero already (written by an earlier machine, cleared when it went), and
- * reading them from a cold cache cost twice the memset: about 280 pages
- * at each fuzz_type1 boot, 6% of its runs.  Any other resident page that
- * reads zero is left alone: it may be the host's shared zero page (a
- * struct page read, never written, as pfn_valid() walks do), and a write
- * would give it a page of its own.  (Clearing is right whatever the page:
- * a fork since only makes the clear copy it.)
+ * Teardowns in a row that must find a memmap page resident and zero before
+ * it goes back to the host.  Measured on the 2-core VM: giving back every
+ * such page at once made test_age_presets (ten machines aged alike, each
+ * writing much of what the one before did not) 0.9 s of system time
+ * slower, with the pages faulted in again; after four idle teardowns a
+ * page is one that a series of machines does not write.
+ */
+#define IDLE_TEARDOWNS	4
+
+/*
+ * Zero the resident host pages of the memmap's [0, len) (page aligned):
+ * the only ones a private anonymous mapping can hold nonzero data in.
+ * Every resident page reads zero when the previous machine left, so one
+ * that does not was written by this machine: it is cleared and stays
+ * resident for the next machine, which is likely to write it again.  A
+ * resident page that reads zero was not written (or is the host's shared
+ * zero page, mapped by a read, as pfn_valid() walks do: a write would give
+ * it a page of its own); after IDLE_TEARDOWNS such teardowns in a row it
+ * goes back to the host (MADV_DONTNEED, in runs), so that teardowns stop
+ * reading it.  Reading every resident page was most of a teardown: one
+ * machine that wrote the whole memmap (ageing, a large allocation) made
+ * each later teardown read all of it, in test_sweep_type1 --slow a
+ * quarter of the CPU (a 512 MiB machine per case, 8 MiB of memmap).
  * Returns 0, or -1 when the host cannot say which pages are resident.
  */
-static int zero_resident(unsigned char *addr, size_t len, unsigned long *own)
+static int zero_resident(size_t len)
 {
-	const size_t bits = 8 * sizeof(*own);
+	unsigned char *addr = (unsigned char *)sim_memmap;
 	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t pages = len / host_page, done, i;
-	unsigned char vec[4096];
-	uint64_t pm[512];
+	unsigned char vec[4096], *run = addr;	/* pages from run on: going back */
 
+	if (!memmap_idle)
+		memmap_idle = calloc(memmap_map_bytes / host_page, 1);
 	for (done = 0; done < pages; done += sizeof(vec)) {
 		size_t n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
-		size_t asked_from = n;	/* pm[] holds [asked_from, +512) */
 
 		if (mincore(addr + done * host_page, n * host_page, vec))
 			return -1;
 		for (i = 0; i < n; i++) {
-			size_t k = done + i, m;
-			unsigned char *page = addr + k * host_page;
-			int is_own = own && (own[k / bits] >> (k % bits)) & 1;
+			unsigned char *page = addr + (done + i) * host_page;
+			unsigned char *idle = memmap_idle ? &memmap_idle[done + i] : NULL;
 
 			if (!(vec[i] & 1))
-				continue;
-			if (!is_own && (i < asked_from || i >= asked_from + 512)) {
-				/* the page map from here, once per 512 pages */
-				m = n - i < 512 ? n - i : 512;
-				asked_from = i;
-				if (host_pagemap(page, host_page, pm, m))
-					memset(pm, 0, sizeof(pm));
-			}
-			if (!is_own)
-				is_own = (pm[i - asked_from] & PM_OWN_MASK) == PM_OWN;
-			if (is_own || !all_zero(page, host_page)) {
+				continue;	/* not resident: zero, and may go in a run */
+			if (!all_zero(page, host_page)) {
 				memset(page, 0, host_page);
-				if (own)
-					own[k / bits] |= 1UL << (k % bits);
+				if (idle)
+					*idle = 0;
+			} else if (idle && ++*idle >= IDLE_TEARDOWNS) {
+				*idle = 0;
+				continue;	/* goes back with the run */
 			}
+			drop_pages(run, page);
+			run = page + host_page;
 		}
 	}
+	drop_pages(run, addr + pages * host_page);
 	return 0;
 }
 
@@ -660,13 +659,12 @@ static void keep_for_next_machine(void)
 	kept.sections_bytes = sections_bytes;
 	sim_sections = NULL;
 	if (sim_memmap && k < NR_KEEP &&
-	    !zero_resident((unsigned char *)sim_memmap, memmap_bytes,
-			   memmap_own)) {
+	    !zero_resident(memmap_bytes)) {
 		kept.memmap[k] = sim_memmap;
 		kept.memmap_map_bytes[k] = memmap_map_bytes;
-		kept.memmap_own[k] = memmap_own;
+		kept.memmap_idle[k] = memmap_idle;
 		sim_memmap = NULL;
-		memmap_own = NULL;
+		memmap_idle = NULL;
 	}
 	if (direct_map &&
 	    !fallocate(data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
@@ -802,29 +800,15 @@ int sim_mem_init(const struct sim_config *cfg)
 	if (k < NR_KEEP && kept.memmap[k] && kept.memmap_map_bytes[k] >= memmap_bytes) {
 		sim_memmap = kept.memmap[k];
 		memmap_map_bytes = kept.memmap_map_bytes[k];
-		memmap_own = kept.memmap_own[k];
+		memmap_idle = kept.memmap_idle[k];
 		kept.memmap[k] = NULL;
 		kept.memmap_map_bytes[k] = 0;
-		kept.memmap_own[k] = NULL;
+		kept.memmap_idle[k] = NULL;
 	} else {
 		sim_memmap = anon_map(memmap_bytes);
 		if (!sim_memmap)
 			goto err_nomem;
 		memmap_map_bytes = memmap_bytes;
-		/* No bitmap without memory: every page is read first. */
-		memmap_own = calloc((memmap_bytes / (size_t)sysconf(_SC_PAGESIZE) +
-				     8 * sizeof(*memmap_own) - 1) /
-				    (8 * sizeof(*memmap_own)),
-				    sizeof(*memmap_own));
-		/*
-		 * A memmap too large to keep is written densely where it is
-		 * written at all (blocks are carved in address order; ageing
-		 * writes all of it): transparent huge pages make that one
-		 * host fault per 2 MiB of memmap (128 MiB of RAM) instead of
-		 * 512.  Untouched parts still cost nothing.
-		 */
-		if (k != KEEP_SMALL)
-			madvise(sim_memmap, memmap_bytes, MADV_HUGEPAGE);
 	}
 	sim_memmap_section_pfn = malloc(nr_present * sizeof(unsigned long));
 	if (!sim_memmap_section_pfn)
