@@ -92,20 +92,15 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int cli_machine_fork_runs(const struct cli_machine *m, unsigned int n,
-			  void (*run)(unsigned int i, void *res, void *arg), void *arg,
-			  void *res, size_t res_size, int *status)
+void cli_fork_runs(unsigned int n, void (*run)(unsigned int i, void *res, void *arg),
+		  void *arg, void *res, size_t res_size, int *status)
 {
-	int ret = cli_machine_start(m);
-
 	for (unsigned int i = 0; i < n; i++) {
 		char *r = (char *)res + i * res_size;
 		int fds[2];
 		pid_t pid;
 
-		status[i] = ret;
-		if (ret)
-			continue;
+		status[i] = 0;
 		fflush(NULL);
 		if (pipe(fds)) {
 			status[i] = -errno;
@@ -130,6 +125,20 @@ int cli_machine_fork_runs(const struct cli_machine *m, unsigned int n,
 			status[i] = -ECHILD;
 		close(fds[0]);
 		waitpid(pid, NULL, 0);
+	}
+}
+
+int cli_machine_fork_runs(const struct cli_machine *m, unsigned int n,
+			  void (*run)(unsigned int i, void *res, void *arg), void *arg,
+			  void *res, size_t res_size, int *status)
+{
+	int ret = cli_machine_start(m);
+
+	if (ret) {
+		for (unsigned int i = 0; i < n; i++)
+			status[i] = ret;
+	} else {
+		cli_fork_runs(n, run, arg, res, res_size, status);
 	}
 	sim_machine_destroy();
 	return ret;

@@ -196,6 +196,13 @@ int cli_machine_start(const struct cli_machine *m);
 int cli_machine_fork_runs(const struct cli_machine *m, unsigned int n,
 			  void (*run)(unsigned int i, void *res, void *arg), void *arg,
 			  void *res, size_t res_size, int *status);
+/*
+ * The same on the machine as it is now (built, or a forked copy already):
+ * run(i, res_i, arg) in a forked copy of it for each i < n; status[i] as
+ * above but for building the machine.
+ */
+void cli_fork_runs(unsigned int n, void (*run)(unsigned int i, void *res, void *arg),
+		  void *arg, void *res, size_t res_size, int *status);
 
 /* "4K", "2M", "1G", "512G", "16K"... for a power-of-two size. */
 const char *cli_size_name(unsigned long long bytes, char *buf, size_t len);

@@ -48,11 +48,16 @@ void heap_run_here(const struct heap_params *p, struct heap_result *res);
 /* Run the scenario on a freshly built machine; fills *res (res->err). */
 void heap_run(const struct heap_params *p, struct heap_result *res);
 /*
- * Run n variants (orders, IOMMU format, size) on one machine built and
- * aged once from p[0].machine: each variant runs in a forked copy of the
- * aged machine, so every one starts from the very same free lists (and
- * ageing, the slow part, is paid once).  Results land in res[0..n).
+ * Run n (at most HEAP_MAX_VARIANTS) variants (orders, IOMMU format, size)
+ * on one machine built and aged once from p[0].machine: each variant runs
+ * in a forked copy of the aged machine, so every one starts from the very
+ * same free lists (and ageing is paid once).  Variants that allocate alike
+ * (size and orders: the IOMMU format is not the allocator's business)
+ * share one allocation: it is made once in a copy of the machine, and each
+ * of them maps, unmaps and releases it in a copy of that.  Results land in
+ * res[0..n).
  */
+#define HEAP_MAX_VARIANTS	(2 * SIM_NR_IOMMU_FORMATS)
 void heap_run_variants(const struct heap_params *p, unsigned int n,
 		       struct heap_result *res);
 

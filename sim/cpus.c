@@ -18,9 +18,20 @@
  * zone lock it waits max(0, lock_free_at - t), then holds the lock for the
  * modelled cost of its locked part; lock_free_at moves to the end of that.
  * Calls happen in the order of t, so this is a FIFO lock in modelled time.
+ *
+ * The baton is handed over directly: each CPU sleeps on a semaphore of its
+ * own, and the holder posts the next CPU's, then waits on its own, with
+ * run.lock released in between.  (A condition variable under run.lock, as
+ * before, woke the next thread only for it to sleep again on run.lock
+ * until the holder was asleep: two host context switches per handoff,
+ * and the heap's allocator hands over at nearly every call.  Measured on
+ * a 2-core VM, `dmasim threads --size 256M --cpus 16`: about 130,000
+ * handoffs.)  Only the CPU holding the baton runs, so run.lock is taken
+ * uncontended but for the moment of a handoff.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +41,7 @@ enum cpu_state { CPU_WAITING, CPU_RUNNING, CPU_DONE };
 
 struct cpu {
 	pthread_t thread;
-	pthread_cond_t cv;
+	sem_t baton;			/* posted when this CPU gets the baton */
 	enum cpu_state state;
 	double clock, wait, entry;
 	unsigned long long lock_sections;
@@ -83,16 +94,30 @@ static int next_cpu(void)
 	return best;
 }
 
-/* Give the baton to the next CPU and wait for it back (run.lock held). */
+/* Wait for the baton (run.lock not held); EINTR is no handover. */
+static void wait_for_baton(struct cpu *me)
+{
+	while (sem_wait(&me->baton))
+		;
+}
+
+/*
+ * Give the baton to the next CPU and, unless this one is done, wait for it
+ * back; run.lock is held on entry and on return, released while waiting.
+ */
 static void pass_baton(struct cpu *me)
 {
 	int next = next_cpu();
 
 	run.running = next;
+	if (next == this_cpu)
+		return;
+	pthread_mutex_unlock(&run.lock);
 	if (next >= 0)
-		pthread_cond_signal(&run.cpus[next].cv);
-	while (me->state != CPU_DONE && run.running != this_cpu)
-		pthread_cond_wait(&me->cv, &run.lock);
+		sem_post(&run.cpus[next].baton);
+	if (me->state != CPU_DONE)
+		wait_for_baton(me);
+	pthread_mutex_lock(&run.lock);
 }
 
 /*
@@ -160,9 +185,8 @@ static void *cpu_thread(void *p)
 
 	this_cpu = (int)cpu;
 	sim_set_cpu(cpu);
+	wait_for_baton(me);
 	pthread_mutex_lock(&run.lock);
-	while (run.running != (int)cpu)
-		pthread_cond_wait(&me->cv, &run.lock);
 	me->state = CPU_RUNNING;
 	sim_counters_snapshot(&me->snap);
 	pthread_mutex_unlock(&run.lock);
@@ -183,7 +207,7 @@ int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *
 {
 	const struct sim_config *cfg = sim_machine_config();
 	unsigned int i, started = 0;
-	int ret = 0;
+	int ret = 0, first;
 
 	if (!n || !cfg || n > (cfg->nr_cpus ? cfg->nr_cpus : 1) || run.cpus)
 		return -EINVAL;
@@ -197,7 +221,13 @@ int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *
 	run.lock_free_at = 0;
 	run.running = -1;
 	for (i = 0; i < n; i++) {
-		pthread_cond_init(&run.cpus[i].cv, NULL);
+		if (sem_init(&run.cpus[i].baton, 0, 0)) {
+			while (i--)
+				sem_destroy(&run.cpus[i].baton);
+			free(run.cpus);
+			run.cpus = NULL;
+			return -errno;
+		}
 		run.cpus[i].state = CPU_WAITING;
 	}
 	sim_buddy_set_call_hooks(call_enter, call_exit);
@@ -213,10 +243,10 @@ int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *
 	pthread_mutex_lock(&run.lock);
 	for (i = started; i < n; i++)
 		run.cpus[i].state = CPU_DONE;
-	run.running = next_cpu();
-	if (run.running >= 0)
-		pthread_cond_signal(&run.cpus[run.running].cv);
+	first = run.running = next_cpu();
 	pthread_mutex_unlock(&run.lock);
+	if (first >= 0)
+		sem_post(&run.cpus[first].baton);
 	for (i = 0; i < started; i++)
 		pthread_join(run.cpus[i].thread, NULL);
 	sim_buddy_set_call_hooks(NULL, NULL);
@@ -226,7 +256,7 @@ int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *
 			stats[i].wait_ns = run.cpus[i].wait;
 			stats[i].lock_sections = run.cpus[i].lock_sections;
 		}
-		pthread_cond_destroy(&run.cpus[i].cv);
+		sem_destroy(&run.cpus[i].baton);
 	}
 	free(run.cpus);
 	run.cpus = NULL;

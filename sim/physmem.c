@@ -24,8 +24,8 @@
  *
  * Costs: the memmap is one MAP_NORESERVE anonymous mapping, so a struct
  * page costs host memory only once it is written: 64 bytes per page (in
- * units of 2 MiB of memmap, one section, for machines above 1 GiB, where
- * the host gives transparent huge pages).  Host memory is kept from one
+ * units of the host's 4 KiB pages: no transparent huge pages, see
+ * keep_for_next_machine()'s notes).  Host memory is kept from one
  * machine for the next (keep_for_next_machine()).  Page data lives in one
  * memfd, a section's worth per present
  * section, sparse (ftruncate), mapped once at direct_map (the direct map:
@@ -71,6 +71,12 @@ static unsigned long nr_present;	/* present sections */
 static size_t memmap_bytes, sections_bytes;
 /* The memmap's and the direct map's mappings: at least what is in use. */
 static size_t memmap_map_bytes, direct_map_bytes;
+/*
+ * Per host page of the memmap: how many teardowns in a row found it
+ * resident and zero (zero_resident()); NULL until the first.  It goes
+ * wherever the memmap goes.
+ */
+static unsigned char *memmap_idle;
 
 /*
  * Host memory one machine leaves to the next (sim_mem_destroy() keeps it,
@@ -92,17 +98,28 @@ static size_t memmap_map_bytes, direct_map_bytes;
  *
  * Two memmaps are kept, one per kind, so that a process alternating
  * small and large machines keeps both:
- *  - small (up to KEEP_MEMMAP_MAX, RAM up to 1 GiB of 4 KiB pages): no
- *    transparent huge pages.  Zeroing a 2 MiB page for each section of a
- *    machine that touches a few hundred struct pages cost more than the
- *    rest of its boot, and what is touched stays resident for the next
- *    machine.
+ *  - small (up to KEEP_MEMMAP_MAX, RAM up to 1 GiB of 4 KiB pages): what
+ *    is touched stays resident for the next machine.
  *  - large (up to KEEP_MEMMAP_LARGE_MAX: RAM up to 64 GiB of 4 KiB pages):
- *    huge pages (ageing writes all of it: one fault per 2 MiB instead of
- *    512, the first time).  What it holds resident stays with the process
- *    until a larger machine, or sim_machine_release_host_memory().
+ *    what it holds resident stays with the process until a larger
+ *    machine, or sim_machine_release_host_memory().
  * A memmap above that (a 1 TiB machine's 16 GiB, sparse) goes with its
  * machine.
+ *
+ * No memmap asks for transparent huge pages (MADV_HUGEPAGE; the large
+ * kind once did).  On a VM whose balloon reports free
+ * pages to the hypervisor (virtio-balloon free page reporting, as on the
+ * project's 2-core VM), a free 2 MiB block is given back to the host, so
+ * a huge-page fault mostly lands on memory the host must back again:
+ * measured there, a first touch of 256 MiB took 25-35 ms with huge pages
+ * when the host still backed them and 0.4-2.7 s when not (2 of 6 runs,
+ * more under load), and 110-135 ms with 4 KiB pages every time (they come
+ * from blocks split recently, still backed).  So 4 KiB pages: test
+ * age_presets (twenty 16 GiB machines aged in full) 0.88-0.95 s of CPU
+ * against 0.72-2.15 s, `dmasim heap --frag aged` (16 GiB) 0.29-0.32 s
+ * against 0.40-1.70 s, and the 4-GPU replay's unmap_stride=1 run
+ * 0.28-0.31 s against 1.6 s; `dmasim report --seeds 1 --ram 4G` is the
+ * same within the noise.
  */
 #define KEEP_MEMMAP_MAX		(16UL << 20)
 #define KEEP_MEMMAP_LARGE_MAX	(1UL << 30)
@@ -122,6 +139,7 @@ static struct {
 	size_t sections_bytes;
 	struct sim_page *memmap[NR_KEEP];
 	size_t memmap_map_bytes[NR_KEEP];
+	unsigned char *memmap_idle[NR_KEEP];
 	int data_fd;
 	unsigned char *direct_map;
 	size_t direct_map_bytes;
@@ -474,6 +492,8 @@ static void unmap_all(void)
 {
 	if (sim_memmap)
 		munmap(sim_memmap, memmap_map_bytes);
+	free(memmap_idle);
+	memmap_idle = NULL;
 	if (direct_map)
 		munmap(direct_map, direct_map_bytes);
 	if (sim_sections)
@@ -499,8 +519,10 @@ static void release_kept_memmap(unsigned int k)
 {
 	if (kept.memmap[k])
 		munmap(kept.memmap[k], kept.memmap_map_bytes[k]);
+	free(kept.memmap_idle[k]);
 	kept.memmap[k] = NULL;
 	kept.memmap_map_bytes[k] = 0;
+	kept.memmap_idle[k] = NULL;
 }
 
 /*
@@ -545,20 +567,49 @@ static int all_zero(const unsigned char *p, size_t len)
 	return 1;
 }
 
-/*
- * Zero the resident host pages of [addr, addr + len) (page aligned): the
- * only ones a private anonymous mapping can hold nonzero data in.  A
- * resident page that reads zero is left alone: it may be the host's
- * shared zero page (a struct page read, never written, as pfn_valid()
- * walks do), and a write would give it a page of its own.
- * Returns 0, or -1 when the host cannot say which they are.
- */
-static int zero_resident(unsigned char *addr, size_t len)
+/* Give [from, to) back to the host (it reads zero after); nothing if empty. */
+static void drop_pages(unsigned char *from, unsigned char *to)
 {
+	/* a failure leaves them resident, and zero: no harm */
+	if (to > from)
+		madvise(from, (size_t)(to - from), MADV_DONTNEED);
+}
+
+/*
+ * Teardowns in a row that must find a memmap page resident and zero before
+ * it goes back to the host.  Measured on the 2-core VM: giving back every
+ * such page at once made test_age_presets (ten machines aged alike, each
+ * writing much of what the one before did not) 0.9 s of system time
+ * slower, with the pages faulted in again; after four idle teardowns a
+ * page is one that a series of machines does not write.
+ */
+#define IDLE_TEARDOWNS	4
+
+/*
+ * Zero the resident host pages of the memmap's [0, len) (page aligned):
+ * the only ones a private anonymous mapping can hold nonzero data in.
+ * Every resident page reads zero when the previous machine left, so one
+ * that does not was written by this machine: it is cleared and stays
+ * resident for the next machine, which is likely to write it again.  A
+ * resident page that reads zero was not written (or is the host's shared
+ * zero page, mapped by a read, as pfn_valid() walks do: a write would give
+ * it a page of its own); after IDLE_TEARDOWNS such teardowns in a row it
+ * goes back to the host (MADV_DONTNEED, in runs), so that teardowns stop
+ * reading it.  Reading every resident page was most of a teardown: one
+ * machine that wrote the whole memmap (ageing, a large allocation) made
+ * each later teardown read all of it, in test_sweep_type1 --slow a
+ * quarter of the CPU (a 512 MiB machine per case, 8 MiB of memmap).
+ * Returns 0, or -1 when the host cannot say which pages are resident.
+ */
+static int zero_resident(size_t len)
+{
+	unsigned char *addr = (unsigned char *)sim_memmap;
 	size_t host_page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t pages = len / host_page, done, i;
-	unsigned char vec[4096];
+	unsigned char vec[4096], *run = addr;	/* pages from run on: going back */
 
+	if (!memmap_idle)
+		memmap_idle = calloc(memmap_map_bytes / host_page, 1);
 	for (done = 0; done < pages; done += sizeof(vec)) {
 		size_t n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
 
@@ -566,11 +617,23 @@ static int zero_resident(unsigned char *addr, size_t len)
 			return -1;
 		for (i = 0; i < n; i++) {
 			unsigned char *page = addr + (done + i) * host_page;
+			unsigned char *idle = memmap_idle ? &memmap_idle[done + i] : NULL;
 
-			if ((vec[i] & 1) && !all_zero(page, host_page))
+			if (!(vec[i] & 1))
+				continue;	/* not resident: zero, and may go in a run */
+			if (!all_zero(page, host_page)) {
 				memset(page, 0, host_page);
+				if (idle)
+					*idle = 0;
+			} else if (idle && ++*idle >= IDLE_TEARDOWNS) {
+				*idle = 0;
+				continue;	/* goes back with the run */
+			}
+			drop_pages(run, page);
+			run = page + host_page;
 		}
 	}
+	drop_pages(run, addr + pages * host_page);
 	return 0;
 }
 
@@ -595,10 +658,12 @@ static void keep_for_next_machine(void)
 	kept.sections_bytes = sections_bytes;
 	sim_sections = NULL;
 	if (sim_memmap && k < NR_KEEP &&
-	    !zero_resident((unsigned char *)sim_memmap, memmap_bytes)) {
+	    !zero_resident(memmap_bytes)) {
 		kept.memmap[k] = sim_memmap;
 		kept.memmap_map_bytes[k] = memmap_map_bytes;
+		kept.memmap_idle[k] = memmap_idle;
 		sim_memmap = NULL;
+		memmap_idle = NULL;
 	}
 	if (direct_map &&
 	    !fallocate(data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
@@ -734,22 +799,15 @@ int sim_mem_init(const struct sim_config *cfg)
 	if (k < NR_KEEP && kept.memmap[k] && kept.memmap_map_bytes[k] >= memmap_bytes) {
 		sim_memmap = kept.memmap[k];
 		memmap_map_bytes = kept.memmap_map_bytes[k];
+		memmap_idle = kept.memmap_idle[k];
 		kept.memmap[k] = NULL;
 		kept.memmap_map_bytes[k] = 0;
+		kept.memmap_idle[k] = NULL;
 	} else {
 		sim_memmap = anon_map(memmap_bytes);
 		if (!sim_memmap)
 			goto err_nomem;
 		memmap_map_bytes = memmap_bytes;
-		/*
-		 * A memmap too large to keep is written densely where it is
-		 * written at all (blocks are carved in address order; ageing
-		 * writes all of it): transparent huge pages make that one
-		 * host fault per 2 MiB of memmap (128 MiB of RAM) instead of
-		 * 512.  Untouched parts still cost nothing.
-		 */
-		if (k != KEEP_SMALL)
-			madvise(sim_memmap, memmap_bytes, MADV_HUGEPAGE);
 	}
 	sim_memmap_section_pfn = malloc(nr_present * sizeof(unsigned long));
 	if (!sim_memmap_section_pfn)
