@@ -719,6 +719,30 @@ static void fault_nonpresent(struct sim_mm *mm, const struct sim_vma *vma,
 	set_entry(e, entry_present_form(v, l));
 }
 
+void sim_pt_lock_race_slow(struct sim_mm *mm, void *entry,
+			   enum sim_pt_level level)
+{
+	void (*hook)(struct sim_mm *, const void *) = sim_pt_lock_race_hook;
+	unsigned long v;
+	unsigned int alt;
+
+	if (hook) {
+		sim_pt_lock_race_hook = 0;
+		hook(mm, entry);
+	}
+	v = __atomic_load_n((unsigned long *)entry, __ATOMIC_ACQUIRE);
+	if (sim_pt_entry_mid_split(v)) {
+		sim_mm_wait_for_split(mm, entry);
+		return;
+	}
+	if ((v & (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL)) !=
+	    (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL))
+		return;
+	alt = sim_choose(SIM_CH_PT_LEAF_CHANGED, SIM_PT_LEAF_NR);
+	if (alt)
+		sim_mm_leaf_race(mm, entry, level, (enum sim_pt_leaf_race)alt);
+}
+
 void sim_mm_wait_for_split(struct sim_mm *mm, void *entry)
 {
 	unsigned long *e = entry;

@@ -127,6 +127,62 @@ static void test_pin_refuses_pfnmap_vma(void **state)
 	assert_int_equal(kapi_mm_pins_outstanding(), 0);
 }
 
+/* A BAR mapped as a pfn map of PTE leaves, and 4 anon pages: *bar, *anon. */
+static void map_a_bar_and_anon_pages(unsigned long *bar, unsigned long *anon)
+{
+	struct kapi_mm_map m = { .len = PMD, .kind = KAPI_MM_PFNMAP,
+				 .writable = 1, .populate = 1,
+				 .pfn = sim_bar_create(PMD, 0, 0, 0),
+				 .max_leaf = KAPI_MM_LEAF_PTE };
+
+	assert_int_equal(kapi_mm_mmap(&m, &m.addr), 0);
+	*bar = m.addr;
+	*anon = map_anon_pages(4 * PAGE, 1);
+}
+
+/*
+ * A pin the pfn map refuses at once (type1's per-page GUP attempt before
+ * 6.15, decided with no call when nothing is armed) counts as any call
+ * does: the GUP call counter, the fault point's calls and, once a test
+ * hook is set, its call numbers; and an armed hook, fault point or choice
+ * point still has its say first on such a call.  Nothing is left pinned.
+ */
+static void test_a_pfnmap_refusal_counts_and_defers_like_any_call(void **state)
+{
+	unsigned long long calls = sim_counters.c[SIM_CNT_GUP_CALL];
+	unsigned long long fp = sim_fault_calls[SIM_FP_GUP];
+	unsigned long long hits = sim_choice_hits[SIM_CH_GUP_SHORT];
+	unsigned long bar, anon, pfns[4];
+
+	map_a_bar_and_anon_pages(&bar, &anon);
+	assert_int_equal(kapi_mm_pin(bar, 4, 1, 1, pfns), -EFAULT);
+	assert_int_equal(kapi_mm_pin(bar, 4, 1, 1, pfns), -EFAULT);
+	assert_int_equal(sim_counters.c[SIM_CNT_GUP_CALL] - calls, 2);
+	assert_int_equal(sim_fault_calls[SIM_FP_GUP] - fp, 2);
+
+	/* The refusal is call 1 of the hook's count: the anon pin is its 2nd. */
+	kapi_mm_gup_hook(2, KAPI_GUP_ERRNO, -EIO, 0);
+	assert_int_equal(kapi_mm_pin(bar, 4, 1, 1, pfns), -EFAULT);
+	assert_int_equal(kapi_mm_pin(anon, 4, 1, 1, pfns), -EIO);
+	/* A hook on the refused call itself wins over the VMA. */
+	kapi_mm_gup_hook(1, KAPI_GUP_ERRNO, -EIO, 0);
+	assert_int_equal(kapi_mm_pin(bar, 4, 1, 1, pfns), -EIO);
+	kapi_mm_hooks_reset();
+
+	/* So does the fault point, asked before the VMA. */
+	fail_every_call_of("shim/mm/pin_user_pages_remote");
+	assert_int_equal(kapi_mm_pin(bar, 4, 1, 1, pfns), -ENOMEM);
+	stop_failing("shim/mm/pin_user_pages_remote");
+
+	/* An armed choice point is hit on the refused call too. */
+	sim_choice_force(SIM_CH_GUP_SHORT, 1);
+	assert_int_equal(kapi_mm_pin(bar, 4, 1, 1, pfns), -EFAULT);
+	sim_choice_force(SIM_CH_GUP_SHORT, 0);
+	assert_int_equal(sim_choice_hits[SIM_CH_GUP_SHORT] - hits, 1);
+
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
 /* A writable pin of a read-only VMA fails; a read-only pin works. */
 static void test_write_pin_of_read_only_vma_is_efault(void **state)
 {
@@ -443,6 +499,7 @@ int main(void)
 		T(test_pin_stops_short_at_end_of_vma),
 		T(test_pin_continues_into_adjacent_vma),
 		T(test_pin_refuses_pfnmap_vma),
+		T(test_a_pfnmap_refusal_counts_and_defers_like_any_call),
 		T(test_write_pin_of_read_only_vma_is_efault),
 		T(test_read_pin_of_untouched_memory_is_the_zero_page),
 		T(test_populate_faults_once_per_leaf),

@@ -140,9 +140,15 @@ extern unsigned long long sim_fault_calls[SIM_NR_FAULT_POINTS];
 
 int sim_fault_check(enum sim_fault_point fp);
 
-static inline int sim_should_fail(enum sim_fault_point fp)
+/* The count an unarmed sim_should_fail() makes, and all it does. */
+static inline void sim_fault_count(enum sim_fault_point fp)
 {
 	sim_fault_calls[fp]++;
+}
+
+static inline int sim_should_fail(enum sim_fault_point fp)
+{
+	sim_fault_count(fp);
 	if (sim_unlikely(sim_faults_armed))
 		return sim_fault_check(fp);
 	return 0;
@@ -569,16 +575,30 @@ int sim_lock_held_below(const void *lock, int how);
  * -1 (either).  The lock on top is asked inline (the lock an assertion is
  * about is most often the last one taken), the others by a call.
  */
+static sim_always_inline const struct sim_held_lock *sim_lock_top(void)
+{
+	const struct sim_lockdep_thread *t = &sim_lockdep_self;
+
+	return (const struct sim_held_lock *)((const char *)t->held + t->top);
+}
+
 static sim_always_inline int
 sim_lock_held(const void *lock, int how)
 {
-	const struct sim_lockdep_thread *t = &sim_lockdep_self;
-	const struct sim_held_lock *h = (const struct sim_held_lock *)
-		((const char *)t->held + t->top);
+	const struct sim_held_lock *h = sim_lock_top();
 
 	if (sim_likely(h->lock == lock))
 		return how < 0 || (int)(h->ctx & 1) == (how == SIM_LOCK_READ);
 	return sim_lock_held_below(lock, how);
+}
+
+/*
+ * Whether lock is the last one the calling thread took and still holds:
+ * then sim_lock_held(lock, -1) is true with no call.
+ */
+static sim_always_inline int sim_lock_on_top(const void *lock)
+{
+	return sim_lock_top()->lock == lock;
 }
 
 /* lockdep_assert_held*(): reports unless sim_lock_held(lock, how) == want. */

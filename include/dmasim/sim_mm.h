@@ -182,29 +182,27 @@ static inline int sim_pt_entry_mid_split(unsigned long v)
 	       SIM_PTE_PSE;
 }
 
-/* Called by pud_lock()/pmd_lock() (level: SIM_PT_PUD/PMD) before locking. */
+/*
+ * What pud_lock()/pmd_lock() (level: SIM_PT_PUD/PMD) run before locking:
+ * the race hook if set, then the wait for a leaf mid-split, or the choice
+ * point of a present pfnmap leaf (sim/mm.c).
+ */
+void sim_pt_lock_race_slow(struct sim_mm *mm, void *entry,
+			   enum sim_pt_level level);
+
+/*
+ * The same, with no call when it would do nothing: no hook set, no choice
+ * point armed (sim_choose() would answer 0), the entry not mid-split.
+ */
 static inline void sim_pt_lock_race(struct sim_mm *mm, void *entry,
 				    enum sim_pt_level level)
 {
-	void (*hook)(struct sim_mm *, const void *) = sim_pt_lock_race_hook;
-	unsigned long v;
-	unsigned int alt;
+	unsigned long v = __atomic_load_n((unsigned long *)entry,
+					  __ATOMIC_ACQUIRE);
 
-	if (sim_unlikely(hook)) {
-		sim_pt_lock_race_hook = 0;
-		hook(mm, entry);
-	}
-	v = __atomic_load_n((unsigned long *)entry, __ATOMIC_ACQUIRE);
-	if (sim_unlikely(sim_pt_entry_mid_split(v))) {
-		sim_mm_wait_for_split(mm, entry);
-		return;
-	}
-	if ((v & (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL)) !=
-	    (SIM_PTE_PRESENT | SIM_PTE_PSE | SIM_PTE_SPECIAL))
-		return;
-	alt = sim_choose(SIM_CH_PT_LEAF_CHANGED, SIM_PT_LEAF_NR);
-	if (sim_unlikely(alt))
-		sim_mm_leaf_race(mm, entry, level, (enum sim_pt_leaf_race)alt);
+	if (sim_unlikely(sim_pt_lock_race_hook || sim_choices_armed ||
+			 sim_pt_entry_mid_split(v)))
+		sim_pt_lock_race_slow(mm, entry, level);
 }
 
 enum sim_vma_kind {
@@ -276,9 +274,12 @@ static inline const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma)
 
 struct sim_vma *sim_mm_find_vma_slow(struct sim_mm *mm, unsigned long addr);
 
-/* The VMA containing addr, or NULL.  O(log n), with a last-hit cache. */
-static inline struct sim_vma *sim_mm_find_vma(struct sim_mm *mm,
-					      unsigned long addr)
+/*
+ * The VMA the last-hit cache holds if it contains addr, else NULL (which
+ * does not say that no VMA does): no call, no side effect.
+ */
+static inline struct sim_vma *sim_mm_find_vma_cached(struct sim_mm *mm,
+						     unsigned long addr)
 {
 	struct sim_vma *v = __atomic_load_n(
 		&((struct sim_mm_vma_cache *)mm)->last_hit, __ATOMIC_RELAXED);
@@ -286,7 +287,16 @@ static inline struct sim_vma *sim_mm_find_vma(struct sim_mm *mm,
 	if (sim_likely(v) && addr >= sim_vma_info(v)->start &&
 	    addr < sim_vma_info(v)->end)
 		return v;
-	return sim_mm_find_vma_slow(mm, addr);
+	return 0;
+}
+
+/* The VMA containing addr, or NULL.  O(log n), with a last-hit cache. */
+static inline struct sim_vma *sim_mm_find_vma(struct sim_mm *mm,
+					      unsigned long addr)
+{
+	struct sim_vma *v = sim_mm_find_vma_cached(mm, addr);
+
+	return sim_likely(v) ? v : sim_mm_find_vma_slow(mm, addr);
 }
 
 /* The first VMA ending above addr (the kernel's find_vma), or NULL. */

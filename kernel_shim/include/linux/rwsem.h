@@ -101,18 +101,32 @@ static inline int __dmasim_down_trylock(struct rw_semaphore *sem, int read,
 	return 1;
 }
 
+/*
+ * The wait for a semaphore found taken, out of line: the uncontended down
+ * keeps no spin count (type1 before Linux 6.15 takes the mmap lock once
+ * per 4 KiB page of a BAR).
+ */
+static noinline __cold __maybe_unused void
+__dmasim_down_wait(struct rw_semaphore *sem, int read)
+{
+	unsigned int spins = 0;
+
+	do
+		sim_cpu_relax_yield(&spins);
+	while (!(read ? __dmasim_down_read_trylock(sem) :
+			__dmasim_down_write_trylock(sem)));
+}
+
 static __always_inline void
 __dmasim_down(struct rw_semaphore *sem, int read, unsigned int subclass,
 	      const char *expr, const char *file, int line)
 {
-	unsigned int spins = 0;
-
 	if (sim_lock_acquire(sem, sem->key, subclass, read,
 			     __dmasim_rwsem_name(sem, expr), file, line))
 		return;
-	while (!(read ? __dmasim_down_read_trylock(sem) :
-			__dmasim_down_write_trylock(sem)))
-		sim_cpu_relax_yield(&spins);
+	if (!(read ? __dmasim_down_read_trylock(sem) :
+		     __dmasim_down_write_trylock(sem)))
+		__dmasim_down_wait(sem, read);
 }
 
 static __always_inline void

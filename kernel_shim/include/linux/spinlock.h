@@ -29,17 +29,29 @@ static inline void spin_lock_init(spinlock_t *lock)
 	lock->owner = 0;
 }
 
+/*
+ * The wait for a lock found held, out of line: the uncontended lock keeps
+ * no spin count (page-table locks are taken once per 4 KiB page of a BAR
+ * before Linux 6.15).
+ */
+static noinline __cold __maybe_unused void __dmasim_spin_wait(spinlock_t *lock)
+{
+	unsigned int spins = 0;
+
+	do {
+		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
+			sim_cpu_relax_yield(&spins);
+	} while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE));
+}
+
 static __always_inline void
 __dmasim_spin_lock(spinlock_t *lock, const char *expr, const char *file,
 		   int line)
 {
-	unsigned int spins = 0;
-
 	if (sim_lock_acquire(lock, NULL, 0, SIM_LOCK_WRITE, expr, file, line))
 		return;
-	while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
-			sim_cpu_relax_yield(&spins);
+	if (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
+		__dmasim_spin_wait(lock);
 	lock->owner = sim_thread_id();
 }
 

@@ -43,7 +43,11 @@ extern void (*shim_mm_race)(struct mm_struct *mm, unsigned long addr,
 extern bool shim_pfnmap_huge_faults;
 /* Clear both hooks and the call count. */
 void shim_gup_reset(void);
-/* The call count the hook's nth is relative to. */
+/*
+ * The call count the hook's nth is relative to: it moves at every call
+ * made while a hook is set (calls refused at once with none set, in
+ * pin_user_pages_remote(), need not count).
+ */
 unsigned long shim_gup_calls(void);
 
 #endif
