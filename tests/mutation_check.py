@@ -19,6 +19,8 @@ survivor's line edited, a test that now checks the other function) tests
 again only the run's survivors, found by id on their moved lines, reports
 the edited line's survivor not found and counts it, carries the other
 outcomes over without a run, and names the new mutants it did not test.
+And that the tool's caches of coverage maps and clean runs keep the most
+recently used trees' and drop the others.
 
     tests/mutation_check.py [BUILD_DIR]
 
@@ -32,6 +34,7 @@ folder and the old ones are removed.  Without it, a temporary folder, set
 up from nothing.
 """
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -166,6 +169,9 @@ def check_retest(tmp, kept, work, eq_list, first):
     not found and counted as a survivor, the killed and the equivalent are
     carried over without a run, the edited line's new mutants are named."""
     later = write_tree(os.path.join(kept, 'later'), CALC_LATER, WEAK_LATER)
+    # A scratch folder of its own: the first tree's copy is not rebuilt
+    # as the later one here and back again at the next check.
+    work = work + '-later'
     old = os.path.join(tmp, 'first.json')
     with open(old, 'w') as f:
         json.dump(first, f)
@@ -206,8 +212,34 @@ def check_retest(tmp, kept, work, eq_list, first):
         fail('the JSON report does not record the retest', r)
 
 
+def check_keep_recent(tmp):
+    """The tool keeps the coverage maps and clean runs of the last
+    CACHE_KEEP trees it used, by use (a hit touches its file), and only
+    files of the prefix it is given."""
+    spec = importlib.util.spec_from_file_location('mutation', os.path.join(TOP, 'tools', 'mutation.py'))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    folder = os.path.join(tmp, 'caches')
+    os.makedirs(folder)
+    n = tool.CACHE_KEEP + 2
+    for i in range(n):
+        for name in ('clean-%d.json' % i, 'coverage-%d.json' % i):
+            with open(os.path.join(folder, name), 'w') as f:
+                f.write('{}')
+            os.utime(os.path.join(folder, name), ns=(i * 10**9, i * 10**9))
+    # Tree 0, the oldest written, was used last.
+    os.utime(os.path.join(folder, 'clean-0.json'), ns=(n * 10**9, n * 10**9))
+    tool.keep_recent(folder, 'clean-')
+    kept = sorted(os.listdir(folder))
+    want = sorted(['clean-0.json'] + ['clean-%d.json' % i for i in range(n - tool.CACHE_KEEP + 1, n)] +
+                  ['coverage-%d.json' % i for i in range(n)])
+    if kept != want:
+        fail('keep_recent kept %s, not %s' % (kept, want))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix='mutation-check.') as tmp:
+        check_keep_recent(tmp)
         kept = scratch_folder(sys.argv[1]) if len(sys.argv) > 1 else tmp
         work = os.path.join(kept, 'work')
         tree = write_tree(os.path.join(kept, 'tree'), CALC, WEAK)

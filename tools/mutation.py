@@ -1180,6 +1180,7 @@ def coverage_map(o, files):
     if os.path.exists(cache):
         with open(cache) as f:
             data = json.load(f)
+        os.utime(cache)     # most recently used (keep_recent())
         return ({f: {t: set(v) for t, v in data['reach'][label_of(o, f)].items()}
                  for f in files},
                 {f: set(data['lines'][label_of(o, f)]) for f in files})
@@ -1226,12 +1227,32 @@ def coverage_map(o, files):
     data = {'reach': {label_of(o, f): {t: sorted(v) for t, v in reach[f].items()}
                       for f in files},
             'lines': {label_of(o, f): sorted(known[f]) for f in files}}
-    for old in os.listdir(cw.root):
-        if old.startswith('coverage-') and old.endswith('.json'):
-            os.unlink(os.path.join(cw.root, old))
     with open(cache, 'w') as fh:
         json.dump(data, fh)
+    keep_recent(cw.root, 'coverage-')
     return ({f: {t: set(v) for t, v in reach[f].items()} for f in files}, known)
+
+
+# How many trees' coverage maps and clean runs a scratch folder keeps: a
+# developer going back and forth between branches (or a run and a
+# --retest on a later tree, as tests/mutation_check.py does) finds each
+# tree's again instead of measuring it anew.  Each is a few KiB.
+CACHE_KEEP = 4
+
+
+def keep_recent(folder, prefix):
+    """Remove all but the CACHE_KEEP most recently used PREFIX<key>.json
+    of folder (a hit touches its file)."""
+    found = []
+    for name in os.listdir(folder):
+        if name.startswith(prefix) and name.endswith('.json'):
+            p = os.path.join(folder, name)
+            try:
+                found.append((os.stat(p).st_mtime_ns, p))
+            except OSError:
+                pass
+    for _, p in sorted(found, reverse=True)[CACHE_KEEP:]:
+        os.unlink(p)
 
 
 def covering_tests(m, reach, known):
@@ -1898,6 +1919,7 @@ def main(argv):
         try:
             with open(clean_cache) as f:
                 clean = json.load(f)
+            os.utime(clean_cache)   # most recently used (keep_recent())
         except (OSError, ValueError):
             clean = {}
         if set(uniq) - set(clean):
@@ -1909,11 +1931,9 @@ def main(argv):
                 if res:
                     die('test %s fails on the unmutated tree; fix that first' % t.name)
                 clean[t.name] = secs
-            for old in os.listdir(o.workdir):
-                if old.startswith('clean-') and old.endswith('.json'):
-                    os.unlink(os.path.join(o.workdir, old))
             with open(clean_cache, 'w') as f:
                 json.dump(clean, f)
+            keep_recent(o.workdir, 'clean-')
         elif not o.quiet:
             log('mutation: clean run of %d tests: passed before on this tree' % len(uniq))
         for t in uniq.values():
