@@ -78,21 +78,21 @@ class ExtractError(Exception):
     pass
 
 
-# gcc options of the build that libclang refuses ("unknown argument"): not
-# passed to the parse.  Each only shapes gcc's code or debug information
+# gcc options of the build that libclang refuses ("unknown argument"): left
+# out of every parse (parse()), from a build's compile_commands.json or
+# after --.  Each only shapes gcc's code or debug information
 # (meson.build says why the build has it).
 GCC_ONLY = ('-fno-var-tracking-assignments',)
 
 
 def compile_args(entry):
     """The compiler arguments of one compile_commands.json entry (as
-    tools/mutation.py reads them, less GCC_ONLY), and its directory."""
+    tools/mutation.py reads them), and its directory."""
     spec = importlib.util.spec_from_file_location(
         'mutation', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'mutation.py'))
     mutation = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mutation)
-    return ([a for a in mutation.compile_args(entry) if a not in GCC_ONLY],
-            entry['directory'])
+    return mutation.compile_args(entry), entry['directory']
 
 
 def args_from_build(build, output):
@@ -151,7 +151,8 @@ def parse(path, args, text, cwd):
     os.chdir(cwd)	# relative -I paths are the build directory's
     try:
         return ci.Index.create().parse(
-            path, args=args, unsaved_files=[(path, text)],
+            path, args=[a for a in args if a not in GCC_ONLY],
+            unsaved_files=[(path, text)],
             options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD |
             ci.TranslationUnit.PARSE_INCOMPLETE)
     finally:
