@@ -54,8 +54,10 @@ struct iommu_group {
 	int id;
 	int refs;			/* under iommu_groups_lock */
 	char *name;
-	void *iommu_data;
-	void (*iommu_data_release)(void *iommu_data);
+	struct {			/* the IOMMU driver's, for the group's life */
+		void *data;
+		void (*release)(void *data);	/* at the group's end */
+	} drv;
 	struct iommu_domain *default_domain;
 	struct iommu_domain *domain;	/* attached now; NULL: DMA blocked */
 	unsigned int owner_cnt;		/* DMA owners (drivers, or one user) */
@@ -207,8 +209,8 @@ static void iommu_group_release(struct iommu_group *group)
 	WARN_ON(!list_empty(&group->devices)); /* GCOVR_EXCL_BR_LINE */
 	/* A user that attached its own domain must have detached it. */
 	WARN_ON(group->domain && group->domain != group->default_domain);
-	if (group->iommu_data_release)
-		group->iommu_data_release(group->iommu_data);
+	if (group->drv.release)
+		group->drv.release(group->drv.data);
 	if (group->default_domain)
 		iommu_domain_free(group->default_domain);
 	kfree(group->name);
@@ -272,7 +274,7 @@ EXPORT_SYMBOL_GPL(iommu_group_set_name);
 
 void *iommu_group_get_iommudata(struct iommu_group *group)
 {
-	return group->iommu_data;
+	return group->drv.data;
 }
 EXPORT_SYMBOL_GPL(iommu_group_get_iommudata);
 
@@ -280,8 +282,8 @@ EXPORT_SYMBOL_GPL(iommu_group_get_iommudata);
 void iommu_group_set_iommudata(struct iommu_group *group, void *iommu_data,
 			       void (*release)(void *iommu_data))
 {
-	group->iommu_data_release = release;
-	group->iommu_data = iommu_data;
+	group->drv.release = release;
+	group->drv.data = iommu_data;
 }
 EXPORT_SYMBOL_GPL(iommu_group_set_iommudata);
 
@@ -298,17 +300,16 @@ EXPORT_SYMBOL_GPL(iommu_group_default_domain);
 int iommu_device_use_default_domain(struct device *dev)
 {
 	struct iommu_group *group = dev->iommu_group;
-	int ret = 0;
+	bool user_owned;
 
 	if (!group)
 		return 0;
 	mutex_lock(&group->mutex);
-	if (group->owner_cnt && group->owner)
-		ret = -EBUSY;
-	else
+	user_owned = group->owner_cnt && group->owner;
+	if (!user_owned)
 		group->owner_cnt++;
 	mutex_unlock(&group->mutex);
-	return ret;
+	return user_owned ? -EBUSY : 0;
 }
 EXPORT_SYMBOL_GPL(iommu_device_use_default_domain);
 
@@ -330,23 +331,29 @@ EXPORT_SYMBOL_GPL(iommu_device_unuse_default_domain);
  * (a bound kernel driver, another user) holds it, -EBUSY while a domain
  * other than the default one is attached.
  */
+static int iommu_group_claim_refusal(const struct iommu_group *group)
+{
+	if (group->owner_cnt)
+		return -EPERM;
+	if (group->domain != group->default_domain)
+		return -EBUSY;
+	return 0;
+}
+
 int iommu_group_claim_dma_owner(struct iommu_group *group, void *owner)
 {
-	int ret = 0;
+	int err;
 
 	if (WARN_ON(!owner))
 		return -EINVAL;
 	mutex_lock(&group->mutex);
-	if (group->owner_cnt)
-		ret = -EPERM;
-	else if (group->domain != group->default_domain)
-		ret = -EBUSY;
-	else {
+	err = iommu_group_claim_refusal(group);
+	if (!err) {
 		group->owner = owner;
 		group->owner_cnt = 1;
 	}
 	mutex_unlock(&group->mutex);
-	return ret;
+	return err;
 }
 EXPORT_SYMBOL_GPL(iommu_group_claim_dma_owner);
 
