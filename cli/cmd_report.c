@@ -16,7 +16,9 @@
  * 4. Alloc + close with many CPUs (report_threads.c).
  * 5. The published figures beside the simulated ones.
  * 6. VFIO type1's 32 GiB BAR (report_bar.c).
- * --plots DIR writes each figure as CSV and, with gnuplot, SVG (report_plots.c).
+ * --plots DIR writes each figure as CSV and, with gnuplot, SVG (report_plots.c),
+ * and keeps the report as DIR/report.json, from which --from-json draws the
+ * plots again without running anything.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,8 +29,6 @@
 #include "scenario_heap.h"
 #include "scenario_order9.h"
 
-#define BEFORE_ORDERS	"8,4,0"
-#define AFTER_ORDERS	"9,8,4,0"
 #define REPORT_SIZE	(1ULL << 30)
 #define O9_ORDER	9
 
@@ -39,6 +39,7 @@ struct report_opts {
 	unsigned long long ram;
 	unsigned long long seeds;
 	const char *plots;
+	const char *from_json;
 };
 
 static const struct cli_opt report_options[] = {
@@ -49,13 +50,16 @@ static const struct cli_opt report_options[] = {
 	CLI_OPT_PATH(struct report_opts, plots, "plots", "DIR",
 		     "also write every figure as CSV (and SVG, with gnuplot) into DIR"),
 	CLI_OPT_FLAG(struct report_opts, json, "json", "one JSON object instead of tables"),
+	CLI_OPT_PATH(struct report_opts, from_json, "from-json", "FILE",
+		     "run nothing: draw the --plots of a report saved as JSON (--json, or "
+		     "the report.json that --plots keeps; its seeds and RAM, not these)"),
 	CLI_OPT_END,
 };
 
 static const char *const report_sets_params[] = { "system_heap.orders", NULL };
 
 enum { ST_FRESH, ST_BUSY, ST_AGED, NR_STATES };
-static const char *const state_names[NR_STATES] = { "fresh", "0.3", "aged" };
+static const char *const state_names[NR_STATES] = { "fresh", REPORT_BUSY_STATE, "aged" };
 
 /* [format][after] on one machine state */
 struct format_grid {
@@ -579,14 +583,15 @@ static void print_published(const struct level_stats ls[REPORT_NR_LEVELS], int r
 	       aged->free_pct, aged->o9_first_failed, aged->seeds);
 }
 
-static void report_json(const struct report_opts *o, const struct format_grid g[NR_STATES],
+static void report_json(FILE *out, const struct report_opts *o,
+			const struct format_grid g[NR_STATES],
 			const struct level_stats ls[REPORT_NR_LEVELS], int rl,
 			const struct threads_summary *ts)
 {
 	struct json j;
 	struct heap_params p;
 
-	json_init(&j, stdout);
+	json_init(&j, out);
 	json_begin_object(&j, NULL);
 	cli_json_params(&j);
 	json_begin_object(&j, "parameters");
@@ -665,6 +670,25 @@ static void report_json(const struct report_opts *o, const struct format_grid g[
 	(void)ts;
 }
 
+/* DIR/report.json: the report as --json writes it, for --from-json. */
+static int save_json(const struct report_opts *o, const struct format_grid g[NR_STATES],
+		     const struct level_stats ls[REPORT_NR_LEVELS], int rl,
+		     const struct threads_summary *ts)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/report.json", o->plots);
+	f = fopen(path, "w");
+	if (f)
+		report_json(f, o, g, ls, rl, ts);
+	if (!f || fclose(f)) {
+		fprintf(stderr, "dmasim report: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int report_main(void *opts)
 {
 	const struct report_opts *o = opts;
@@ -674,6 +698,16 @@ static int report_main(void *opts)
 	struct threads_summary ts;
 	int rl, rc = 0;
 
+	if (o->from_json) {
+		free(g);
+		free(sw);
+		if (!o->plots)
+			return cli_usage_error(&cli_cmd_report, "--from-json draws plots: it "
+					       "needs --plots DIR");
+		if (report_plots_prepare(o->plots))
+			return 1;
+		return report_plots_from_json(o->from_json, o->plots, !o->json);
+	}
 	if (!g || !sw) {
 		fprintf(stderr, "dmasim report: out of memory\n");
 		free(g);
@@ -694,7 +728,7 @@ static int report_main(void *opts)
 	report_threads_run(o->ram, &ts);
 
 	if (o->json) {
-		report_json(o, g, ls, rl, &ts);
+		report_json(stdout, o, g, ls, rl, &ts);
 	} else {
 		print_parameters(o);
 		print_states(g);
@@ -707,11 +741,13 @@ static int report_main(void *opts)
 	}
 	if (o->plots) {
 		struct report_figures fig = {
-			.levels = ls, .seeds = o->seeds,
-			.formats = g[ST_AGED].r, .formats_busy = g[ST_BUSY].r,
+			.levels = ls, .seeds = o->seeds, .formats_busy = g[ST_BUSY].r,
 		};
 
-		rc = report_plots_write(o->plots, &fig, !o->json);
+		for (unsigned int s = 0; s < REPORT_THREADS_SIZES; s++)
+			fig.threads[s] = report_threads_rows(s);
+		rc = save_json(o, g, ls, rl, &ts);
+		rc = report_plots_write(o->plots, &fig, !o->json) || rc;
 	}
 	free(sw);
 	free(g);

@@ -6,9 +6,15 @@
 #include "json.h"
 #include "scenario_heap.h"
 #include "scenario_order9.h"
+#include "threads_table.h"
 
 /* Tables and notes of the report are at most this wide (tests check it). */
 #define REPORT_WIDTH		100
+
+/* The heap's orders before and after the change; the busy machine state. */
+#define BEFORE_ORDERS		"8,4,0"
+#define AFTER_ORDERS		"9,8,4,0"
+#define REPORT_BUSY_STATE	"0.3"
 
 #define REPORT_NR_LEVELS	8
 #define REPORT_MAX_SEEDS	20
@@ -51,8 +57,9 @@ void report_threads_json(struct json *j);
 struct report_figures {
 	const struct level_stats *levels;	/* [REPORT_NR_LEVELS] */
 	unsigned int seeds;
-	const struct heap_result (*formats)[2];	/* aged machine [format][after] */
 	const struct heap_result (*formats_busy)[2]; /* level 0.3 [format][after] */
+	/* section 4: [REPORT_THREADS_CPUS] rows per size; NULL: not run */
+	const struct threads_row *threads[REPORT_THREADS_SIZES];
 };
 /* Create DIR if needed; 0, or 1 after a message. */
 int report_plots_prepare(const char *dir);
@@ -62,5 +69,11 @@ int report_plots_prepare(const char *dir);
  * was written and, without gnuplot, how to get it.  0, or 1 after a message.
  */
 int report_plots_write(const char *dir, const struct report_figures *fig, int text);
+/*
+ * The same from a report saved as JSON (`dmasim report --json`, or the
+ * report.json that --plots keeps): no simulation runs.  0, 1 after a
+ * message (file unreadable, not a report of this build's page size).
+ */
+int report_plots_from_json(const char *file, const char *dir, int text);
 
 #endif

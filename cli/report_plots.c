@@ -2,13 +2,15 @@
 /*
  * dmasim report --plots DIR: every figure as CSV (always), a gnuplot
  * script beside it, and the SVG gnuplot renders from the CSV (svg
- * terminal) when gnuplot is on PATH.  docs/plots.md lists the files and
- * their columns; tests/plots_check.py checks them.
+ * terminal) when gnuplot is on PATH; from a report just run, or from one
+ * saved as JSON (--from-json).  docs/plots.md lists the files and their
+ * columns; tests/cli_report_check.py checks them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,7 +59,6 @@ static int csv_threads(FILE *f, const struct report_figures *fig)
 {
 	char sz[16];
 
-	(void)fig;
 	fprintf(f, "cpus");
 	for (unsigned int s = 0; s < REPORT_THREADS_SIZES; s++) {
 		cli_size_name(report_threads_sizes[s], sz, sizeof(sz));
@@ -68,8 +69,7 @@ static int csv_threads(FILE *f, const struct report_figures *fig)
 	for (unsigned int c = 0; c < REPORT_THREADS_CPUS; c++) {
 		fprintf(f, "%u", report_threads_cpus[c]);
 		for (unsigned int s = 0; s < REPORT_THREADS_SIZES; s++) {
-			const struct threads_row *rows = report_threads_rows(s);
-			const struct threads_row *w = rows ? &rows[c] : NULL;
+			const struct threads_row *w = fig->threads[s] ? &fig->threads[s][c] : NULL;
 
 			if (!w || w->err)
 				fprintf(f, ",NaN,NaN,NaN,NaN");
@@ -264,5 +264,236 @@ int report_plots_write(const char *dir, const struct report_figures *fig, int te
 			"   apt-get install gnuplot-nox (tools/install-deps.sh installs it), then\n"
 			"   run `gnuplot NAME.gp` in %s, or this report again.\n", dir);
 	fprintf(say, "\n");
+	return rc;
+}
+
+/* ---- from a saved report ---- */
+
+/* The file's text, NUL-terminated (free it), or NULL after a message. */
+static char *read_text(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	size_t len = 0, cap = 1 << 16, got;
+	char *buf = NULL, *more;
+
+	if (!f) {
+		fprintf(stderr, "dmasim report: --from-json %s: %s\n", file, strerror(errno));
+		return NULL;
+	}
+	do {
+		more = len + 1 >= cap || !buf ? realloc(buf, cap *= 2) : buf;
+		if (!more) {
+			free(buf);
+			fclose(f);
+			fprintf(stderr, "dmasim report: --from-json %s: out of memory\n", file);
+			return NULL;
+		}
+		buf = more;
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got);
+	if (ferror(f)) {
+		fprintf(stderr, "dmasim report: --from-json %s: %s\n", file, strerror(errno));
+		free(buf);
+		buf = NULL;
+	} else {
+		buf[len] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The number at obj.key (obj.key.sub when sub), or -1 with *bad = the key. */
+static int num_at(const struct json_value *obj, const char *key, const char *sub,
+		  double *out, const char **bad)
+{
+	const struct json_value *v = json_get(obj, key);
+
+	if (sub)
+		v = json_get(v, sub);
+	if (json_number(v, out)) {
+		*bad = sub ? sub : key;
+		return -1;
+	}
+	return 0;
+}
+
+static int levels_from_json(const struct json_value *doc, struct level_stats *ls,
+			    const char **bad)
+{
+	const struct json_value *arr = json_get(doc, "heap_levels");
+	double v;
+
+	*bad = "heap_levels";
+	if (!arr || arr->n != REPORT_NR_LEVELS)
+		return -1;
+	for (unsigned int l = 0; l < REPORT_NR_LEVELS; l++) {
+		const struct json_value *lv = json_item(arr, l);
+		const struct json_value *pols = json_get(lv, "order9_policies");
+
+		if (num_at(lv, "level", NULL, &v, bad) ||
+		    fabs(v - report_levels[l]) > 1e-9) {
+			*bad = "heap_levels[].level (not this build's levels)";
+			return -1;
+		}
+		if (num_at(lv, "free_pct", NULL, &ls[l].free_pct, bad) ||
+		    num_at(lv, "after_2m_share", NULL, &ls[l].after_2m_share, bad) ||
+		    num_at(lv, "seeds", NULL, &v, bad))
+			return -1;
+		ls[l].seeds = (unsigned int)v;
+		if (num_at(lv, "order9_first_attempt_failed", NULL, &v, bad))
+			return -1;
+		ls[l].o9_first_failed = (unsigned int)v;
+		for (int pol = 0; pol < O9_NR_POLICIES; pol++) {
+			const char *name = order9_policies[pol].name;
+
+			if (num_at(pols, name, "tried", &v, bad))
+				return -1;
+			ls[l].o9_tried[pol] = (unsigned int)v;
+			if (num_at(pols, name, "succeeded", &v, bad))
+				return -1;
+			ls[l].o9_ok[pol] = (unsigned int)v;
+		}
+	}
+	return 0;
+}
+
+/* heap[] of the busy state: map and unmap cost per format, before and after. */
+static int formats_from_json(const struct json_value *doc, struct heap_result (*busy)[2],
+			     const char **bad)
+{
+	const struct json_value *arr = json_get(doc, "heap");
+	double v;
+
+	*bad = "heap";
+	if (!arr || arr->type != JSON_ARRAY)
+		return -1;
+	for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++)
+		for (int after = 0; after < 2; after++)
+			busy[f][after].err = -ENOENT;	/* NaN unless found */
+	for (size_t i = 0; i < arr->n; i++) {
+		const struct json_value *h = json_item(arr, i);
+		const char *iommu = json_str(json_get(h, "iommu"));
+		const char *orders = json_str(json_get(h, "orders"));
+		const char *frag = json_str(json_get(h, "frag"));
+		int after;
+
+		if (!iommu || !orders || !frag) {
+			*bad = "heap[].iommu, orders or frag";
+			return -1;
+		}
+		if (strcmp(frag, REPORT_BUSY_STATE))
+			continue;
+		after = !strcmp(orders, AFTER_ORDERS);
+		if (!after && strcmp(orders, BEFORE_ORDERS))
+			continue;
+		for (int f = 0; f < SIM_NR_IOMMU_FORMATS; f++) {
+			struct heap_result *r = &busy[f][after];
+
+			if (strcmp(iommu, sim_iommu_format(f)->name))
+				continue;
+			memset(r, 0, sizeof(*r));
+			if (!num_at(h, "error", NULL, &v, bad)) {
+				r->err = (int)v;
+				continue;
+			}
+			if (num_at(h, "sim_us", "map", &v, bad))
+				return -1;
+			r->sim_ns[HEAP_MAP] = v * 1e3;
+			if (num_at(h, "sim_us", "unmap", &v, bad))
+				return -1;
+			r->sim_ns[HEAP_UNMAP] = v * 1e3;
+		}
+	}
+	return 0;
+}
+
+/* threads[size].cpus[]: the four times per row (the ratios follow from them). */
+static int threads_from_json(const struct json_value *doc,
+			     struct threads_row (*rows)[REPORT_THREADS_CPUS], const char **bad)
+{
+	static const char *const keys[2][2] = {
+		{ "orders_8_4_0_zeroed_pages", "orders_8_4_0" },
+		{ "orders_9_8_4_0_zeroed_pages", "orders_9_8_4_0" },
+	};
+	const struct json_value *arr = json_get(doc, "threads");
+	double v;
+
+	*bad = "threads";
+	if (!arr || arr->n != REPORT_THREADS_SIZES)
+		return -1;
+	for (unsigned int s = 0; s < REPORT_THREADS_SIZES; s++) {
+		const struct json_value *cpus = json_get(json_item(arr, s), "cpus");
+
+		if (num_at(json_item(arr, s), "size", NULL, &v, bad) ||
+		    v != (double)report_threads_sizes[s] || !cpus ||
+		    cpus->n != REPORT_THREADS_CPUS) {
+			*bad = "threads[] (not this build's sizes and CPU counts)";
+			return -1;
+		}
+		for (unsigned int c = 0; c < REPORT_THREADS_CPUS; c++) {
+			const struct json_value *row = json_item(cpus, c);
+			struct threads_row *w = &rows[s][c];
+
+			memset(w, 0, sizeof(*w));
+			w->cpus = report_threads_cpus[c];
+			if (!num_at(row, "error", NULL, &v, bad)) {
+				w->err = (int)v;
+				continue;
+			}
+			for (int after = 0; after < 2; after++)
+				for (int zeroing = 0; zeroing < 2; zeroing++)
+					if (num_at(row, keys[after][zeroing], "us_per_buffer",
+						   &w->r[after][zeroing].us_per_buffer, bad))
+						return -1;
+		}
+	}
+	return 0;
+}
+
+int report_plots_from_json(const char *file, const char *dir, int text)
+{
+	struct level_stats ls[REPORT_NR_LEVELS] = { 0 };
+	struct heap_result (*busy)[2] = calloc(SIM_NR_IOMMU_FORMATS, sizeof(*busy));
+	struct threads_row (*rows)[REPORT_THREADS_CPUS] =
+		calloc(REPORT_THREADS_SIZES, sizeof(*rows));
+	struct report_figures fig = { .levels = ls, .formats_busy = busy };
+	struct json_value doc;
+	const char *err, *bad = NULL;
+	char *json = busy && rows ? read_text(file) : NULL;
+	double v = 0;
+	size_t at;
+	int rc = 1;
+
+	if (!json)
+		goto out;
+	if (json_parse(json, &doc, &err, &at)) {
+		fprintf(stderr, "dmasim report: --from-json %s: not JSON: %s at byte %zu\n",
+			file, err, at);
+		goto out;
+	}
+	if (num_at(json_get(&doc, "parameters"), "page_shift", NULL, &v, &bad)) {
+		fprintf(stderr, "dmasim report: --from-json %s: no usable '%s' in it\n",
+			file, bad);
+	} else if (v != SIM_PAGE_SHIFT) {
+		fprintf(stderr, "dmasim report: --from-json %s: not a report of this build "
+			"(parameters.page_shift %g, PAGE_SHIFT here %d)\n", file, v,
+			SIM_PAGE_SHIFT);
+	} else if (num_at(json_get(&doc, "parameters"), "seeds", NULL, &v, &bad) ||
+		   levels_from_json(&doc, ls, &bad) || formats_from_json(&doc, busy, &bad) ||
+		   threads_from_json(&doc, rows, &bad)) {
+		fprintf(stderr, "dmasim report: --from-json %s: no usable '%s' in it\n",
+			file, bad);
+	} else {
+		fig.seeds = (unsigned int)v;
+		for (unsigned int s = 0; s < REPORT_THREADS_SIZES; s++)
+			fig.threads[s] = rows[s];
+		rc = report_plots_write(dir, &fig, text);
+	}
+	json_value_free(&doc);
+out:
+	free(json);
+	free(rows);
+	free(busy);
 	return rc;
 }

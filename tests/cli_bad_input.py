@@ -7,7 +7,11 @@ option or command, a missing or malformed value, a value out of range, a
 status 2 and nothing on stdout, before anything runs; a run that fails
 says where on stderr with exit status 1; values at the edges of their
 ranges are accepted.  Usage: cli_bad_input.py PATH/TO/dmasim"""
+import atexit
+import os
 import re
+import shutil
+import tempfile
 
 from cli_run import check, finish, page_geometry, run, size_name
 
@@ -17,6 +21,19 @@ PAGE, PMD, PUD = page_geometry()
 P, M, U = size_name(PAGE), size_name(PMD), size_name(PUD)
 
 
+# Saved reports --from-json refuses (rows below): not JSON, another
+# build's, none at all, one without the figures.
+PLOTS_SCRATCH = tempfile.mkdtemp(prefix="dmasim-bad-input-") + "/"
+atexit.register(shutil.rmtree, PLOTS_SCRATCH)
+for name, text in (("bad.json", '{"parameters" 1}'),
+                   ("truncated.json", '{"parameters": {"page_shift": 12'),
+                   ("other.json", '{"parameters": {"page_shift": 99}}'),
+                   ("empty.json", "{}"),
+                   ("nolevels.json", '{"parameters": {"page_shift": %d, "seeds": 1}}'
+                    % (PAGE.bit_length() - 1))):
+    with open(PLOTS_SCRATCH + name, "w") as f:
+        f.write(text)
+
 # Every command and every option it takes.  The test fails if `dmasim
 # --help` lists a command this table does not know, or a command's --help
 # lists other options than these: a new command brings its rows here.
@@ -24,7 +41,7 @@ OPTIONS = {
     "bar": ["size", "leaf", "offset", "no-addr-mask", "iommu", "ram", "json", "param"],
     "heap": ["size", "orders", "iommu", "ram", "seed", "frag", "cpus", "json", "param"],
     "bench": ["repeat", "only", "json", "param"],
-    "report": ["seeds", "ram", "plots", "json", "param"],
+    "report": ["seeds", "ram", "plots", "json", "from-json", "param"],
     "threads": ["cpus", "size", "rounds", "ram", "json", "param"],
     "params": ["param"],
     "replay": ["mode", "qemu-trace", "json", "param"],
@@ -151,12 +168,26 @@ BAD = [
     (["threads", "--bogus"], 2, r"dmasim threads: unknown option '--bogus'"),
     (["report", "--plots", ""], 2, r"--plots '' is not a DIR name"),
     (["report", "--plots"], 2, r"--plots needs a value \(DIR\)"),
+    (["report", "--from-json", "x.json"], 2, r"dmasim report: --from-json draws plots: it needs --plots DIR"),
+    (["report", "--from-json", ""], 2, r"--from-json '' is not a FILE name"),
     (["replay"], 2, r"dmasim replay: FILE missing"),
     (["replay", "a", "b"], 2, r"dmasim replay: unexpected argument 'b'"),
     (["replay", "--mode", "during", "x"], 2, r"--mode 'during' is not one of both, before, after"),
     # runs that fail: exit 1, where on stderr, no result on stdout
     (["replay", "/nonexistent.replay"], 1, r"dmasim replay: /nonexistent\.replay: No such file"),
     (["heap", "--ram", "64M", "--size", "128M"], 1, r"dmasim heap: failed at alloc: Cannot allocate memory \(-12\)"),
+    # (--from-json of a saved report: tests/cli_report_check.py)
+    (["report", "--from-json", "/nonexistent.json", "--plots", "/nonexistent-dir/x"], 1,
+     r"dmasim report: --plots /nonexistent-dir/x: No such file"),
+] + [
+    (["report", "--from-json", PLOTS_SCRATCH + name, "--plots", PLOTS_SCRATCH + "plots"], 1,
+     rf"dmasim report: --from-json {re.escape(PLOTS_SCRATCH + name)}: {why}")
+    for name, why in (("nosuch.json", "No such file"),
+                      ("bad.json", r"not JSON: expected ':' at byte 14"),
+                      ("truncated.json", r"not JSON: expected ',' or '\}' at byte 32"),
+                      ("other.json", r"not a report of this build \(parameters\.page_shift 99"),
+                      ("empty.json", r"no usable 'page_shift' in it"),
+                      ("nolevels.json", r"no usable 'heap_levels' in it"))
 ]
 
 # Runs that must succeed: values at the edges of their ranges, both

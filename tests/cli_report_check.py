@@ -4,10 +4,14 @@
 line at most 100 columns, the run's parameters stated at the top, units in
 the headers, summarised cells marked and the full data named, the BAR
 section with its unmap side; the CSV files exactly as docs/plots.md lists
-them and each SVG well-formed; without gnuplot, CSV and the way to the
-pictures.  Small machines, one seed: still the slowest CLI test (suite
-slow).  Usage: cli_report_check.py PATH/TO/dmasim DOCS/plots.md"""
+them and each SVG well-formed; the report kept as report.json, from which
+--from-json draws the same figures again without running anything, here
+without gnuplot: CSV and the way to the pictures.  One report on small
+machines, one seed: still the slowest CLI test (suite slow).
+Usage: cli_report_check.py PATH/TO/dmasim DOCS/plots.md"""
 import csv
+import json
+import math
 import os
 import re
 import shutil
@@ -31,25 +35,16 @@ def documented_files():
     return files
 
 
-def start_report(plots, env=None):
-    """The report started (both runs go at once: two cores, half the wall
-    time), its output into files beside plots (a pipe left unread would
-    stop it); finish_report() waits for it."""
-    out = open(plots + ".out", "w+")
-    err = open(plots + ".err", "w+")
-    proc = subprocess.Popen([DMASIM, "report", "--seeds", "1", "--ram", "4G", "--plots", plots],
-                            stdout=out, stderr=err, env=env)
-    return proc, out, err
-
-
-def finish_report(started):
-    proc, out, err = started
-    proc.wait(timeout=600)
-    texts = []
-    for f in (out, err):
-        f.seek(0)
-        texts.append(f.read())
-        f.close()
+def report(*args, env=None):
+    """dmasim report ARGS, its output into files (a pipe left unread would
+    stop a long run)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.run([DMASIM, "report", *args], stdout=out, stderr=err, env=env,
+                              timeout=600)
+        texts = []
+        for f in (out, err):
+            f.seek(0)
+            texts.append(f.read())
     return subprocess.CompletedProcess(proc.args, proc.returncode, *texts)
 
 
@@ -75,16 +70,38 @@ def check_csv(plots, docs):
                 break
 
 
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+def same_figures(a, b):
+    """Two CSV tables with the same header, first column and numbers, to
+    the six significant digits the JSON keeps (5e-6 relative; a ratio of
+    two such numbers twice that) and the cell's own last printed digit;
+    NaN where the other has NaN."""
+    if len(a) != len(b) or a[:1] != b[:1]:
+        return False
+    for ra, rb in zip(a[1:], b[1:]):
+        if len(ra) != len(rb) or ra[0] != rb[0]:
+            return False
+        for x, y in zip(ra[1:], rb[1:]):
+            fx, fy = float(x), float(y)
+            last = 10.0 ** -(len(x.split(".")[1]) if "." in x else 0)
+            if math.isnan(fx) or math.isnan(fy):
+                if not (math.isnan(fx) and math.isnan(fy)):
+                    return False
+            elif not math.isclose(fx, fy, rel_tol=1.01e-5, abs_tol=1.01 * last):
+                return False
+    return True
+
+
 docs = documented_files()
 check(len(docs) == 4, f"docs/plots.md lists four CSV files (got {sorted(docs)})")
 tmp = tempfile.mkdtemp(prefix="dmasim-plots-")
 try:
     plots = os.path.join(tmp, "with")
-    # Without gnuplot on PATH (checked below): started now, beside the first.
-    plots_without = os.path.join(tmp, "without")
-    env = dict(os.environ, PATH=os.path.join(tmp, "empty"))
-    without = start_report(plots_without, env)
-    p = finish_report(start_report(plots))
+    p = report("--seeds", "1", "--ram", "4G", "--plots", plots)
     check(p.returncode == 0, f"report --plots exits 0 ({p.stderr.strip()[:200]})")
     lines = p.stdout.splitlines()
     wide = [l for l in lines if len(l) > 100]
@@ -122,17 +139,35 @@ try:
         except (ET.ParseError, OSError) as e:
             ok, root = False, e
         check(ok, f"{os.path.basename(svg)}: well-formed SVG with content ({root})")
+    saved = os.path.join(plots, "report.json")
+    try:
+        with open(saved) as f:
+            doc = json.load(f)
+        ok = doc["parameters"]["seeds"] == 1 and doc["parameters"]["ram"] == 4 << 30 and \
+            len(doc["heap_levels"]) == 8 and len(doc["threads"]) == 3 and "bar_32g" in doc
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        ok, doc = False, e
+    check(ok, f"--plots keeps the whole report as report.json ({str(doc)[:100]})")
 
-    # Without gnuplot on PATH: the CSV and scripts, and how to get the SVG.
-    plots = plots_without
-    p = finish_report(without)
+    # The saved report drawn again without gnuplot on PATH: no simulation
+    # runs; the same CSV, the scripts, and how to get the SVG.
+    again = os.path.join(tmp, "without")
+    p = report("--from-json", saved, "--plots", again,
+               env=dict(os.environ, PATH=os.path.join(tmp, "empty")))
     check(p.returncode == 0 and "gnuplot is not installed" in p.stdout and
           "apt-get install gnuplot-nox" in p.stdout,
-          "without gnuplot: exit 0, the report says how to get the plots")
-    check_csv(plots, docs)
-    check(not any(f.endswith(".svg") for f in os.listdir(plots)), "without gnuplot: no SVG")
-    check(all(os.path.exists(os.path.join(plots, n.replace(".csv", ".gp"))) for n in docs),
+          f"without gnuplot: exit 0, the report says how to get the plots ({p.stderr.strip()})")
+    check(p.stdout.startswith(f"== Plots in {again}\n") and "== 1." not in p.stdout,
+          "--from-json prints the plots section only")
+    check_csv(again, docs)
+    check(not any(f.endswith(".svg") for f in os.listdir(again)), "without gnuplot: no SVG")
+    check(all(os.path.exists(os.path.join(again, n.replace(".csv", ".gp"))) for n in docs),
           "without gnuplot: a gnuplot script beside each CSV")
+    for name in docs:
+        a, b = os.path.join(plots, name), os.path.join(again, name)
+        if os.path.exists(a) and os.path.exists(b):
+            check(same_figures(read_csv(a), read_csv(b)),
+                  f"{name} from report.json has the report's figures")
 finally:
     shutil.rmtree(tmp)
 finish()
