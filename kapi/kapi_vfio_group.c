@@ -344,6 +344,11 @@ int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p)
 	return kapi_return(vfio_pci_sim_register_again(p->sim));
 }
 
+int kapi_vfio_pci_register_without_iommu(void)
+{
+	return kapi_return(vfio_pci_sim_register_without_iommu());
+}
+
 /* The backend registered at boot (type1), remembered across unregister. */
 static const struct vfio_iommu_driver_ops *kapi_vfio_backend(void)
 {

@@ -489,6 +489,18 @@ int vfio_pci_sim_register_again(struct vfio_pci_sim *p)
 	return vfio_register_group_dev(&p->vdev);
 }
 
+/*
+ * Another driver bug: a vfio_device for a struct device no IOMMU
+ * translates (it has no IOMMU group).  Nothing of it may be kept.
+ */
+int vfio_pci_sim_register_without_iommu(void)
+{
+	struct device bare = { .init_name = "dmasim-no-iommu" };
+	struct vfio_device vdev = { .dev = &bare, .ops = &vfio_pci_sim_ops };
+
+	return vfio_register_group_dev(&vdev);
+}
+
 void vfio_pci_sim_destroy(struct vfio_pci_sim *p)
 {
 	WARN_ON(!list_empty(&p->vmas) || p->vconfig);

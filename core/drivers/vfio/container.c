@@ -327,10 +327,7 @@ static int vfio_container_fops_open(struct inode *inode, struct file *file)
 /* Only the fd's reference goes: groups still in it keep it, mappings too. */
 static int vfio_container_fops_release(struct inode *inode, struct file *file)
 {
-	struct vfio_container *container = file->private_data;
-
-	file->private_data = NULL;
-	vfio_container_put(container);
+	vfio_container_put(file->private_data);
 	return 0;
 }
 

@@ -342,8 +342,6 @@ static int vfio_group_fops_release(struct inode *inode, struct file *file)
 	if (group->container)
 		vfio_group_detach_container(group);
 	mutex_unlock(&group->group_lock);
-
-	file->private_data = NULL;
 	return 0;
 }
 
