@@ -368,6 +368,21 @@ int kapi_vfio_backend_register(void)
 	return kapi_return(vfio_register_iommu_driver(ops));
 }
 
+int kapi_vfio_backend_register_lopsided(int keep_register)
+{
+	static struct vfio_iommu_driver_ops lopsided;
+	const struct vfio_iommu_driver_ops *ops = kapi_vfio_backend();
+
+	if (!ops)
+		return kapi_return(-ENODEV);
+	lopsided = *ops;
+	if (keep_register)
+		lopsided.unregister_device = NULL;
+	else
+		lopsided.register_device = NULL;
+	return kapi_return(vfio_register_iommu_driver(&lopsided));
+}
+
 void kapi_vfio_backend_unregister(void)
 {
 	const struct vfio_iommu_driver_ops *ops = kapi_vfio_backend();

@@ -1066,6 +1066,25 @@ static void test_backend_registration_is_once_and_undone_once(void **state)
 	assert_nothing_held();
 }
 
+/*
+ * A backend giving one of register_device and unregister_device without
+ * the other is refused (-EINVAL, a WARN each); a VMM then works as before.
+ */
+static void test_a_backend_with_one_device_hook_of_two_is_refused(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	int keep_register;
+
+	for (keep_register = 0; keep_register <= 1; keep_register++) {
+		assert_int_equal(kapi_vfio_backend_register_lopsided(keep_register),
+				 -EINVAL);
+		expect_warnings(1);
+	}
+	the_vmm_reaches(&v, DEVICE);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1093,6 +1112,7 @@ int main(void)
 		T(test_every_allocation_failing_in_device_creation_leaves_nothing),
 		T(test_registering_a_device_twice_is_refused),
 		T(test_registering_a_device_without_an_iommu_group_is_refused),
+		T(test_a_backend_with_one_device_hook_of_two_is_refused),
 		T(test_backend_registration_is_once_and_undone_once),
 	};
 

@@ -156,6 +156,12 @@ int kapi_vfio_pci_register_without_iommu(void);
  * registered).  -ENODEV if none registered at boot.
  */
 int kapi_vfio_backend_register(void);
+/*
+ * A driver bug: type1's ops with register_device alone (keep_register 1)
+ * or unregister_device alone (0) registered as another backend: refused,
+ * -EINVAL, with a WARN.
+ */
+int kapi_vfio_backend_register_lopsided(int keep_register);
 void kapi_vfio_backend_unregister(void);
 
 #endif
