@@ -172,6 +172,25 @@ static void test_thp_memory_on_every_format(void **state)
 }
 
 /*
+ * [ anon 2 MiB ][ BAR 2 MiB, PMD leaves, populated ][ anon @after ]: a
+ * range reserved whole, then carved so the three VMAs are adjacent.
+ */
+static unsigned long map_anon_then_a_bar_then_anon(unsigned long after)
+{
+	unsigned long va = map_anon(4 * MiB + after);
+
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	map_anon_at(va, 2 * MiB);
+	map_bar(&(struct kapi_mm_map){
+		.addr = va + 2 * MiB, .len = 2 * MiB, .align = PMD,
+		.max_leaf = KAPI_MM_LEAF_PMD, .writable = 1, .populate = 1,
+	}, NULL, NULL);
+	if (after)
+		map_anon_at(va + 4 * MiB, after);
+	return va;
+}
+
+/*
  *   va:   [ anon 2 MiB ][ BAR 2 MiB (pfnmap) ][ anon 2 MiB ]
  *   iova: [ 4 GiB ...                                       ]
  *
@@ -182,16 +201,7 @@ static void test_one_map_spans_anon_pfnmap_anon(void **state)
 {
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
-	unsigned long va = map_anon(6 * MiB);
-
-	/* Carve the middle out and put the BAR there. */
-	assert_int_equal(kapi_mm_munmap(va), 0);
-	map_anon_at(va, 2 * MiB);
-	map_bar(&(struct kapi_mm_map){
-		.addr = va + 2 * MiB, .len = 2 * MiB, .align = PMD,
-		.max_leaf = KAPI_MM_LEAF_PMD, .writable = 1, .populate = 1,
-	}, NULL, NULL);
-	map_anon_at(va + 4 * MiB, 2 * MiB);
+	unsigned long va = map_anon_then_a_bar_then_anon(2 * MiB);
 
 	assert_int_equal(kapi_vfio_map_dma(c, va, 4 * GiB, 6 * MiB, RW), 0);
 	assert_iommu_matches_cpu(dev, 4 * GiB, va, 6 * MiB);
@@ -523,15 +533,9 @@ static void test_second_domain_gets_the_existing_mappings(void **state)
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *intel = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct kapi_vfio_dev *amd;
-	unsigned long va = map_anon(4 * MiB);
+	unsigned long va = map_anon_then_a_bar_then_anon(0);
 	unsigned long long intel_leaves;
 
-	assert_int_equal(kapi_mm_munmap(va), 0);
-	map_anon_at(va, 2 * MiB);
-	map_bar(&(struct kapi_mm_map){
-		.addr = va + 2 * MiB, .len = 2 * MiB, .align = PMD,
-		.max_leaf = KAPI_MM_LEAF_PMD, .writable = 1, .populate = 1,
-	}, NULL, NULL);
 	assert_int_equal(kapi_vfio_map_dma(c, va, GiB, 4 * MiB, RW), 0);
 
 	amd = attach_a_device_of_format(c, SIM_IOMMU_AMD_V1);
