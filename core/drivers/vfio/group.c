@@ -345,6 +345,7 @@ static int vfio_group_fops_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* The node's file: /dev/vfio/$N. */
 static const struct file_operations vfio_group_fops = {
 	.owner		= THIS_MODULE,
 	.unlocked_ioctl	= vfio_group_fops_ioctl,
