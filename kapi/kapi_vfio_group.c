@@ -344,6 +344,11 @@ int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p)
 	return kapi_return(vfio_pci_sim_register_again(p->sim));
 }
 
+int kapi_vfio_pci_register_without_iommu(void)
+{
+	return kapi_return(vfio_pci_sim_register_without_iommu());
+}
+
 /* The backend registered at boot (type1), remembered across unregister. */
 static const struct vfio_iommu_driver_ops *kapi_vfio_backend(void)
 {
@@ -361,6 +366,21 @@ int kapi_vfio_backend_register(void)
 	if (!ops)
 		return kapi_return(-ENODEV);
 	return kapi_return(vfio_register_iommu_driver(ops));
+}
+
+int kapi_vfio_backend_register_lopsided(int keep_register)
+{
+	static struct vfio_iommu_driver_ops lopsided;
+	const struct vfio_iommu_driver_ops *ops = kapi_vfio_backend();
+
+	if (!ops)
+		return kapi_return(-ENODEV);
+	lopsided = *ops;
+	if (keep_register)
+		lopsided.unregister_device = NULL;
+	else
+		lopsided.register_device = NULL;
+	return kapi_return(vfio_register_iommu_driver(&lopsided));
 }
 
 void kapi_vfio_backend_unregister(void)

@@ -2,7 +2,10 @@
 /*
  * Booting the heap: the heap core's init (a char-device region and the
  * "dma_heap" class) and the system heap's module init (its orders and its
- * dma_heap_add()), failed in turn.  Run once per implementation.
+ * dma_heap_add()), failed in turn; and, in the same boots, the VFIO
+ * container and group layer's init (/dev/vfio/vfio, the group class and
+ * region) and type1's registration as a backend.  Run once per
+ * implementation.
  *
  * The kernel boots once per process, so each scenario runs in a child
  * process forked before anything booted; the child boots with its failure
@@ -15,6 +18,9 @@
  *   heap          /dev/dma_heap/system opens and allocates if and only if
  *                 both inits succeeded; with the core's init failed, no
  *                 heap can be added (-ENODEV), not even a test heap
+ *   vfio          /dev/vfio/vfio opens if and only if the VFIO init
+ *                 succeeded, and its containers find type1 if and only if
+ *                 type1 registered; either failure fails the boot
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -31,6 +37,8 @@
 #include <dmasim/impl.h>
 #include <dmasim/kapi.h>
 #include <dmasim/kapi_heap.h>
+#include <dmasim/kapi_vfio.h>
+#include <dmasim/kapi_vfio_group.h>
 #include <dmasim/sim.h>
 
 #include "shared.h"
@@ -45,6 +53,8 @@ struct boot_report {
 	int system_alloc;		/* a 64 KiB allocation from it */
 	int system_leftovers;		/* after closing it: objects, pages, fds */
 	int test_heap_add;		/* kapi_heap_add() of a test heap */
+	int vfio_open;			/* kapi_vfio_container_fd_open() */
+	long vfio_type1;		/* its CHECK_EXTENSION(TYPE1v2) */
 };
 
 /*
@@ -87,6 +97,15 @@ static void boot_and_report(const char *orders, unsigned long long nth,
 		kapi_close(r->system_open);
 	}
 	r->test_heap_add = kapi_heap_add("kapi-boot", KAPI_HEAP_OPS, &req);
+
+	r->vfio_open = kapi_vfio_container_fd_open();
+	r->vfio_type1 = -EBADF;
+	if (r->vfio_open >= 0) {
+		r->vfio_type1 = kapi_vfio_ioctl_val(r->vfio_open,
+						    KAPI_VFIO_CHECK_EXTENSION,
+						    KAPI_VFIO_TYPE1v2_IOMMU);
+		kapi_close(r->vfio_open);
+	}
 }
 
 /* Run boot_and_report() in a child; its report. */
@@ -137,6 +156,26 @@ static void assert_heaps_consistent(const struct boot_report *r,
 }
 
 /*
+ * What a boot left of VFIO agrees with its result: no container node (the
+ * VFIO init failed: 1 returned), or containers without type1 (its
+ * registration failed: 2), each failing the boot; else both work (0).
+ */
+static int vfio_boot_failure(const struct boot_report *r)
+{
+	if (r->vfio_open < 0) {
+		assert_int_equal(r->vfio_open, -ENOENT);
+		assert_int_equal(r->boot, -ENOMEM);
+		return 1;
+	}
+	if (r->vfio_type1 != 1) {
+		assert_int_equal(r->vfio_type1, 0);
+		assert_int_equal(r->boot, -ENOMEM);
+		return 2;
+	}
+	return 0;
+}
+
+/*
  * Every allocation of the boot failed in turn: the first ones are the heap
  * core's (its char-device region, its class), which leave no heap to add
  * (-ENODEV); later ones fail the system heap's dma_heap_add() or another
@@ -146,19 +185,21 @@ static void test_every_allocation_failure_at_boot(void **state)
 {
 	struct boot_report r;
 	unsigned long long nth;
-	int core_failures = 0, heap_failures = 0;
+	int core_failures = 0, heap_failures = 0, vfio_failures[3] = { 0 };
 
 	r = boot_in_a_child(NULL, ~0ULL);
 	assert_int_equal(r.boot, 0);
 	assert_int_equal(r.errors, 0);
 	assert_true(r.system_open >= 0);
 	assert_heaps_consistent(&r, ~0ULL);
+	assert_int_equal(vfio_boot_failure(&r), 0);
 
 	for (nth = 0;; nth++) {
 		r = boot_in_a_child(NULL, nth);
 		if (!r.failed)
 			break;
 		assert_heaps_consistent(&r, nth);
+		vfio_failures[vfio_boot_failure(&r)]++;
 		if (r.test_heap_add == -ENODEV)
 			core_failures++;
 		else if (r.system_open < 0)
@@ -168,6 +209,12 @@ static void test_every_allocation_failure_at_boot(void **state)
 	/* The core's region and class; the system heap's own allocations. */
 	assert_int_equal(core_failures, 2);
 	assert_true(heap_failures >= 4);
+	print_message("VFIO init failed %d times, type1's registration %d\n",
+		      vfio_failures[1], vfio_failures[2]);
+	/* At the least its two classes and the container's node (9 today). */
+	assert_true(vfio_failures[1] >= 3);
+	/* type1's module init allocates once: its registry entry. */
+	assert_int_equal(vfio_failures[2], 1);
 }
 
 /*

@@ -1022,6 +1022,22 @@ static void test_registering_a_device_twice_is_refused(void **state)
 }
 
 /*
+ * A device behind no IOMMU cannot become a VFIO device: -EINVAL with
+ * nothing held, and a VMM then gets a device fd as before.
+ */
+static void test_registering_a_device_without_an_iommu_group_is_refused(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	unsigned long files = kapi_nr_files();
+
+	assert_int_equal(kapi_vfio_pci_register_without_iommu(), -EINVAL);
+	assert_int_equal(kapi_nr_files(), files);
+	the_vmm_reaches(&v, DEVICE);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
+/*
  * The backend's registration as its module's exit and init make it: a
  * second register is refused (-EINVAL), one unregister removes it (a
  * container then finds no backend), a second unregister changes nothing,
@@ -1046,6 +1062,25 @@ static void test_backend_registration_is_once_and_undone_once(void **state)
 	assert_int_equal(kapi_vfio_backend_register(), 0);
 	assert_int_equal(kapi_vfio_ioctl_val(v.cfd, KAPI_VFIO_SET_IOMMU,
 					     KAPI_VFIO_TYPE1v2_IOMMU), 0);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
+/*
+ * A backend giving one of register_device and unregister_device without
+ * the other is refused (-EINVAL, a WARN each); a VMM then works as before.
+ */
+static void test_a_backend_with_one_device_hook_of_two_is_refused(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	int keep_register;
+
+	for (keep_register = 0; keep_register <= 1; keep_register++) {
+		assert_int_equal(kapi_vfio_backend_register_lopsided(keep_register),
+				 -EINVAL);
+		expect_warnings(1);
+	}
+	the_vmm_reaches(&v, DEVICE);
 	the_vmm_exits(&v);
 	assert_nothing_held();
 }
@@ -1076,6 +1111,8 @@ int main(void)
 		T(test_two_devices_of_one_group_share_its_node),
 		T(test_every_allocation_failing_in_device_creation_leaves_nothing),
 		T(test_registering_a_device_twice_is_refused),
+		T(test_registering_a_device_without_an_iommu_group_is_refused),
+		T(test_a_backend_with_one_device_hook_of_two_is_refused),
 		T(test_backend_registration_is_once_and_undone_once),
 	};
 

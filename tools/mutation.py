@@ -47,14 +47,10 @@ import tempfile
 import threading
 import time
 
-try:
-    import clang.cindex as ci
-except ImportError:  # a python3 other than Debian's: use Debian's package
-    sys.path.append('/usr/lib/python3/dist-packages')
-    try:
-        import clang.cindex as ci
-    except ImportError:
-        sys.exit('mutation: needs libclang for python (Debian: python3-clang-14)')
+# libclang for python (clang.cindex), imported when a file is parsed
+# (clang_lib()): a run whose mutants are cached (find_mutants()) neither
+# imports it nor loads libclang.
+ci = None
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -137,8 +133,16 @@ _lib_ready = False
 
 
 def clang_lib():
-    global _lib_ready
+    global _lib_ready, ci
     if not _lib_ready:
+        try:
+            import clang.cindex as ci
+        except ImportError:  # a python3 other than Debian's: use Debian's package
+            sys.path.append('/usr/lib/python3/dist-packages')
+            try:
+                import clang.cindex as ci
+            except ImportError:
+                sys.exit('mutation: needs libclang for python (Debian: python3-clang-14)')
         for cand in ('/usr/lib/llvm-14/lib/libclang.so.1',
                      '/usr/lib/x86_64-linux-gnu/libclang-14.so.1'):
             if os.path.exists(cand):
@@ -1399,8 +1403,45 @@ def label_of(o, f):
     return os.path.relpath(f, o.source)
 
 
+# What a cached mutant keeps (find_mutants()): all that applying,
+# naming and reporting it need.
+MUTANT_CACHED = ('label', 'func', 'op', 'start', 'end', 'orig', 'repl', 'line',
+                 'id', 'mutated_line')
+
+
+def mutants_key(o, files):
+    """The key of the mutants of files: the tree's content (tree_key(),
+    which also covers the meson arguments that make the compile flags) and
+    this tool's own text (the finder's rules)."""
+    with open(os.path.abspath(__file__), 'rb') as f:
+        tool = hashlib.sha1(f.read()).hexdigest()
+    return hashlib.sha1(('%s\0%s' % (tree_key(o, files), tool)).encode()).hexdigest()[:16]
+
+
 def find_mutants(o, worker, files):
-    """Mutants per file, parsed from the scratch copy with its build flags."""
+    """Mutants per file, parsed from the scratch copy with its build flags.
+    Cached in the scratch folder by mutants_key(): a run on a tree whose
+    mutants an earlier run found (a second run, --only, a --retest, the
+    run after a --list) reads them back without libclang, which costs more
+    than finding the mutants of a small file (about 0.1 s to import and
+    load)."""
+    cache = os.path.join(o.workdir, 'mutants-%s.json' % mutants_key(o, files))
+    try:
+        with open(cache) as fh:
+            data = json.load(fh)
+        result = {}
+        for f in files:
+            ms = []
+            for d in data[label_of(o, f)]:
+                m = Mutant(f, d['label'], d['func'], d['op'], d['start'], d['end'],
+                           d['orig'], d['repl'], d['line'])
+                m.id, m.mutated_line = d['id'], d['mutated_line']
+                ms.append(m)
+            result[f] = ms
+        os.utime(cache)     # most recently used (keep_recent())
+        return result
+    except (OSError, ValueError, KeyError):
+        pass
     with open(os.path.join(worker.build, 'compile_commands.json')) as f:
         cdb = json.load(f)
     result = {}
@@ -1422,6 +1463,11 @@ def find_mutants(o, worker, files):
         for m in ms:
             m.file = f
         result[f] = ms
+    with open(cache + '.tmp', 'w') as fh:
+        json.dump({label_of(o, f): [{k: getattr(m, k) for k in MUTANT_CACHED}
+                                    for m in ms] for f, ms in result.items()}, fh)
+    os.replace(cache + '.tmp', cache)
+    keep_recent(o.workdir, 'mutants-')
     return result
 
 

@@ -143,6 +143,11 @@ unsigned long kapi_vfio_pci_nr_alive(void);
  * (the VFIO core refuses it, -EBUSY).
  */
 int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p);
+/*
+ * A driver bug: vfio_register_group_dev() of a device no IOMMU translates
+ * (no IOMMU group): refused, -EINVAL, with no group node made.
+ */
+int kapi_vfio_pci_register_without_iommu(void);
 
 /*
  * The IOMMU backend registered at boot (type1), as its module's exit and
@@ -151,6 +156,12 @@ int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p);
  * registered).  -ENODEV if none registered at boot.
  */
 int kapi_vfio_backend_register(void);
+/*
+ * A driver bug: type1's ops with register_device alone (keep_register 1)
+ * or unregister_device alone (0) registered as another backend: refused,
+ * -EINVAL, with a WARN.
+ */
+int kapi_vfio_backend_register_lopsided(int keep_register);
 void kapi_vfio_backend_unregister(void);
 
 #endif

@@ -21,10 +21,9 @@
 
 #include <dmasim/sim.h>
 
+/* Region index and offset in a device fd's offsets and page offsets. */
 #define VFIO_PCI_OFFSET_SHIFT	40
-#define VFIO_PCI_OFFSET_TO_INDEX(off)	((off) >> VFIO_PCI_OFFSET_SHIFT)
-#define VFIO_PCI_INDEX_TO_OFFSET(index)	((u64)(index) << VFIO_PCI_OFFSET_SHIFT)
-#define VFIO_PCI_OFFSET_MASK	((1ULL << VFIO_PCI_OFFSET_SHIFT) - 1)
+#define VFIO_PCI_PGOFF_SHIFT	(VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT)
 #define VFIO_PCI_SIM_CFG_SIZE	4096
 
 struct vfio_pci_sim_vma {
@@ -68,92 +67,118 @@ static bool bar_mmap_supported(struct vfio_pci_sim *p, unsigned int i)
 
 /* ---- ioctls ---- */
 
-static long vfio_pci_sim_get_info(struct vfio_pci_sim *p,
-				  struct vfio_device_info __user *arg)
+/*
+ * The first minsz bytes of the user's info struct; its argsz, the first
+ * member of every VFIO info struct, must cover them (-EINVAL).
+ */
+static int vfio_pci_sim_info_in(void *info, const void __user *uinfo,
+				size_t minsz)
 {
-	unsigned long minsz = offsetofend(struct vfio_device_info, num_irqs);
-	struct vfio_device_info info;
-
-	if (copy_from_user(&info, arg, minsz))
+	if (copy_from_user(info, uinfo, minsz))
 		return -EFAULT;
-	if (info.argsz < minsz)
-		return -EINVAL;
-	info.flags = VFIO_DEVICE_FLAGS_PCI | VFIO_DEVICE_FLAGS_RESET;
-	info.num_regions = VFIO_PCI_NUM_REGIONS;
+	return *(const u32 *)info < minsz ? -EINVAL : 0;
+}
+
+static long vfio_pci_sim_get_info(struct vfio_pci_sim *p,
+				  struct vfio_device_info __user *uinfo)
+{
+	const size_t minsz = offsetofend(struct vfio_device_info, num_irqs);
+	struct vfio_device_info info;
+	int err;
+
+	err = vfio_pci_sim_info_in(&info, uinfo, minsz);
+	if (err)
+		return err;
+	/* The enable-time reset always works on the simulated device. */
+	info.flags = VFIO_DEVICE_FLAGS_RESET | VFIO_DEVICE_FLAGS_PCI;
 	info.num_irqs = VFIO_PCI_NUM_IRQS;
-	return copy_to_user(arg, &info, minsz) ? -EFAULT : 0;
+	info.num_regions = VFIO_PCI_NUM_REGIONS;
+	return copy_to_user(uinfo, &info, minsz) ? -EFAULT : 0;
+}
+
+/*
+ * Size and access of a region: BARs as placed (0 and no access when
+ * absent, mmap for memory BARs of a page or more), the config space; no
+ * ROM (size 0).  -EINVAL for VGA and past the end: none here.
+ */
+static int vfio_pci_sim_region(struct vfio_pci_sim *p, u32 index,
+			       u64 *size, u32 *flags)
+{
+	const u32 rw = VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE;
+
+	*size = 0;
+	*flags = 0;
+	if (index <= VFIO_PCI_BAR5_REGION_INDEX) {
+		*size = p->bar_size[index];
+		if (bar_mmap_supported(p, index))
+			*flags = rw | VFIO_REGION_INFO_FLAG_MMAP;
+		else if (*size)
+			*flags = rw;
+	} else if (index == VFIO_PCI_CONFIG_REGION_INDEX) {
+		*size = VFIO_PCI_SIM_CFG_SIZE;
+		*flags = rw;
+	} else if (index != VFIO_PCI_ROM_REGION_INDEX) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The capability chain goes right after the struct when argsz leaves room
+ * for it; else argsz says how much is needed and cap_offset stays 0 (the
+ * user asks again).  Either way the flags say there are capabilities.
+ */
+static int vfio_pci_sim_caps_out(struct vfio_region_info *info,
+				 struct vfio_info_cap *caps,
+				 struct vfio_region_info __user *uinfo)
+{
+	size_t whole = sizeof(*info) + caps->size;
+
+	info->flags |= VFIO_REGION_INFO_FLAG_CAPS;
+	info->cap_offset = 0;
+	if (info->argsz < whole) {
+		info->argsz = whole;
+		return 0;
+	}
+	/* Chain offsets count from the start of the user's struct. */
+	vfio_info_cap_shift(caps, sizeof(*info));
+	if (copy_to_user((void __user *)uinfo + sizeof(*info), caps->buf,
+			 caps->size))
+		return -EFAULT;
+	info->cap_offset = sizeof(*info);
+	return 0;
 }
 
 static long vfio_pci_sim_get_region_info(struct vfio_pci_sim *p,
-					 struct vfio_region_info __user *arg)
+					 struct vfio_region_info __user *uinfo)
 {
-	unsigned long minsz = offsetofend(struct vfio_region_info, offset);
+	const size_t minsz = offsetofend(struct vfio_region_info, offset);
 	struct vfio_info_cap caps = { .buf = NULL, .size = 0 };
 	struct vfio_region_info info;
-	long ret = 0;
+	int err;
 
-	if (copy_from_user(&info, arg, minsz))
-		return -EFAULT;
-	if (info.argsz < minsz)
-		return -EINVAL;
+	err = vfio_pci_sim_info_in(&info, uinfo, minsz);
+	if (!err)
+		err = vfio_pci_sim_region(p, info.index, &info.size,
+					  &info.flags);
+	if (err)
+		return err;
+	info.offset = (u64)info.index << VFIO_PCI_OFFSET_SHIFT;
 
-	switch (info.index) {
-	case VFIO_PCI_CONFIG_REGION_INDEX:
-		info.offset = VFIO_PCI_INDEX_TO_OFFSET(info.index);
-		info.size = VFIO_PCI_SIM_CFG_SIZE;
-		info.flags = VFIO_REGION_INFO_FLAG_READ |
-			     VFIO_REGION_INFO_FLAG_WRITE;
-		break;
-	case VFIO_PCI_BAR0_REGION_INDEX ... VFIO_PCI_BAR5_REGION_INDEX:
-		info.offset = VFIO_PCI_INDEX_TO_OFFSET(info.index);
-		info.size = p->bar_size[info.index];
-		if (!info.size) {
-			info.flags = 0;
-			break;
-		}
-		info.flags = VFIO_REGION_INFO_FLAG_READ |
-			     VFIO_REGION_INFO_FLAG_WRITE;
-		if (bar_mmap_supported(p, info.index)) {
-			info.flags |= VFIO_REGION_INFO_FLAG_MMAP;
-			if (info.index == p->msix_bar) {
-				struct vfio_info_cap_header *header;
+	/* The MSI-X BAR may be mmapped whole, table included: say so. */
+	if (info.index == p->msix_bar && bar_mmap_supported(p, info.index)) {
+		struct vfio_info_cap_header *msix;
 
-				header = vfio_info_cap_add(&caps,
-						sizeof(*header),
-						VFIO_REGION_INFO_CAP_MSIX_MAPPABLE,
-						1);
-				if (IS_ERR(header))
-					return PTR_ERR(header);
-			}
-		}
-		break;
-	case VFIO_PCI_ROM_REGION_INDEX:
-		/* No ROM: size 0, not readable. */
-		info.offset = VFIO_PCI_INDEX_TO_OFFSET(info.index);
-		info.size = 0;
-		info.flags = 0;
-		break;
-	default:
-		/* No VGA, no vendor regions. */
-		return -EINVAL;
-	}
-
-	if (caps.size) {
-		info.flags |= VFIO_REGION_INFO_FLAG_CAPS;
-		if (info.argsz < sizeof(info) + caps.size) {
-			info.argsz = sizeof(info) + caps.size;
-			info.cap_offset = 0;
-		} else {
-			vfio_info_cap_shift(&caps, sizeof(info));
-			if (copy_to_user(arg + 1, caps.buf, caps.size))
-				ret = -EFAULT;
-			info.cap_offset = sizeof(info);
-		}
+		msix = vfio_info_cap_add(&caps, sizeof(*msix),
+					 VFIO_REGION_INFO_CAP_MSIX_MAPPABLE, 1);
+		if (IS_ERR(msix))
+			return PTR_ERR(msix);
+		err = vfio_pci_sim_caps_out(&info, &caps, uinfo);
 		kfree(caps.buf);
 	}
-	if (!ret && copy_to_user(arg, &info, minsz))
-		ret = -EFAULT;
-	return ret;
+	if (!err && copy_to_user(uinfo, &info, minsz))
+		err = -EFAULT;
+	return err;
 }
 
 static long vfio_pci_sim_ioctl(struct vfio_device *vdev, unsigned int cmd,
@@ -162,71 +187,100 @@ static long vfio_pci_sim_ioctl(struct vfio_device *vdev, unsigned int cmd,
 	struct vfio_pci_sim *p = to_sim(vdev);
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case VFIO_DEVICE_GET_INFO:
+	if (cmd == VFIO_DEVICE_GET_INFO)
 		return vfio_pci_sim_get_info(p, uarg);
-	case VFIO_DEVICE_GET_REGION_INFO:
+	if (cmd == VFIO_DEVICE_GET_REGION_INFO)
 		return vfio_pci_sim_get_region_info(p, uarg);
-	default:
-		return -ENOTTY;
-	}
+	return -ENOTTY;
 }
 
 /* ---- mmap and faults ---- */
 
-static unsigned long vma_to_pfn(struct vm_area_struct *vma)
+/* The region a BAR mmap maps, and its page offset into it. */
+static unsigned int vma_region(const struct vm_area_struct *vma)
 {
-	struct vfio_pci_sim *p = vma->vm_private_data;
-	unsigned int index = vma->vm_pgoff >>
-			     (VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT);
-	unsigned long pgoff = vma->vm_pgoff &
-			      ((1UL << (VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT)) - 1);
-
-	return p->bar_pfn[index] + pgoff;
+	return vma->vm_pgoff >> VFIO_PCI_PGOFF_SHIFT;
 }
 
+static unsigned long vma_region_pgoff(const struct vm_area_struct *vma)
+{
+	return vma->vm_pgoff & ((1UL << VFIO_PCI_PGOFF_SHIFT) - 1);
+}
+
+/* The pfn behind the user address addr of a BAR mmap. */
+static unsigned long vma_addr_to_pfn(struct vm_area_struct *vma,
+				     unsigned long addr)
+{
+	struct vfio_pci_sim *p = vma->vm_private_data;
+
+	return p->bar_pfn[vma_region(vma)] + vma_region_pgoff(vma) +
+	       ((addr - vma->vm_start) >> PAGE_SHIFT);
+}
+
+/*
+ * A leaf of 2^order pages at start fits when its whole block lies in
+ * the VMA and the BAR address is aligned like the user address.
+ */
+static bool vfio_pci_sim_leaf_fits(struct vm_area_struct *vma,
+				   unsigned long start, unsigned int order)
+{
+	unsigned long end = start + (PAGE_SIZE << order);
+
+	if (start < vma->vm_start || end > vma->vm_end)
+		return false;
+	return IS_ALIGNED(vma_addr_to_pfn(vma, start), 1UL << order);
+}
+
+/* Insert the leaf of that order; other orders fall back. */
+static vm_fault_t vfio_pci_sim_insert(struct vm_fault *vmf,
+				      unsigned long pfn, unsigned int order)
+{
+	pfn_t leaf = __pfn_to_pfn_t(pfn, PFN_DEV);
+
+	if (order == PUD_ORDER)
+		return vmf_insert_pfn_pud(vmf, leaf, false);
+	if (order == PMD_ORDER)
+		return vmf_insert_pfn_pmd(vmf, leaf, false);
+	if (!order)
+		return vmf_insert_pfn(vmf->vma, vmf->address, pfn);
+	return VM_FAULT_FALLBACK;
+}
+
+static void vfio_pci_sim_count(struct vfio_pci_sim *p, vm_fault_t ret,
+			       unsigned int order)
+{
+	if (ret & VM_FAULT_FALLBACK)
+		p->stats.fallbacks++;
+	else if (ret == VM_FAULT_NOPAGE)
+		p->stats.faults[order == PUD_ORDER ? 2 : order ? 1 : 0]++;
+}
+
+/*
+ * The mm asks for a leaf of order (0 from ->fault): a leaf that does not
+ * fit falls back before memory_lock is taken, as vfio-pci's does; with
+ * memory decode off the access gets SIGBUS.
+ */
 static vm_fault_t vfio_pci_sim_huge_fault(struct vm_fault *vmf,
 					  unsigned int order)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct vfio_pci_sim *p = vma->vm_private_data;
-	unsigned long addr = vmf->address & ~((PAGE_SIZE << order) - 1);
-	unsigned long pgoff = (addr - vma->vm_start) >> PAGE_SHIFT;
-	unsigned long pfn = vma_to_pfn(vma) + pgoff;
-	vm_fault_t ret = VM_FAULT_SIGBUS;
+	unsigned long start = ALIGN_DOWN(vmf->address, PAGE_SIZE << order);
+	vm_fault_t ret = VM_FAULT_FALLBACK;
 
-	if (order && (addr < vma->vm_start ||
-		      addr + (PAGE_SIZE << order) > vma->vm_end ||
-		      pfn & ((1UL << order) - 1))) {
-		p->stats.fallbacks++;
-		return VM_FAULT_FALLBACK;
+	if (order && !vfio_pci_sim_leaf_fits(vma, start, order)) {
+		vfio_pci_sim_count(p, ret, order);
+		return ret;
 	}
-
 	down_read(&p->memory_lock);
-	if (!p->memory_enabled) {
+	if (p->memory_enabled) {
+		ret = vfio_pci_sim_insert(vmf, vma_addr_to_pfn(vma, start),
+					  order);
+		vfio_pci_sim_count(p, ret, order);
+	} else {
 		p->stats.sigbus++;
-		goto out_unlock;
+		ret = VM_FAULT_SIGBUS;
 	}
-	switch (order) {
-	case 0:
-		ret = vmf_insert_pfn(vma, vmf->address, pfn);
-		break;
-	case PMD_ORDER:
-		ret = vmf_insert_pfn_pmd(vmf, __pfn_to_pfn_t(pfn, PFN_DEV),
-					 false);
-		break;
-	case PUD_ORDER:
-		ret = vmf_insert_pfn_pud(vmf, __pfn_to_pfn_t(pfn, PFN_DEV),
-					 false);
-		break;
-	default:
-		ret = VM_FAULT_FALLBACK;
-	}
-	if (ret == VM_FAULT_NOPAGE)
-		p->stats.faults[order == PUD_ORDER ? 2 : order ? 1 : 0]++;
-	else if (ret & VM_FAULT_FALLBACK)
-		p->stats.fallbacks++;
-out_unlock:
 	up_read(&p->memory_lock);
 	return ret;
 }
@@ -257,41 +311,42 @@ static const struct vm_operations_struct vfio_pci_sim_mmap_ops = {
 	.huge_fault = vfio_pci_sim_huge_fault,
 };
 
+/*
+ * What vfio-pci maps: a shared mapping of a memory BAR it supports (not
+ * the ROM, config space, VGA or past the regions), within the BAR's
+ * pages.  Every refusal is -EINVAL, so the order of the tests is moot.
+ */
+static bool vfio_pci_sim_mmap_ok(struct vfio_pci_sim *p,
+				 struct vm_area_struct *vma)
+{
+	unsigned int index = vma_region(vma);
+	u64 first, len;
+
+	if (!(vma->vm_flags & VM_SHARED) || vma->vm_end < vma->vm_start)
+		return false;
+	if (index > VFIO_PCI_BAR5_REGION_INDEX || !bar_mmap_supported(p, index))
+		return false;
+	first = (u64)vma_region_pgoff(vma) << PAGE_SHIFT;
+	len = vma->vm_end - vma->vm_start;
+	return first + len <= PAGE_ALIGN(p->bar_size[index]);
+}
+
 static int vfio_pci_sim_mmap(struct vfio_device *vdev,
 			     struct vm_area_struct *vma)
 {
 	struct vfio_pci_sim *p = to_sim(vdev);
-	unsigned int index;
-	u64 phys_len, req_len, pgoff, req_start;
 	struct vfio_pci_sim_vma *v;
 
-	index = vma->vm_pgoff >> (VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT);
-	if (index >= VFIO_PCI_NUM_REGIONS)
+	if (!vfio_pci_sim_mmap_ok(p, vma))
 		return -EINVAL;
-	if (vma->vm_end < vma->vm_start)
-		return -EINVAL;
-	if (!(vma->vm_flags & VM_SHARED))
-		return -EINVAL;
-	if (index >= VFIO_PCI_ROM_REGION_INDEX)
-		return -EINVAL;
-	if (!bar_mmap_supported(p, index))
-		return -EINVAL;
-
-	phys_len = PAGE_ALIGN(p->bar_size[index]);
-	req_len = vma->vm_end - vma->vm_start;
-	pgoff = vma->vm_pgoff &
-		((1UL << (VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT)) - 1);
-	req_start = pgoff << PAGE_SHIFT;
-	if (req_start + req_len > phys_len)
-		return -EINVAL;
-
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
-	vma->vm_private_data = p;
-	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_ops = &vfio_pci_sim_mmap_ops;
 	v->vma = vma;
+	/* Nothing is mapped now: every entry comes from a fault. */
+	vma->vm_private_data = p;
+	vma->vm_ops = &vfio_pci_sim_mmap_ops;
+	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	down_write(&p->memory_lock);
 	list_add(&v->next, &p->vmas);
 	up_write(&p->memory_lock);
@@ -432,6 +487,18 @@ err_free:
 int vfio_pci_sim_register_again(struct vfio_pci_sim *p)
 {
 	return vfio_register_group_dev(&p->vdev);
+}
+
+/*
+ * Another driver bug: a vfio_device for a struct device no IOMMU
+ * translates (it has no IOMMU group).  Nothing of it may be kept.
+ */
+int vfio_pci_sim_register_without_iommu(void)
+{
+	struct device bare = { .init_name = "dmasim-no-iommu" };
+	struct vfio_device vdev = { .dev = &bare, .ops = &vfio_pci_sim_ops };
+
+	return vfio_register_group_dev(&vdev);
 }
 
 void vfio_pci_sim_destroy(struct vfio_pci_sim *p)

@@ -10,12 +10,15 @@
  *    the container's backend, or with none set each registered backend in
  *    turn (the first positive answer wins);
  *  - VFIO_SET_IOMMU needs a group in the container and no backend yet
- *    (-EINVAL otherwise); it tries each backend that claims the type:
- *    open(type), then attach_group for every group, unwinding on error;
- *    the last error, or -ENODEV if no backend claims the type;
+ *    (-EINVAL otherwise); it offers the container to each backend that
+ *    claims the type: open(type), then attach_group for every group,
+ *    undone on error; the last error, or -ENODEV if no backend claims it;
  *  - any other command goes to the backend's ioctl, -EINVAL without one;
  *  - the backend is released when its last group leaves, not when the fd
  *    closes: groups hold the container.
+ *
+ * Locks, outermost first: a group's group_lock, the container's rwsem,
+ * the backend registry's mutex.
  *
  * The kernel registers the node as a misc device; here it is a character
  * device of its own class, named "vfio/vfio" as devtmpfs names the misc
@@ -37,71 +40,69 @@
 #include "vfio.h"
 #include "vfio_group.h"
 
-struct vfio_iommu_driver {
+/* ---- the backend registry ---- */
+
+/* One registered IOMMU backend (type1 is the only one here). */
+struct vfio_backend {
+	struct list_head link;		/* on vfio_backends, newest first */
 	const struct vfio_iommu_driver_ops *ops;
-	struct list_head vfio_next;
 };
 
-struct vfio_container {
-	struct kref kref;
-	struct list_head group_list;
-	struct rw_semaphore group_lock;	/* group_list and the backend */
-	struct vfio_iommu_driver *iommu_driver;
-	void *iommu_data;
-};
+static LIST_HEAD(vfio_backends);
+static DEFINE_MUTEX(vfio_backends_lock);
 
-static struct {
-	struct list_head iommu_drivers_list;
-	struct mutex iommu_drivers_lock;
-	struct class *class;
-	struct cdev cdev;
-	dev_t devt;
-	struct device *dev;
-} vfio = {
-	.iommu_drivers_list = LIST_HEAD_INIT(vfio.iommu_drivers_list),
-	.iommu_drivers_lock = __MUTEX_INITIALIZER(vfio.iommu_drivers_lock),
-};
+static struct vfio_backend *
+vfio_backend_lookup(const struct vfio_iommu_driver_ops *ops)
+{
+	struct vfio_backend *b;
 
+	lockdep_assert_held(&vfio_backends_lock);
+	list_for_each_entry(b, &vfio_backends, link)
+		if (b->ops == ops)
+			return b;
+	return NULL;
+}
+
+/*
+ * A backend's module init: -EINVAL if ops are registered already, or give
+ * one of register_device and unregister_device without the other.
+ */
 int vfio_register_iommu_driver(const struct vfio_iommu_driver_ops *ops)
 {
-	struct vfio_iommu_driver *driver, *tmp;
+	struct vfio_backend *entry;
+	int err = 0;
 
-	if (WARN_ON(!ops->register_device != !ops->unregister_device))
+	if (WARN_ON(!ops->register_device ^ !ops->unregister_device))
 		return -EINVAL;
-
-	driver = kzalloc(sizeof(*driver), GFP_KERNEL);
-	if (!driver)
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
 		return -ENOMEM;
-	driver->ops = ops;
+	entry->ops = ops;
 
-	mutex_lock(&vfio.iommu_drivers_lock);
-	list_for_each_entry(tmp, &vfio.iommu_drivers_list, vfio_next) {
-		if (tmp->ops == ops) {
-			mutex_unlock(&vfio.iommu_drivers_lock);
-			kfree(driver);
-			return -EINVAL;
-		}
-	}
-	list_add(&driver->vfio_next, &vfio.iommu_drivers_list);
-	mutex_unlock(&vfio.iommu_drivers_lock);
-	return 0;
+	mutex_lock(&vfio_backends_lock);
+	if (vfio_backend_lookup(ops))
+		err = -EINVAL;
+	else
+		list_add(&entry->link, &vfio_backends);
+	mutex_unlock(&vfio_backends_lock);
+
+	if (err)
+		kfree(entry);
+	return err;
 }
 EXPORT_SYMBOL_GPL(vfio_register_iommu_driver);
 
+/* A backend's module exit; ops never registered are ignored. */
 void vfio_unregister_iommu_driver(const struct vfio_iommu_driver_ops *ops)
 {
-	struct vfio_iommu_driver *driver;
+	struct vfio_backend *entry;
 
-	mutex_lock(&vfio.iommu_drivers_lock);
-	list_for_each_entry(driver, &vfio.iommu_drivers_list, vfio_next) {
-		if (driver->ops == ops) {
-			list_del(&driver->vfio_next);
-			mutex_unlock(&vfio.iommu_drivers_lock);
-			kfree(driver);
-			return;
-		}
-	}
-	mutex_unlock(&vfio.iommu_drivers_lock);
+	mutex_lock(&vfio_backends_lock);
+	entry = vfio_backend_lookup(ops);
+	if (entry)
+		list_del(&entry->link);
+	mutex_unlock(&vfio_backends_lock);
+	kfree(entry);
 }
 EXPORT_SYMBOL_GPL(vfio_unregister_iommu_driver);
 
@@ -111,328 +112,383 @@ EXPORT_SYMBOL_GPL(vfio_unregister_iommu_driver);
  */
 const struct vfio_iommu_driver_ops *vfio_shim_first_backend(void)
 {
-	const struct vfio_iommu_driver_ops *ops = NULL;
+	struct vfio_backend *newest;
 
-	mutex_lock(&vfio.iommu_drivers_lock);
-	if (!list_empty(&vfio.iommu_drivers_list))
-		ops = list_first_entry(&vfio.iommu_drivers_list,
-				       struct vfio_iommu_driver,
-				       vfio_next)->ops;
-	mutex_unlock(&vfio.iommu_drivers_lock);
-	return ops;
+	mutex_lock(&vfio_backends_lock);
+	newest = list_first_entry_or_null(&vfio_backends, struct vfio_backend,
+					  link);
+	mutex_unlock(&vfio_backends_lock);
+	return newest ? newest->ops : NULL;
 }
 
-static void vfio_container_release_kref(struct kref *kref)
+/*
+ * A backend's answer to VFIO_CHECK_EXTENSION asked without a container
+ * of its own (iommu_data NULL); 0 while its module is going away.
+ */
+static long vfio_backend_answer(const struct vfio_iommu_driver_ops *ops,
+				unsigned long ext)
 {
-	struct vfio_container *container;
+	long answer;
 
-	container = container_of(kref, struct vfio_container, kref);
-	kfree(container);
+	if (!try_module_get(ops->owner))
+		return 0;
+	answer = ops->ioctl(NULL, VFIO_CHECK_EXTENSION, ext);
+	module_put(ops->owner);
+	return answer;
 }
 
-static void vfio_container_get(struct vfio_container *container)
+/* CHECK_EXTENSION of a container with no backend: any backend's yes. */
+static long vfio_backends_check_extension(unsigned long ext)
 {
-	kref_get(&container->kref);
+	struct vfio_backend *b;
+	long yes = 0;
+
+	mutex_lock(&vfio_backends_lock);
+	list_for_each_entry(b, &vfio_backends, link) {
+		long answer = vfio_backend_answer(b->ops, ext);
+
+		if (answer > 0) {
+			yes = answer;
+			break;
+		}
+	}
+	mutex_unlock(&vfio_backends_lock);
+	return yes;
+}
+
+/* ---- containers ---- */
+
+struct vfio_container {
+	struct kref kref;	/* the fd, and each group in it */
+	/* Held for writing to change anything below, for reading to use it. */
+	struct rw_semaphore lock;
+	struct list_head groups;	/* struct vfio_group.container_next */
+	/* Set by VFIO_SET_IOMMU, cleared when the last group leaves. */
+	const struct vfio_iommu_driver_ops *backend;
+	void *backend_data;
+};
+
+static void vfio_container_free(struct kref *kref)
+{
+	kfree(container_of(kref, struct vfio_container, kref));
 }
 
 static void vfio_container_put(struct vfio_container *container)
 {
-	kref_put(&container->kref, vfio_container_release_kref);
+	kref_put(&container->kref, vfio_container_free);
 }
 
-/* Called with no backend set: the first backend that says yes. */
-static long vfio_container_check_extension_any(unsigned long arg)
+/*
+ * Attach every group of the container to a backend just opened, or, if
+ * one refuses, detach again those attached before it and say why.
+ */
+static int vfio_container_attach_all(struct vfio_container *container,
+				     const struct vfio_iommu_driver_ops *ops,
+				     void *data)
 {
-	struct vfio_iommu_driver *driver;
-	long ret = 0;
+	struct vfio_group *group, *refused = NULL;
+	int err = 0;
 
-	mutex_lock(&vfio.iommu_drivers_lock);
-	list_for_each_entry(driver, &vfio.iommu_drivers_list, vfio_next) {
-		if (!try_module_get(driver->ops->owner))
-			continue;
-		ret = driver->ops->ioctl(NULL, VFIO_CHECK_EXTENSION, arg);
-		module_put(driver->ops->owner);
-		if (ret > 0)
+	list_for_each_entry(group, &container->groups, container_next) {
+		err = ops->attach_group(data, group->iommu_group, group->type);
+		if (err) {
+			refused = group;
+			break;
+		}
+	}
+	if (!refused)
+		return 0;
+	list_for_each_entry(group, &container->groups, container_next) {
+		if (group == refused)
+			break;
+		ops->detach_group(data, group->iommu_group);
+	}
+	return err;
+}
+
+/*
+ * Offer the container to one backend for IOMMU type @type.  1 if the
+ * backend does not do that type; else 0 when it is the container's
+ * backend now (holding its module until released), or the errno of its
+ * open or of a group's attach, with nothing of it left.
+ */
+static int vfio_container_offer(struct vfio_container *container,
+				const struct vfio_iommu_driver_ops *ops,
+				unsigned long type)
+{
+	void *data;
+	int err = 1;
+
+	lockdep_assert_held_write(&container->lock);
+
+	if (!try_module_get(ops->owner))
+		return err;
+	/* SET_IOMMU's argument is an extension number too. */
+	if (ops->ioctl(NULL, VFIO_CHECK_EXTENSION, type) <= 0)
+		goto put_module;
+	data = ops->open(type);
+	if (IS_ERR(data)) {
+		err = PTR_ERR(data);
+		goto put_module;
+	}
+	err = vfio_container_attach_all(container, ops, data);
+	if (err) {
+		ops->release(data);
+		goto put_module;
+	}
+	container->backend = ops;
+	container->backend_data = data;
+	return 0;
+
+put_module:
+	module_put(ops->owner);
+	return err;
+}
+
+/* The last group left: the backend goes, and every mapping with it. */
+static void vfio_container_drop_backend(struct vfio_container *container)
+{
+	const struct vfio_iommu_driver_ops *ops = container->backend;
+	void *data = container->backend_data;
+
+	lockdep_assert_held_write(&container->lock);
+
+	container->backend = NULL;
+	container->backend_data = NULL;
+	ops->release(data);
+	module_put(ops->owner);
+}
+
+static long vfio_container_set_iommu(struct vfio_container *container,
+				     unsigned long type)
+{
+	struct vfio_backend *b;
+	long result = -ENODEV;
+
+	down_write(&container->lock);
+	/*
+	 * Choosing a backend may take IOMMU resources: only a user who put a
+	 * group in the container may, and only once until the groups leave.
+	 */
+	if (container->backend || list_empty(&container->groups)) {
+		result = -EINVAL;
+		goto unlock;
+	}
+	mutex_lock(&vfio_backends_lock);
+	list_for_each_entry(b, &vfio_backends, link) {
+		int err = vfio_container_offer(container, b->ops, type);
+
+		if (err <= 0)
+			result = err;
+		if (!err)
 			break;
 	}
-	mutex_unlock(&vfio.iommu_drivers_lock);
-	return ret > 0 ? ret : 0;
+	mutex_unlock(&vfio_backends_lock);
+unlock:
+	up_write(&container->lock);
+	return result;
 }
 
-static long vfio_container_ioctl_check_extension(struct vfio_container *container,
-						 unsigned long arg)
+static long vfio_container_fops_ioctl(struct file *file, unsigned int cmd,
+				      unsigned long arg)
 {
-	struct vfio_iommu_driver *driver;
-	long ret;
-
-	down_read(&container->group_lock);
-	driver = container->iommu_driver;
-	if (driver)
-		ret = driver->ops->ioctl(container->iommu_data,
-					 VFIO_CHECK_EXTENSION, arg);
-	else
-		ret = vfio_container_check_extension_any(arg);
-	up_read(&container->group_lock);
-	return ret;
-}
-
-/* Attach every group of the container to a new backend, or none of them. */
-static int vfio_container_attach_groups(struct vfio_container *container,
-					struct vfio_iommu_driver *driver,
-					void *data)
-{
-	struct vfio_group *group;
-	int ret;
-
-	list_for_each_entry(group, &container->group_list, container_next) {
-		ret = driver->ops->attach_group(data, group->iommu_group,
-						group->type);
-		if (ret)
-			goto unwind;
-	}
-	return 0;
-
-unwind:
-	list_for_each_entry_continue_reverse(group, &container->group_list,
-					     container_next)
-		driver->ops->detach_group(data, group->iommu_group);
-	return ret;
-}
-
-static long vfio_ioctl_set_iommu(struct vfio_container *container,
-				 unsigned long arg)
-{
-	struct vfio_iommu_driver *driver;
-	long ret = -ENODEV;
-
-	down_write(&container->group_lock);
-	if (list_empty(&container->group_list) || container->iommu_driver) {
-		up_write(&container->group_lock);
-		return -EINVAL;
-	}
-
-	mutex_lock(&vfio.iommu_drivers_lock);
-	list_for_each_entry(driver, &vfio.iommu_drivers_list, vfio_next) {
-		void *data;
-
-		if (!try_module_get(driver->ops->owner))
-			continue;
-		if (driver->ops->ioctl(NULL, VFIO_CHECK_EXTENSION, arg) <= 0) {
-			module_put(driver->ops->owner);
-			continue;
-		}
-		data = driver->ops->open(arg);
-		if (IS_ERR(data)) {
-			ret = PTR_ERR(data);
-			module_put(driver->ops->owner);
-			continue;
-		}
-		ret = vfio_container_attach_groups(container, driver, data);
-		if (ret) {
-			driver->ops->release(data);
-			module_put(driver->ops->owner);
-			continue;
-		}
-		container->iommu_driver = driver;
-		container->iommu_data = data;
-		break;
-	}
-	mutex_unlock(&vfio.iommu_drivers_lock);
-	up_write(&container->group_lock);
-	return ret;
-}
-
-static long vfio_fops_unl_ioctl(struct file *filep, unsigned int cmd,
-				unsigned long arg)
-{
-	struct vfio_container *container = filep->private_data;
-	struct vfio_iommu_driver *driver;
+	struct vfio_container *container = file->private_data;
 	long ret = -EINVAL;
 
-	switch (cmd) {
-	case VFIO_GET_API_VERSION:
+	if (cmd == VFIO_GET_API_VERSION)
 		return VFIO_API_VERSION;
-	case VFIO_CHECK_EXTENSION:
-		return vfio_container_ioctl_check_extension(container, arg);
-	case VFIO_SET_IOMMU:
-		return vfio_ioctl_set_iommu(container, arg);
-	}
+	if (cmd == VFIO_SET_IOMMU)
+		return vfio_container_set_iommu(container, arg);
 
-	down_read(&container->group_lock);
-	driver = container->iommu_driver;
-	if (driver)
-		ret = driver->ops->ioctl(container->iommu_data, cmd, arg);
-	up_read(&container->group_lock);
+	/* CHECK_EXTENSION and the backend's own commands (MAP_DMA ...). */
+	down_read(&container->lock);
+	if (container->backend)
+		ret = container->backend->ioctl(container->backend_data, cmd,
+						arg);
+	else if (cmd == VFIO_CHECK_EXTENSION)
+		ret = vfio_backends_check_extension(arg);
+	up_read(&container->lock);
 	return ret;
 }
 
-static int vfio_fops_open(struct inode *inode, struct file *filep)
+static int vfio_container_fops_open(struct inode *inode, struct file *file)
 {
-	struct vfio_container *container;
+	struct vfio_container *fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 
-	container = kzalloc(sizeof(*container), GFP_KERNEL);
-	if (!container)
+	if (!fresh)
 		return -ENOMEM;
-	INIT_LIST_HEAD(&container->group_list);
-	init_rwsem(&container->group_lock);
-	kref_init(&container->kref);
-	filep->private_data = container;
+	kref_init(&fresh->kref);
+	init_rwsem(&fresh->lock);
+	INIT_LIST_HEAD(&fresh->groups);
+	file->private_data = fresh;
 	return 0;
 }
 
-static int vfio_fops_release(struct inode *inode, struct file *filep)
+/* Only the fd's reference goes: groups still in it keep it, mappings too. */
+static int vfio_container_fops_release(struct inode *inode, struct file *file)
 {
-	struct vfio_container *container = filep->private_data;
-
-	filep->private_data = NULL;
-	/* Groups still in it keep it (and its mappings) alive. */
-	vfio_container_put(container);
+	vfio_container_put(file->private_data);
 	return 0;
 }
 
-static const struct file_operations vfio_fops = {
+static const struct file_operations vfio_container_fops = {
 	.owner		= THIS_MODULE,
-	.open		= vfio_fops_open,
-	.release	= vfio_fops_release,
-	.unlocked_ioctl	= vfio_fops_unl_ioctl,
+	.unlocked_ioctl	= vfio_container_fops_ioctl,
+	.open		= vfio_container_fops_open,
+	.release	= vfio_container_fops_release,
 };
 
 struct vfio_container *vfio_container_from_file(struct file *file)
 {
-	if (file->f_op != &vfio_fops)
-		return NULL;
-	return file->private_data;
+	return file->f_op == &vfio_container_fops ? file->private_data : NULL;
+}
+
+/* ---- what group.c asks of a container ---- */
+
+/*
+ * VFIO_IOMMU groups: the group's DMA becomes the user's, -EPERM while a
+ * kernel driver owns it.  Other types have no DMA owner to claim.
+ */
+static int vfio_group_claim_dma(struct vfio_group *group)
+{
+	if (group->type != VFIO_IOMMU)
+		return 0;
+	return iommu_group_claim_dma_owner(group->iommu_group,
+					   group->opened_file);
+}
+
+static void vfio_group_unclaim_dma(struct vfio_group *group)
+{
+	if (group->type == VFIO_IOMMU)
+		iommu_group_release_dma_owner(group->iommu_group);
 }
 
 /*
- * A group joins a container (VFIO_GROUP_SET_CONTAINER): the group's DMA
- * becomes the user's (-EPERM while a kernel driver owns it), and if the
- * container has a backend already the group is attached to it now.
+ * VFIO_GROUP_SET_CONTAINER: the group claims its DMA and, if the container
+ * has a backend already, is attached to it at once; on any error the
+ * group is as it was.
  */
 int vfio_container_attach_group(struct vfio_container *container,
 				struct vfio_group *group)
 {
-	struct vfio_iommu_driver *driver;
-	int ret = 0;
+	const struct vfio_iommu_driver_ops *ops;
+	int err;
 
 	lockdep_assert_held(&group->group_lock);
 
-	down_write(&container->group_lock);
-	if (group->type == VFIO_IOMMU) {
-		ret = iommu_group_claim_dma_owner(group->iommu_group,
-						  group->opened_file);
-		if (ret)
-			goto out_unlock;
+	down_write(&container->lock);
+	err = vfio_group_claim_dma(group);
+	if (err)
+		goto unlock;
+	ops = container->backend;
+	err = ops ? ops->attach_group(container->backend_data,
+				      group->iommu_group, group->type) : 0;
+	if (err) {
+		vfio_group_unclaim_dma(group);
+		goto unlock;
 	}
-
-	driver = container->iommu_driver;
-	if (driver) {
-		ret = driver->ops->attach_group(container->iommu_data,
-						group->iommu_group,
-						group->type);
-		if (ret) {
-			if (group->type == VFIO_IOMMU)
-				iommu_group_release_dma_owner(group->iommu_group);
-			goto out_unlock;
-		}
-	}
-
-	group->container = container;
+	kref_get(&container->kref);
+	list_add(&group->container_next, &container->groups);
 	group->container_users = 1;
-	vfio_container_get(container);
-	list_add(&group->container_next, &container->group_list);
-
-out_unlock:
-	up_write(&container->group_lock);
-	return ret;
+	group->container = container;
+unlock:
+	up_write(&container->lock);
+	return err;
 }
 
-/* The group leaves its container; the last group takes the backend. */
+/*
+ * The group leaves its container (UNSET_CONTAINER, or its fd's release);
+ * no device of it may be open.  The last group out takes the backend.
+ */
 void vfio_group_detach_container(struct vfio_group *group)
 {
 	struct vfio_container *container = group->container;
-	struct vfio_iommu_driver *driver;
+	const struct vfio_iommu_driver_ops *ops;
 
 	lockdep_assert_held(&group->group_lock);
 	WARN_ON(group->container_users != 1);
 
-	down_write(&container->group_lock);
-	driver = container->iommu_driver;
-	if (driver)
-		driver->ops->detach_group(container->iommu_data,
-					  group->iommu_group);
-	if (group->type == VFIO_IOMMU)
-		iommu_group_release_dma_owner(group->iommu_group);
+	down_write(&container->lock);
+	list_del(&group->container_next);
+	ops = container->backend;
+	/* Out of the backend's domain before the DMA API gets it back. */
+	if (ops)
+		ops->detach_group(container->backend_data, group->iommu_group);
+	vfio_group_unclaim_dma(group);
+	if (ops && list_empty(&container->groups))
+		vfio_container_drop_backend(container);
+	up_write(&container->lock);
 
 	group->container = NULL;
 	group->container_users = 0;
-	list_del(&group->container_next);
-
-	if (driver && list_empty(&container->group_list)) {
-		driver->ops->release(container->iommu_data);
-		module_put(driver->ops->owner);
-		container->iommu_driver = NULL;
-		container->iommu_data = NULL;
-	}
-	up_write(&container->group_lock);
-
 	vfio_container_put(container);
 }
 
 /*
- * A device of the group opens: the container must have a backend
- * (VFIO_SET_IOMMU done), and the device fd holds the group file.
+ * The first fd of a device of the group: the container must have its
+ * backend (SET_IOMMU done), which learns of the device; the device holds
+ * the group's file, and counts as a user of the container.
  */
-int vfio_group_use_container(struct vfio_group *group)
+int vfio_container_open_device(struct vfio_device *device)
 {
+	struct vfio_group *group = device->group;
+	struct vfio_container *container = group->container;
+	const struct vfio_iommu_driver_ops *ops;
+	int err = -EINVAL;
+
 	lockdep_assert_held(&group->group_lock);
 
-	if (!group->container->iommu_driver)
-		return -EINVAL;
-	if (WARN_ON(!group->opened_file))
-		return -EINVAL;
-	get_file(group->opened_file);
-	group->container_users++;
-	return 0;
+	down_read(&container->lock);
+	ops = container->backend;
+	if (ops && !WARN_ON(!group->opened_file)) {
+		get_file(group->opened_file);
+		group->container_users++;
+		if (ops->register_device)
+			ops->register_device(container->backend_data, device);
+		err = 0;
+	}
+	up_read(&container->lock);
+	return err;
 }
 
 /*
- * The device closes: returns the group file the device held, for the
- * caller to fput() once it dropped group_lock (the kernel's fput() is
- * deferred to the return to user space; the shim's runs at once, and the
- * last reference releases the group, which takes group_lock).
+ * After the device's last fd: the backend forgets the device.  Returns
+ * the group file the device held, for the caller to fput() once it
+ * dropped group_lock (the kernel defers fput() to the return to user
+ * space; the shim's runs at once, and the last reference releases the
+ * group, which takes group_lock).
  */
-struct file *vfio_group_unuse_container(struct vfio_group *group)
+struct file *vfio_container_close_device(struct vfio_device *device)
 {
+	struct vfio_group *group = device->group;
+	struct vfio_container *container = group->container;
+	const struct vfio_iommu_driver_ops *ops;
+
 	lockdep_assert_held(&group->group_lock);
 
-	WARN_ON(group->container_users <= 1);
+	down_read(&container->lock);
+	ops = container->backend;
+	if (ops->unregister_device)
+		ops->unregister_device(container->backend_data, device);
+	up_read(&container->lock);
+
+	WARN_ON(group->container_users < 2);
 	group->container_users--;
 	return group->opened_file;
 }
 
-void vfio_device_container_register(struct vfio_device *device)
-{
-	struct vfio_container *container = device->group->container;
-	const struct vfio_iommu_driver_ops *ops;
+/* ---- the node ---- */
 
-	ops = container->iommu_driver->ops;
-	if (ops->register_device)
-		ops->register_device(container->iommu_data, device);
-}
-
-void vfio_device_container_unregister(struct vfio_device *device)
-{
-	struct vfio_container *container = device->group->container;
-	const struct vfio_iommu_driver_ops *ops;
-
-	ops = container->iommu_driver->ops;
-	if (ops->unregister_device)
-		ops->unregister_device(container->iommu_data, device);
-}
+static struct {
+	struct class *class;
+	dev_t devt;
+	struct cdev cdev;
+	struct device *dev;
+} vfio_container_node;
 
 static char *vfio_container_devnode(const struct device *dev, umode_t *mode)
 {
+	/* Anyone may open it: a container grants nothing until a group joins. */
 	if (mode)
 		*mode = 0666;
 	return kasprintf(GFP_KERNEL, "vfio/%s", dev_name(dev));
@@ -440,42 +496,45 @@ static char *vfio_container_devnode(const struct device *dev, umode_t *mode)
 
 int vfio_container_init(void)
 {
-	int ret;
+	struct class *class;
+	struct device *dev;
+	dev_t devt;
+	int err;
 
-	vfio.class = class_create("vfio-container");
-	if (IS_ERR(vfio.class))
-		return PTR_ERR(vfio.class);
-	vfio.class->devnode = vfio_container_devnode;
-
-	ret = alloc_chrdev_region(&vfio.devt, 0, 1, "vfio-container");
-	if (ret)
-		goto err_class;
-	cdev_init(&vfio.cdev, &vfio_fops);
-	ret = cdev_add(&vfio.cdev, vfio.devt, 1);
-	if (ret)
-		goto err_region;
-	vfio.dev = device_create(vfio.class, NULL, vfio.devt, NULL, "vfio");
-	if (IS_ERR(vfio.dev)) {
-		ret = PTR_ERR(vfio.dev);
-		goto err_cdev;
+	class = class_create("vfio-container");
+	if (IS_ERR(class))
+		return PTR_ERR(class);
+	class->devnode = vfio_container_devnode;
+	err = alloc_chrdev_region(&devt, 0, 1, "vfio-container");
+	if (err)
+		goto destroy_class;
+	cdev_init(&vfio_container_node.cdev, &vfio_container_fops);
+	err = cdev_add(&vfio_container_node.cdev, devt, 1);
+	if (err)
+		goto free_region;
+	dev = device_create(class, NULL, devt, NULL, "vfio");
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
+		cdev_del(&vfio_container_node.cdev);
+		goto free_region;
 	}
+	vfio_container_node.class = class;
+	vfio_container_node.devt = devt;
+	vfio_container_node.dev = dev;
 	return 0;
 
-err_cdev:
-	cdev_del(&vfio.cdev);
-err_region:
-	unregister_chrdev_region(vfio.devt, 1);
-err_class:
-	class_destroy(vfio.class);
-	vfio.class = NULL;
-	return ret;
+free_region:
+	unregister_chrdev_region(devt, 1);
+destroy_class:
+	class_destroy(class);
+	return err;
 }
 
 void vfio_container_cleanup(void)
 {
-	device_destroy(vfio.class, vfio.devt);
-	cdev_del(&vfio.cdev);
-	unregister_chrdev_region(vfio.devt, 1);
-	class_destroy(vfio.class);
-	vfio.class = NULL;
+	device_destroy(vfio_container_node.class, vfio_container_node.devt);
+	cdev_del(&vfio_container_node.cdev);
+	unregister_chrdev_region(vfio_container_node.devt, 1);
+	class_destroy(vfio_container_node.class);
+	vfio_container_node.class = NULL;
 }

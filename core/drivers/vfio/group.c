@@ -45,25 +45,66 @@
 
 #define VFIO_GROUP_MINORS	1024
 
+/* Every VFIO group, and the char device region their nodes live in. */
 static struct {
 	struct class *class;
 	dev_t devt;
-	struct mutex group_lock;	/* group_list, minors */
-	struct list_head group_list;
+	struct mutex lock;	/* list and minors */
+	struct list_head list;	/* struct vfio_group.vfio_next */
 	DECLARE_BITMAP(minors, VFIO_GROUP_MINORS);
-} vfio = {
-	.group_lock = __MUTEX_INITIALIZER(vfio.group_lock),
-	.group_list = LIST_HEAD_INIT(vfio.group_list),
+} vfio_groups = {
+	.lock = __MUTEX_INITIALIZER(vfio_groups.lock),
+	.list = LIST_HEAD_INIT(vfio_groups.list),
 };
 
-/* ---- device fds ---- */
+/* ---- a device's opens ---- */
+
+/* Drop a group file reference vfio_device_last_close() handed back. */
+static void vfio_group_file_put(struct file *group_file)
+{
+	if (group_file)
+		fput(group_file);
+}
 
 /*
- * A device fd goes: the last one closes the driver and lets the container
- * go.  Returns the group file to fput() once group_lock is dropped, or
- * NULL.
+ * One more fd of the device: the first needs a container with a backend,
+ * and opens the driver.  Called with the group's group_lock held.
  */
-static struct file *vfio_df_group_close(struct vfio_device *device)
+static int vfio_device_first_open(struct vfio_device *device)
+{
+	struct vfio_group *group = device->group;
+	int err;
+
+	lockdep_assert_held(&group->group_lock);
+
+	if (!group->container)
+		return -EINVAL;
+	if (device->open_count++)
+		return 0;
+	err = vfio_container_open_device(device);
+	if (err)
+		goto not_open;
+	if (device->ops->open_device) {
+		err = device->ops->open_device(device);
+		if (err) {
+			/* The ioctl's caller holds the group file: not its last. */
+			fput(vfio_container_close_device(device));
+			goto not_open;
+		}
+	}
+	return 0;
+
+not_open:
+	device->open_count = 0;
+	return err;
+}
+
+/*
+ * One fd of the device less: after the last, the driver closes and the
+ * container is let go.  Returns the group file to put once group_lock is
+ * dropped (vfio_container_close_device()), or NULL.
+ */
+static struct file *vfio_device_last_close(struct vfio_device *device)
 {
 	lockdep_assert_held(&device->group->group_lock);
 
@@ -71,339 +112,313 @@ static struct file *vfio_df_group_close(struct vfio_device *device)
 		return NULL;
 	if (device->ops->close_device)
 		device->ops->close_device(device);
-	vfio_device_container_unregister(device);
-	return vfio_group_unuse_container(device->group);
+	return vfio_container_close_device(device);
 }
 
-static int vfio_device_fops_release(struct inode *inode, struct file *filep)
+/* ---- device fds ---- */
+
+static int vfio_device_fops_release(struct inode *inode, struct file *file)
 {
-	struct vfio_device *device = filep->private_data;
-	struct vfio_group *group = device->group;
+	struct vfio_device *device = file->private_data;
+	struct mutex *group_lock = &device->group->group_lock;
 	struct file *group_file;
 
-	mutex_lock(&group->group_lock);
-	group_file = vfio_df_group_close(device);
-	mutex_unlock(&group->group_lock);
-	if (group_file)
-		fput(group_file);
+	mutex_lock(group_lock);
+	group_file = vfio_device_last_close(device);
+	mutex_unlock(group_lock);
+	/* It may be the group file's last reference, whose release locks. */
+	vfio_group_file_put(group_file);
 	return 0;
 }
 
-static long vfio_device_fops_unl_ioctl(struct file *filep, unsigned int cmd,
-				       unsigned long arg)
+/* A driver without the callback answers -EINVAL, as the kernel's core. */
+static long vfio_device_fops_ioctl(struct file *file, unsigned int cmd,
+				   unsigned long arg)
 {
-	struct vfio_device *device = filep->private_data;
+	struct vfio_device *device = file->private_data;
+	const struct vfio_device_ops *ops = device->ops;
 
-	if (unlikely(!device->ops->ioctl))
-		return -EINVAL;
-	return device->ops->ioctl(device, cmd, arg);
+	return ops->ioctl ? ops->ioctl(device, cmd, arg) : -EINVAL;
 }
 
-static int vfio_device_fops_mmap(struct file *filep, struct vm_area_struct *vma)
+static int vfio_device_fops_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct vfio_device *device = filep->private_data;
+	struct vfio_device *device = file->private_data;
+	const struct vfio_device_ops *ops = device->ops;
 
-	if (unlikely(!device->ops->mmap))
-		return -EINVAL;
-	return device->ops->mmap(device, vma);
+	return ops->mmap ? ops->mmap(device, vma) : -EINVAL;
 }
 
 static const struct file_operations vfio_device_fops = {
 	.owner		= THIS_MODULE,
-	.release	= vfio_device_fops_release,
-	.unlocked_ioctl	= vfio_device_fops_unl_ioctl,
 	.mmap		= vfio_device_fops_mmap,
+	.unlocked_ioctl	= vfio_device_fops_ioctl,
+	.release	= vfio_device_fops_release,
 };
 
-/* The first open of a device holds the container and opens the driver. */
-static int vfio_df_group_open(struct vfio_device *device)
+/* The file of a new fd of the device, which it opens; group_lock held. */
+static struct file *vfio_device_new_file(struct vfio_device *device)
 {
-	struct vfio_group *group = device->group;
-	int ret;
+	struct file *file;
+	int err;
 
-	lockdep_assert_held(&group->group_lock);
-
-	if (!group->container)
-		return -EINVAL;
-	if (device->open_count) {
-		device->open_count++;
-		return 0;
+	err = vfio_device_first_open(device);
+	if (err)
+		return ERR_PTR(err);
+	file = anon_inode_getfile("[vfio-device]", &vfio_device_fops, device,
+				  O_RDWR);
+	if (IS_ERR(file)) {
+		/* As above: the group file is the ioctl caller's too. */
+		vfio_group_file_put(vfio_device_last_close(device));
+		return file;
 	}
-	ret = vfio_group_use_container(group);
-	if (ret)
-		return ret;
-	vfio_device_container_register(device);
-	if (device->ops->open_device) {
-		ret = device->ops->open_device(device);
-		if (ret) {
-			vfio_device_container_unregister(device);
-			/* Not the last reference: the group fd holds one. */
-			fput(vfio_group_unuse_container(group));
-			return ret;
-		}
-	}
-	device->open_count = 1;
-	return 0;
+	/* Regions are read and written at offsets: pread and pwrite. */
+	file->f_mode |= FMODE_PREAD | FMODE_PWRITE;
+	return file;
 }
 
-static struct vfio_device *vfio_group_find_device(struct vfio_group *group,
-						  const char *buf)
+static struct vfio_device *vfio_group_device_named(struct vfio_group *group,
+						   const char *name)
 {
 	struct vfio_device *device;
 
+	lockdep_assert_held(&group->group_lock);
 	list_for_each_entry(device, &group->device_list, group_next)
-		if (!strcmp(dev_name(device->dev), buf))
+		if (strcmp(dev_name(device->dev), name) == 0)
 			return device;
 	return NULL;
 }
 
-static int vfio_group_ioctl_get_device_fd(struct vfio_group *group,
-					  char __user *arg)
+/* VFIO_GROUP_GET_DEVICE_FD: the name, then a free fd, then the open. */
+static int vfio_group_get_device_fd(struct vfio_group *group,
+				    char __user *uname)
 {
 	struct vfio_device *device;
-	struct file *group_file = NULL;
-	struct file *filep;
-	char *buf;
-	int fdno, ret;
+	struct file *file = NULL;
+	char *name;
+	int fd;
 
-	buf = strndup_user(arg, PAGE_SIZE);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
+	name = strndup_user(uname, PAGE_SIZE);
+	if (IS_ERR(name))
+		return PTR_ERR(name);
 
 	mutex_lock(&group->group_lock);
-	device = vfio_group_find_device(group, buf);
-	kfree(buf);
-	if (!device) {
-		ret = -ENODEV;
-		goto out_unlock;
+	device = vfio_group_device_named(group, name);
+	fd = device ? get_unused_fd_flags(O_CLOEXEC) : -ENODEV;
+	if (fd >= 0) {
+		file = vfio_device_new_file(device);
+		if (IS_ERR(file)) {
+			put_unused_fd(fd);
+			fd = PTR_ERR(file);
+		}
 	}
-
-	fdno = get_unused_fd_flags(O_CLOEXEC);
-	if (fdno < 0) {
-		ret = fdno;
-		goto out_unlock;
-	}
-	ret = vfio_df_group_open(device);
-	if (ret)
-		goto err_put_fdno;
-
-	filep = anon_inode_getfile("[vfio-device]", &vfio_device_fops, device,
-				   O_RDWR);
-	if (IS_ERR(filep)) {
-		ret = PTR_ERR(filep);
-		goto err_close;
-	}
-	filep->f_mode |= (FMODE_PREAD | FMODE_PWRITE);
 	mutex_unlock(&group->group_lock);
-	fd_install(fdno, filep);
-	return fdno;
+	kfree(name);
 
-err_close:
-	group_file = vfio_df_group_close(device);
-err_put_fdno:
-	put_unused_fd(fdno);
-out_unlock:
-	mutex_unlock(&group->group_lock);
-	if (group_file)
-		fput(group_file);
-	return ret;
+	if (fd >= 0)
+		fd_install(fd, file);
+	return fd;
 }
 
-static int vfio_group_ioctl_get_status(struct vfio_group *group,
-				       struct vfio_group_status __user *arg)
+/* ---- the group's ioctls ---- */
+
+static u32 vfio_group_flags(struct vfio_group *group)
 {
-	unsigned long minsz = offsetofend(struct vfio_group_status, flags);
+	lockdep_assert_held(&group->group_lock);
+
+	if (group->container)
+		return VFIO_GROUP_FLAGS_VIABLE | VFIO_GROUP_FLAGS_CONTAINER_SET;
+	/* Viable while no kernel driver owns the group's DMA. */
+	if (iommu_group_dma_owner_claimed(group->iommu_group))
+		return 0;
+	return VFIO_GROUP_FLAGS_VIABLE;
+}
+
+static int vfio_group_get_status(struct vfio_group *group,
+				 struct vfio_group_status __user *ustatus)
+{
+	const size_t minsz = offsetofend(struct vfio_group_status, flags);
 	struct vfio_group_status status;
 
-	if (copy_from_user(&status, arg, minsz))
+	if (copy_from_user(&status, ustatus, minsz))
 		return -EFAULT;
 	if (status.argsz < minsz)
 		return -EINVAL;
-
-	status.flags = 0;
 	mutex_lock(&group->group_lock);
-	if (group->container)
-		status.flags |= VFIO_GROUP_FLAGS_CONTAINER_SET |
-				VFIO_GROUP_FLAGS_VIABLE;
-	else if (!iommu_group_dma_owner_claimed(group->iommu_group))
-		status.flags |= VFIO_GROUP_FLAGS_VIABLE;
+	status.flags = vfio_group_flags(group);
 	mutex_unlock(&group->group_lock);
-
-	if (copy_to_user(arg, &status, minsz))
-		return -EFAULT;
-	return 0;
+	return copy_to_user(ustatus, &status, minsz) ? -EFAULT : 0;
 }
 
-static int vfio_group_ioctl_set_container(struct vfio_group *group,
-					  int __user *arg)
+static int vfio_group_join(struct vfio_group *group, int __user *ufd)
 {
 	struct vfio_container *container;
 	struct file *file;
-	int ret, fd;
+	int fd, err;
 
-	if (get_user(fd, arg))
+	if (get_user(fd, ufd))
 		return -EFAULT;
-	if (fd < 0)
-		return -EBADF;
-	file = fget(fd);
+	file = fd >= 0 ? fget(fd) : NULL;
 	if (!file)
 		return -EBADF;
+	container = vfio_container_from_file(file);
+
+	mutex_lock(&group->group_lock);
+	if (group->container)
+		err = -EINVAL;
+	else if (!container)
+		err = -EBADFD;
+	else
+		err = vfio_container_attach_group(container, group);
+	mutex_unlock(&group->group_lock);
+
+	fput(file);
+	return err;
+}
+
+static int vfio_group_leave(struct vfio_group *group)
+{
+	int err = -EINVAL;
 
 	mutex_lock(&group->group_lock);
 	if (group->container) {
-		ret = -EINVAL;
-		goto out_unlock;
+		/* Each open device is a user besides the group itself. */
+		err = group->container_users > 1 ? -EBUSY : 0;
+		if (!err)
+			vfio_group_detach_container(group);
 	}
-	container = vfio_container_from_file(file);
-	if (container)
-		ret = vfio_container_attach_group(container, group);
-	else
-		ret = -EBADFD;
-out_unlock:
 	mutex_unlock(&group->group_lock);
-	fput(file);
-	return ret;
+	return err;
 }
 
-static int vfio_group_ioctl_unset_container(struct vfio_group *group)
+static long vfio_group_fops_ioctl(struct file *file, unsigned int cmd,
+				  unsigned long arg)
 {
-	int ret = 0;
-
-	mutex_lock(&group->group_lock);
-	if (!group->container)
-		ret = -EINVAL;
-	else if (group->container_users != 1)
-		ret = -EBUSY;
-	else
-		vfio_group_detach_container(group);
-	mutex_unlock(&group->group_lock);
-	return ret;
-}
-
-static long vfio_group_fops_unl_ioctl(struct file *filep, unsigned int cmd,
-				      unsigned long arg)
-{
-	struct vfio_group *group = filep->private_data;
+	struct vfio_group *group = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
-	case VFIO_GROUP_GET_DEVICE_FD:
-		return vfio_group_ioctl_get_device_fd(group, uarg);
 	case VFIO_GROUP_GET_STATUS:
-		return vfio_group_ioctl_get_status(group, uarg);
+		return vfio_group_get_status(group, uarg);
 	case VFIO_GROUP_SET_CONTAINER:
-		return vfio_group_ioctl_set_container(group, uarg);
+		return vfio_group_join(group, uarg);
 	case VFIO_GROUP_UNSET_CONTAINER:
-		return vfio_group_ioctl_unset_container(group);
-	default:
-		return -ENOTTY;
+		return vfio_group_leave(group);
+	case VFIO_GROUP_GET_DEVICE_FD:
+		return vfio_group_get_device_fd(group, uarg);
 	}
+	return -ENOTTY;
 }
 
-static int vfio_group_fops_open(struct inode *inode, struct file *filep)
+/* One open at a time, and only while a device is registered. */
+static int vfio_group_fops_open(struct inode *inode, struct file *file)
 {
 	struct vfio_group *group = container_of(inode->i_cdev,
 						struct vfio_group, cdev);
-	int ret = 0;
+	int err = 0;
 
 	mutex_lock(&group->group_lock);
 	if (list_empty(&group->device_list))
-		ret = -ENODEV;
+		err = -ENODEV;
 	else if (group->opened_file)
-		ret = -EBUSY;
-	else {
-		group->opened_file = filep;
-		filep->private_data = group;
-	}
+		err = -EBUSY;
+	else
+		group->opened_file = file;
 	mutex_unlock(&group->group_lock);
-	return ret;
+
+	if (!err)
+		file->private_data = group;
+	return err;
 }
 
-static int vfio_group_fops_release(struct inode *inode, struct file *filep)
+/* Device fds hold this file: by its release they are all closed. */
+static int vfio_group_fops_release(struct inode *inode, struct file *file)
 {
-	struct vfio_group *group = filep->private_data;
+	struct vfio_group *group = file->private_data;
 
-	filep->private_data = NULL;
 	mutex_lock(&group->group_lock);
-	/* Device fds hold this file: none is open when it is released. */
-	WARN_ON(group->container_users > 1);
+	group->opened_file = NULL;
+	/* A group closed in its container leaves it, as UNSET_CONTAINER. */
 	if (group->container)
 		vfio_group_detach_container(group);
-	group->opened_file = NULL;
 	mutex_unlock(&group->group_lock);
 	return 0;
 }
 
+/* The node's file: /dev/vfio/$N. */
 static const struct file_operations vfio_group_fops = {
 	.owner		= THIS_MODULE,
-	.open		= vfio_group_fops_open,
+	.unlocked_ioctl	= vfio_group_fops_ioctl,
 	.release	= vfio_group_fops_release,
-	.unlocked_ioctl	= vfio_group_fops_unl_ioctl,
+	.open		= vfio_group_fops_open,
 };
 
 /* ---- groups and their devices ---- */
 
-static struct vfio_group *vfio_group_find(struct iommu_group *iommu_group)
+static struct vfio_group *vfio_group_of(struct iommu_group *iommu_group)
 {
 	struct vfio_group *group;
 
-	lockdep_assert_held(&vfio.group_lock);
-	list_for_each_entry(group, &vfio.group_list, vfio_next)
+	lockdep_assert_held(&vfio_groups.lock);
+	list_for_each_entry(group, &vfio_groups.list, vfio_next)
 		if (group->iommu_group == iommu_group)
 			return group;
 	return NULL;
 }
 
+/* A new group and its node, for the first device of iommu_group. */
 static struct vfio_group *vfio_group_create(struct iommu_group *iommu_group)
 {
-	struct vfio_group *group;
 	unsigned long minor;
-	int ret;
+	struct vfio_group *group;
+	struct device *node;
+	int err;
 
-	lockdep_assert_held(&vfio.group_lock);
+	lockdep_assert_held(&vfio_groups.lock);
 
-	minor = find_first_zero_bit(vfio.minors, VFIO_GROUP_MINORS);
-	if (minor >= VFIO_GROUP_MINORS)
+	minor = find_first_zero_bit(vfio_groups.minors, VFIO_GROUP_MINORS);
+	if (minor == VFIO_GROUP_MINORS)
 		return ERR_PTR(-ENOSPC);
 	group = kzalloc(sizeof(*group), GFP_KERNEL);
 	if (!group)
 		return ERR_PTR(-ENOMEM);
-	mutex_init(&group->group_lock);
-	INIT_LIST_HEAD(&group->device_list);
-	group->iommu_group = iommu_group_ref_get(iommu_group);
 	group->type = VFIO_IOMMU;
-	group->devt = MKDEV(MAJOR(vfio.devt), minor);
+	group->iommu_group = iommu_group_ref_get(iommu_group);
+	group->devt = MKDEV(MAJOR(vfio_groups.devt), minor);
+	INIT_LIST_HEAD(&group->device_list);
+	mutex_init(&group->group_lock);
 
 	cdev_init(&group->cdev, &vfio_group_fops);
-	ret = cdev_add(&group->cdev, group->devt, 1);
-	if (ret)
-		goto err_free;
-	group->dev = device_create(vfio.class, NULL, group->devt, group, "%d",
-				   iommu_group_id(iommu_group));
-	if (IS_ERR(group->dev)) {
-		ret = PTR_ERR(group->dev);
-		goto err_cdev;
+	err = cdev_add(&group->cdev, group->devt, 1);
+	if (err)
+		goto put_iommu_group;
+	node = device_create(vfio_groups.class, NULL, group->devt, group, "%d",
+			     iommu_group_id(iommu_group));
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		cdev_del(&group->cdev);
+		goto put_iommu_group;
 	}
-	__set_bit(minor, vfio.minors);
-	list_add(&group->vfio_next, &vfio.group_list);
+	group->dev = node;
+	__set_bit(minor, vfio_groups.minors);
+	list_add(&group->vfio_next, &vfio_groups.list);
 	return group;
 
-err_cdev:
-	cdev_del(&group->cdev);
-err_free:
-	iommu_group_put(group->iommu_group);
+put_iommu_group:
+	iommu_group_put(iommu_group);
 	kfree(group);
-	return ERR_PTR(ret);
+	return ERR_PTR(err);
 }
 
+/* The group's last device went: its node and the group go too. */
 static void vfio_group_destroy(struct vfio_group *group)
 {
-	lockdep_assert_held(&vfio.group_lock);
+	lockdep_assert_held(&vfio_groups.lock);
 
 	list_del(&group->vfio_next);
-	device_destroy(vfio.class, group->devt);
+	__clear_bit(MINOR(group->devt), vfio_groups.minors);
+	device_destroy(vfio_groups.class, group->devt);
 	cdev_del(&group->cdev);
-	__clear_bit(MINOR(group->devt), vfio.minors);
 	iommu_group_put(group->iommu_group);
 	kfree(group);
 }
@@ -412,35 +427,32 @@ int vfio_register_group_dev(struct vfio_device *device)
 {
 	struct iommu_group *iommu_group;
 	struct vfio_group *group;
-	int ret = 0;
+	int err = 0;
 
-	if (!device->dev)
-		return -EINVAL;
-	iommu_group = iommu_group_get(device->dev);
+	iommu_group = device->dev ? iommu_group_get(device->dev) : NULL;
 	if (!iommu_group)
 		return -EINVAL;
 	if (device->group) {
-		iommu_group_put(iommu_group);
-		return -EBUSY;
+		err = -EBUSY;
+		goto put_iommu_group;
 	}
 
-	mutex_lock(&vfio.group_lock);
-	group = vfio_group_find(iommu_group);
-	if (!group)
-		group = vfio_group_create(iommu_group);
+	mutex_lock(&vfio_groups.lock);
+	group = vfio_group_of(iommu_group) ?: vfio_group_create(iommu_group);
 	if (IS_ERR(group)) {
-		ret = PTR_ERR(group);
-		goto out_unlock;
+		err = PTR_ERR(group);
+	} else {
+		mutex_lock(&group->group_lock);
+		list_add_tail(&device->group_next, &group->device_list);
+		device->open_count = 0;
+		device->group = group;
+		mutex_unlock(&group->group_lock);
 	}
-	mutex_lock(&group->group_lock);
-	device->group = group;
-	device->open_count = 0;
-	list_add_tail(&device->group_next, &group->device_list);
-	mutex_unlock(&group->group_lock);
-out_unlock:
-	mutex_unlock(&vfio.group_lock);
+	mutex_unlock(&vfio_groups.lock);
+
+put_iommu_group:
 	iommu_group_put(iommu_group);
-	return ret;
+	return err;
 }
 EXPORT_SYMBOL_GPL(vfio_register_group_dev);
 
@@ -451,18 +463,21 @@ EXPORT_SYMBOL_GPL(vfio_register_group_dev);
 void vfio_unregister_group_dev(struct vfio_device *device)
 {
 	struct vfio_group *group = device->group;
+	bool last;
 
 	if (WARN_ON(!group || device->open_count))
 		return;
-	mutex_lock(&vfio.group_lock);
+
+	mutex_lock(&vfio_groups.lock);
 	mutex_lock(&group->group_lock);
 	list_del(&device->group_next);
 	device->group = NULL;
+	/* An open group fd needs a device: the group cannot be open now. */
+	last = list_empty(&group->device_list) && !WARN_ON(group->opened_file);
 	mutex_unlock(&group->group_lock);
-	if (list_empty(&group->device_list) &&
-	    !WARN_ON(group->opened_file))
+	if (last)
 		vfio_group_destroy(group);
-	mutex_unlock(&vfio.group_lock);
+	mutex_unlock(&vfio_groups.lock);
 }
 EXPORT_SYMBOL_GPL(vfio_unregister_group_dev);
 
@@ -471,39 +486,41 @@ static char *vfio_group_devnode(const struct device *dev, umode_t *mode)
 	return kasprintf(GFP_KERNEL, "vfio/%s", dev_name(dev));
 }
 
+/* Undo vfio_group_init() from the class on; the region goes apart. */
+static void vfio_group_teardown(void)
+{
+	class_destroy(vfio_groups.class);
+	vfio_groups.class = NULL;
+	vfio_container_cleanup();
+}
+
 static int __init vfio_group_init(void)
 {
-	int ret;
+	struct class *class;
+	int err;
 
-	ret = vfio_container_init();
-	if (ret)
-		return ret;
-	vfio.class = class_create("vfio");
-	if (IS_ERR(vfio.class)) {
-		ret = PTR_ERR(vfio.class);
-		goto err_container;
+	err = vfio_container_init();
+	if (err)
+		return err;
+	class = class_create("vfio");
+	if (IS_ERR(class)) {
+		vfio_container_cleanup();
+		return PTR_ERR(class);
 	}
-	vfio.class->devnode = vfio_group_devnode;
-	ret = alloc_chrdev_region(&vfio.devt, 0, VFIO_GROUP_MINORS, "vfio");
-	if (ret)
-		goto err_class;
-	return 0;
-
-err_class:
-	class_destroy(vfio.class);
-	vfio.class = NULL;
-err_container:
-	vfio_container_cleanup();
-	return ret;
+	class->devnode = vfio_group_devnode;
+	vfio_groups.class = class;
+	err = alloc_chrdev_region(&vfio_groups.devt, 0, VFIO_GROUP_MINORS,
+				  "vfio");
+	if (err)
+		vfio_group_teardown();
+	return err;
 }
 
 static void __exit vfio_group_exit(void)
 {
-	WARN_ON(!list_empty(&vfio.group_list));
-	unregister_chrdev_region(vfio.devt, VFIO_GROUP_MINORS);
-	class_destroy(vfio.class);
-	vfio.class = NULL;
-	vfio_container_cleanup();
+	WARN_ON(!list_empty(&vfio_groups.list));
+	unregister_chrdev_region(vfio_groups.devt, VFIO_GROUP_MINORS);
+	vfio_group_teardown();
 }
 
 module_init(vfio_group_init);

@@ -30,8 +30,8 @@ struct vfio_group {
 	struct list_head device_list;	/* struct vfio_device.group_next */
 	struct file *opened_file;	/* the one open of the node */
 	struct vfio_container *container;
-	struct list_head container_next;
-	/* 1 with a container, + 1 per device fd; the group file's refs too. */
+	struct list_head container_next;	/* under the container's lock */
+	/* 1 with a container, + 1 per open device; each holds the file. */
 	unsigned int container_users;
 };
 
@@ -44,9 +44,12 @@ struct vfio_container *vfio_container_from_file(struct file *file);
 int vfio_container_attach_group(struct vfio_container *container,
 				struct vfio_group *group);
 void vfio_group_detach_container(struct vfio_group *group);
-int vfio_group_use_container(struct vfio_group *group);
-struct file *vfio_group_unuse_container(struct vfio_group *group);
-void vfio_device_container_register(struct vfio_device *device);
-void vfio_device_container_unregister(struct vfio_device *device);
+/*
+ * A device's first fd opens (-EINVAL before SET_IOMMU) and its last one
+ * closes; close returns the group file the device held, to fput() once
+ * the group's group_lock is dropped.
+ */
+int vfio_container_open_device(struct vfio_device *device);
+struct file *vfio_container_close_device(struct vfio_device *device);
 
 #endif

@@ -67,6 +67,8 @@ struct vfio_pci_sim *vfio_pci_sim_create(const char *name,
 					 const struct vfio_pci_sim_opts *opts);
 /* vfio_register_group_dev() again (a driver bug): -EBUSY. */
 int vfio_pci_sim_register_again(struct vfio_pci_sim *vdev);
+/* A vfio_device for a struct device behind no IOMMU (a driver bug): -EINVAL. */
+int vfio_pci_sim_register_without_iommu(void);
 /* The device's fds must be closed and its mmaps gone. */
 void vfio_pci_sim_destroy(struct vfio_pci_sim *vdev);
 struct device *vfio_pci_sim_dev(struct vfio_pci_sim *vdev);
