@@ -553,6 +553,46 @@ static void test_region_info_of_each_region(void **state)
 	the_vmm_exits(&v);
 }
 
+/*
+ * DEVICE_GET_INFO writes back as much of its 24-byte struct as argsz
+ * covers (cap_offset and pad 0: no capabilities), never past it.
+ */
+static void test_device_info_is_written_back_as_far_as_argsz(void **state)
+{
+	static const struct {
+		unsigned int argsz;
+		uint32_t cap_offset, pad, past;	/* words 4, 5, 6 after */
+	} cases[] = {
+		{ 16, ~0u, ~0u, ~0u },
+		{ 20, 0, ~0u, ~0u },
+		{ 24, 0, 0, ~0u },
+		{ 28, 0, 0, ~0u },
+	};
+	struct vmm v = { .dev = a_gpu() };
+	unsigned int i;
+
+	the_vmm_reaches(&v, DEVICE);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint32_t words[7];
+
+		print_message("argsz %u\n", cases[i].argsz);
+		memset(words, 0xff, sizeof(words));
+		words[0] = cases[i].argsz;
+		assert_int_equal(kapi_vfio_ioctl_buf(v.dfd,
+				KAPI_VFIO_DEVICE_GET_INFO, words,
+				sizeof(words)), 0);
+		assert_int_equal(words[0], cases[i].argsz);
+		assert_int_equal(words[1], KAPI_VFIO_DEVICE_FLAGS_PCI |
+					   KAPI_VFIO_DEVICE_FLAGS_RESET);
+		assert_int_equal(words[2], 9);
+		assert_int_equal(words[3], 5);
+		assert_int_equal(words[4], cases[i].cap_offset);
+		assert_int_equal(words[5], cases[i].pad);
+		assert_int_equal(words[6], cases[i].past);
+	}
+	the_vmm_exits(&v);
+}
+
 /* ---- BAR mmap and its faults ---- */
 
 static unsigned long the_vmm_mmaps(struct vmm *v, unsigned long long offset,
@@ -1099,6 +1139,7 @@ int main(void)
 		T(test_unset_of_the_last_group_releases_the_backend),
 		T(test_two_groups_share_one_container),
 		T(test_region_info_of_each_region),
+		T(test_device_info_is_written_back_as_far_as_argsz),
 		T(test_bar_mmap_leaf_size_follows_alignment),
 		T(test_decode_off_zaps_and_on_faults_back),
 		T(test_map_dma_of_a_disabled_bar),

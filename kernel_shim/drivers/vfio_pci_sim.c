@@ -83,7 +83,8 @@ static long vfio_pci_sim_get_info(struct vfio_pci_sim *p,
 				  struct vfio_device_info __user *uinfo)
 {
 	const size_t minsz = offsetofend(struct vfio_device_info, num_irqs);
-	struct vfio_device_info info;
+	struct vfio_device_info info = {};
+	size_t out;
 	int err;
 
 	err = vfio_pci_sim_info_in(&info, uinfo, minsz);
@@ -93,7 +94,12 @@ static long vfio_pci_sim_get_info(struct vfio_pci_sim *p,
 	info.flags = VFIO_DEVICE_FLAGS_RESET | VFIO_DEVICE_FLAGS_PCI;
 	info.num_irqs = VFIO_PCI_NUM_IRQS;
 	info.num_regions = VFIO_PCI_NUM_REGIONS;
-	return copy_to_user(uinfo, &info, minsz) ? -EFAULT : 0;
+	/*
+	 * Unlike region info, the whole struct goes back as far as argsz
+	 * reaches: cap_offset (0, no capabilities here) and pad included.
+	 */
+	out = min_t(size_t, info.argsz, sizeof(info));
+	return copy_to_user(uinfo, &info, out) ? -EFAULT : 0;
 }
 
 /*
