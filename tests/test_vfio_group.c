@@ -518,7 +518,7 @@ static void test_region_info_of_each_region(void **state)
 		{ "64-bit memory BAR", 0, 32, 0, R | W | M, 32, 0, 256 * MiB, 0 },
 		{ "its upper half", 1, 32, 0, 0, 32, 0, 0, 0 },
 		{ "I/O BAR", 2, 32, 0, R | W, 32, 0, 256, 0 },
-		{ "sub-page memory BAR", 3, 32, 0, R | W, 32, 0, 2048, 0 },
+		{ "sub-page memory BAR", 3, 32, 0, R | W | M, 32, 0, 2048, 0 },
 		{ "MSI-X BAR, no room", 4, 32, 0, R | W | M | C, 40, 0, 4 * PAGE, 0 },
 		{ "MSI-X BAR, room", 4, 64, 0, R | W | M | C, 64, 32, 4 * PAGE, 1 },
 		{ "absent BAR", 5, 32, 0, 0, 32, 0, 0, 0 },
@@ -784,7 +784,7 @@ static void test_bad_bar_mmaps_fail_and_map_nothing(void **state)
 		{ "past the BAR's end", 0, 64 * MiB - PAGE, 2 * PAGE, 1 },
 		{ "the upper half of a 64-bit BAR", 1, 0, PAGE, 1 },
 		{ "an I/O BAR", 2, 0, PAGE, 1 },
-		{ "a sub-page BAR", 3, 0, PAGE, 1 },
+		{ "past a sub-page BAR's page", 3, 0, 2 * PAGE, 1 },
 		{ "the ROM", 6, 0, PAGE, 1 },
 		{ "config space", 7, 0, PAGE, 1 },
 		{ "past the regions", 9, 0, PAGE, 1 },
@@ -806,6 +806,33 @@ static void test_bad_bar_mmaps_fail_and_map_nothing(void **state)
 		assert_int_equal(kapi_nr_files(), files);
 	}
 	the_vmm_exits(&v);
+}
+
+/*
+ * A page-aligned sub-page BAR maps as vfio-pci maps it: one page, whose
+ * touch puts a PTE on the BAR's first pfn.
+ */
+static void test_a_sub_page_bar_maps_its_page(void **state)
+{
+	struct kapi_vfio_pci_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL, .bar_size = { 2048 },
+	};
+	struct kapi_vfio_mmap m = { .index = 0, .len = PAGE, .shared = 1 };
+	struct kapi_vfio_pci_stats s;
+	unsigned long va = 0, pfn;
+	struct vmm v;
+
+	assert_int_equal(kapi_vfio_pci_create(&o, &v.dev), 0);
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(kapi_vfio_device_mmap(v.dfd, &m, &va), 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 1), 0);
+	assert_int_equal(leaf_level_at(va, &pfn), KAPI_MM_LEAF_PTE);
+	assert_int_equal(pfn, kapi_vfio_pci_bar_pfn(v.dev, 0));
+	kapi_vfio_pci_stats(v.dev, &s);
+	assert_int_equal(s.faults_pte, 1);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	the_vmm_exits(&v);
+	assert_nothing_held();
 }
 
 /* A BAR mmap holds the device fd's file: the device closes after munmap. */
@@ -1144,6 +1171,7 @@ int main(void)
 		T(test_decode_off_zaps_and_on_faults_back),
 		T(test_map_dma_of_a_disabled_bar),
 		T(test_bad_bar_mmaps_fail_and_map_nothing),
+		T(test_a_sub_page_bar_maps_its_page),
 		T(test_a_bar_mmap_holds_the_device_file),
 		T(test_a_second_device_fd_shares_the_driver_open),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),

@@ -59,10 +59,15 @@ static bool bar_is_mem(struct vfio_pci_sim *p, unsigned int i)
 	return p->bar_size[i] && !(p->bar_flags[i] & VFIO_PCI_SIM_BAR_IO);
 }
 
-/* vfio-pci maps memory BARs of a page or more (and page-aligned ones). */
+/*
+ * vfio-pci maps memory BARs of a page or more, and a smaller one that
+ * starts a page when it can reserve the rest of that page.  Every BAR
+ * here starts a page (sim_bar_create() places whole pages, bar_misalign
+ * is a page multiple) and has that page to itself: all memory BARs.
+ */
 static bool bar_mmap_supported(struct vfio_pci_sim *p, unsigned int i)
 {
-	return bar_is_mem(p, i) && p->bar_size[i] >= PAGE_SIZE;
+	return bar_is_mem(p, i);
 }
 
 /* ---- ioctls ---- */

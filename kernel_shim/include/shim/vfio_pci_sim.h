@@ -6,12 +6,14 @@
  * and maps a device with:
  *  - VFIO_DEVICE_GET_INFO (PCI | RESET, 9 regions, 5 IRQs);
  *  - VFIO_DEVICE_GET_REGION_INFO for BARs (absent BARs and the upper half
- *    of a 64-bit BAR: size 0, flags 0; memory BARs READ|WRITE|MMAP from a
- *    page up; I/O BARs READ|WRITE; the MSI-X BAR with the MSIX_MAPPABLE
+ *    of a 64-bit BAR: size 0, flags 0; memory BARs READ|WRITE|MMAP, a
+ *    sub-page one too: it starts a page of its own, whose rest vfio-pci
+ *    reserves; I/O BARs READ|WRITE; the MSI-X BAR with the MSIX_MAPPABLE
  *    capability, which raises argsz when it does not fit), ROM (none:
  *    size 0), config space (4 KiB, READ|WRITE), VGA (-EINVAL), past the
  *    end (-EINVAL);
- *  - mmap of a memory BAR (MAP_SHARED, inside the BAR, offset index << 40)
+ *  - mmap of a memory BAR (MAP_SHARED, inside the BAR's pages, offset
+ *    index << 40)
  *    filled by faults only: vfio_pci_mmap_huge_fault's rules (a PUD or PMD
  *    leaf where the block lies inside the VMA and its pfn is aligned to
  *    the order, else VM_FAULT_FALLBACK; VM_FAULT_SIGBUS while memory
