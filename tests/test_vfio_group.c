@@ -835,6 +835,38 @@ static void test_a_sub_page_bar_maps_its_page(void **state)
 	assert_nothing_held();
 }
 
+/*
+ * The group fd closed while a device fd is open: the device holds the
+ * group file, so the group stays open (node -EBUSY) and in its container
+ * (MAP_DMA works) until the device's last close, which takes the last
+ * group out: the backend and every pin go, the node opens again.
+ */
+static void test_a_device_fd_keeps_its_closed_group_in_the_container(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	unsigned long va = map_anon(4 * MiB);
+	int group = kapi_vfio_pci_group_id(v.dev);
+
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -EBUSY);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va + 2 * MiB,
+					      IOVA + 2 * MiB, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_mm_pins_outstanding(), 4 * MiB / PAGE);
+
+	assert_int_equal(kapi_close(v.dfd), 0);
+	v.dfd = -1;
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW),
+			 -EINVAL);
+	v.gfd = kapi_vfio_group_fd_open(group);
+	assert_true(v.gfd >= 0);
+	assert_int_equal(group_status_of(&v), VIABLE);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
 /* A BAR mmap holds the device fd's file: the device closes after munmap. */
 static void test_a_bar_mmap_holds_the_device_file(void **state)
 {
@@ -1173,6 +1205,7 @@ int main(void)
 		T(test_bad_bar_mmaps_fail_and_map_nothing),
 		T(test_a_sub_page_bar_maps_its_page),
 		T(test_a_bar_mmap_holds_the_device_file),
+		T(test_a_device_fd_keeps_its_closed_group_in_the_container),
 		T(test_a_second_device_fd_shares_the_driver_open),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),
 		T(test_joining_a_container_whose_backend_refuses_the_group),
