@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -1184,6 +1185,62 @@ static void test_a_backend_with_one_device_hook_of_two_is_refused(void **state)
 	assert_nothing_held();
 }
 
+/*
+ * The device unregistered (unbound) while the VMM still holds the group
+ * fd, in a container with DMA mapped or in none: the group leaves its
+ * container (the last one takes the backend: pins, locked_vm and domain
+ * go), its node goes (a new open -ENOENT), the open fd gets -ENODEV from
+ * GET_STATUS and SET_CONTAINER, no WARN, and the close frees the group.
+ */
+static void test_a_device_unregistered_under_an_open_group_fd(void **state)
+{
+	static const enum stage stages[] = { OPENED, IOMMU };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(stages); i++) {
+		unsigned long domains = sim_iommu_nr_domains();
+		unsigned int cdevs = kapi_nr_char_devices();
+		unsigned int nodes = kapi_nr_device_nodes();
+		struct vmm v = { .dev = a_gpu() };
+		unsigned long va = map_anon(2 * MiB);
+		int group = kapi_vfio_pci_group_id(v.dev);
+		unsigned int flags = ~0u;
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s", kapi_vfio_pci_name(v.dev));
+		the_vmm_reaches(&v, stages[i]);
+		if (stages[i] == IOMMU) {
+			assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA,
+							      2 * MiB, RW), 0);
+			assert_int_equal(kapi_mm_pins_outstanding(),
+					 2 * MiB / PAGE);
+		}
+		kapi_vfio_pci_destroy(v.dev);
+
+		expect_warnings(0);
+		assert_int_equal(kapi_mm_pins_outstanding(), 0);
+		assert_int_equal(kapi_mm_locked_vm(), 0);
+		assert_int_equal(sim_iommu_nr_domains(), domains);
+		assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB,
+						      RW), -EINVAL);
+		assert_int_equal(kapi_vfio_group_get_status(v.gfd, 8, &flags),
+				 -ENODEV);
+		assert_int_equal(flags, ~0u);
+		assert_int_equal(kapi_vfio_group_set_container(v.gfd, v.cfd),
+				 -ENODEV);
+		assert_int_equal(kapi_vfio_group_unset_container(v.gfd),
+				 -EINVAL);
+		assert_int_equal(kapi_vfio_group_get_device_fd(v.gfd, name),
+				 -ENODEV);
+		assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
+		assert_int_equal(kapi_nr_char_devices(), cdevs);
+		assert_int_equal(kapi_nr_device_nodes(), nodes);
+
+		assert_int_equal(kapi_close(v.gfd), 0);
+		assert_int_equal(kapi_close(v.cfd), 0);
+		assert_nothing_held();
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1216,6 +1273,7 @@ int main(void)
 		T(test_registering_a_device_without_an_iommu_group_is_refused),
 		T(test_a_backend_with_one_device_hook_of_two_is_refused),
 		T(test_backend_registration_is_once_and_undone_once),
+		T(test_a_device_unregistered_under_an_open_group_fd),
 	};
 
 	return cmocka_run_group_tests_name("vfio_group", tests, NULL, NULL);

@@ -17,7 +17,10 @@
  *  - VFIO_GROUP_GET_DEVICE_FD: the device of that name (-ENODEV), only
  *    with a container that has a backend (-EINVAL); the first open of a
  *    device holds the container and calls the driver's open_device;
- *  - unknown commands -ENOTTY; closing the group leaves the container.
+ *  - unknown commands -ENOTTY; closing the group leaves the container;
+ *  - the last device unregistered with the group still open: the group
+ *    leaves its container, its node goes (no new open), GET_STATUS and
+ *    SET_CONTAINER answer -ENODEV, and the close frees it.
  *
  * Devices join with vfio_register_group_dev().  Not here: noiommu and
  * emulated groups, the device cdev and iommufd paths, KVM, vf_token.
@@ -245,6 +248,11 @@ static int vfio_group_get_status(struct vfio_group *group,
 	if (status.argsz < minsz)
 		return -EINVAL;
 	mutex_lock(&group->group_lock);
+	/* Its last device went while the group stayed open. */
+	if (!group->iommu_group) {
+		mutex_unlock(&group->group_lock);
+		return -ENODEV;
+	}
 	status.flags = vfio_group_flags(group);
 	mutex_unlock(&group->group_lock);
 	return copy_to_user(ustatus, &status, minsz) ? -EFAULT : 0;
@@ -266,6 +274,8 @@ static int vfio_group_join(struct vfio_group *group, int __user *ufd)
 	mutex_lock(&group->group_lock);
 	if (group->container)
 		err = -EINVAL;
+	else if (!group->iommu_group)
+		err = -ENODEV;
 	else if (!container)
 		err = -EBADFD;
 	else
@@ -324,6 +334,8 @@ static int vfio_group_fops_open(struct inode *inode, struct file *file)
 		err = -EBUSY;
 	else
 		group->opened_file = file;
+	if (!err)
+		group->users++;
 	mutex_unlock(&group->group_lock);
 
 	if (!err)
@@ -331,17 +343,32 @@ static int vfio_group_fops_open(struct inode *inode, struct file *file)
 	return err;
 }
 
+/* Its devices and its fd gone: the minor is free again. */
+static void vfio_group_free(struct vfio_group *group)
+{
+	mutex_lock(&vfio_groups.lock);
+	__clear_bit(MINOR(group->devt), vfio_groups.minors);
+	mutex_unlock(&vfio_groups.lock);
+	mutex_destroy(&group->group_lock);
+	kfree(group);
+}
+
 /* Device fds hold this file: by its release they are all closed. */
 static int vfio_group_fops_release(struct inode *inode, struct file *file)
 {
 	struct vfio_group *group = file->private_data;
+	bool unused;
 
 	mutex_lock(&group->group_lock);
 	group->opened_file = NULL;
 	/* A group closed in its container leaves it, as UNSET_CONTAINER. */
 	if (group->container)
 		vfio_group_detach_container(group);
+	unused = !--group->users;
 	mutex_unlock(&group->group_lock);
+	/* Its devices went while it was open: the group goes now. */
+	if (unused)
+		vfio_group_free(group);
 	return 0;
 }
 
@@ -387,6 +414,7 @@ static struct vfio_group *vfio_group_create(struct iommu_group *iommu_group)
 	group->devt = MKDEV(MAJOR(vfio_groups.devt), minor);
 	INIT_LIST_HEAD(&group->device_list);
 	mutex_init(&group->group_lock);
+	group->users = 1;	/* its devices' */
 
 	cdev_init(&group->cdev, &vfio_group_fops);
 	err = cdev_add(&group->cdev, group->devt, 1);
@@ -410,17 +438,34 @@ put_iommu_group:
 	return ERR_PTR(err);
 }
 
-/* The group's last device went: its node and the group go too. */
-static void vfio_group_destroy(struct vfio_group *group)
+/*
+ * The group's last device went: no new lookup or open finds the group,
+ * it leaves its container (the backend goes with the last group) and
+ * lets its IOMMU group go, so an fd still open gets -ENODEV.  Returns
+ * true when no fd holds the group either: the caller frees it.
+ */
+static bool vfio_group_remove(struct vfio_group *group)
 {
+	struct iommu_group *iommu_group;
+	bool unused;
+
 	lockdep_assert_held(&vfio_groups.lock);
 
 	list_del(&group->vfio_next);
-	__clear_bit(MINOR(group->devt), vfio_groups.minors);
 	device_destroy(vfio_groups.class, group->devt);
 	cdev_del(&group->cdev);
-	iommu_group_put(group->iommu_group);
-	kfree(group);
+
+	mutex_lock(&group->group_lock);
+	iommu_group = group->iommu_group;
+	if (group->container)
+		vfio_group_detach_container(group);
+	/* What tells an fd still open that the group is gone. */
+	group->iommu_group = NULL;
+	unused = !--group->users;
+	mutex_unlock(&group->group_lock);
+
+	iommu_group_put(iommu_group);
+	return unused;
 }
 
 int vfio_register_group_dev(struct vfio_device *device)
@@ -463,7 +508,7 @@ EXPORT_SYMBOL_GPL(vfio_register_group_dev);
 void vfio_unregister_group_dev(struct vfio_device *device)
 {
 	struct vfio_group *group = device->group;
-	bool last;
+	bool last, unused = false;
 
 	if (WARN_ON(!group || device->open_count))
 		return;
@@ -472,12 +517,14 @@ void vfio_unregister_group_dev(struct vfio_device *device)
 	mutex_lock(&group->group_lock);
 	list_del(&device->group_next);
 	device->group = NULL;
-	/* An open group fd needs a device: the group cannot be open now. */
-	last = list_empty(&group->device_list) && !WARN_ON(group->opened_file);
+	last = list_empty(&group->device_list);
 	mutex_unlock(&group->group_lock);
 	if (last)
-		vfio_group_destroy(group);
+		unused = vfio_group_remove(group);
 	mutex_unlock(&vfio_groups.lock);
+	/* Else the release of the group's open fd frees it. */
+	if (unused)
+		vfio_group_free(group);
 }
 EXPORT_SYMBOL_GPL(vfio_unregister_group_dev);
 

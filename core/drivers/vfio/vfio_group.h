@@ -33,6 +33,8 @@ struct vfio_group {
 	struct list_head container_next;	/* under the container's lock */
 	/* 1 with a container, + 1 per open device; each holds the file. */
 	unsigned int container_users;
+	/* 1 while it has devices, + 1 while open; the last one frees it. */
+	unsigned int users;
 };
 
 /* container.c */
