@@ -1241,6 +1241,47 @@ static void test_a_device_unregistered_under_an_open_group_fd(void **state)
 	}
 }
 
+/*
+ * Of two devices in a group, one unregistered under the open group fd:
+ * the group stays in its container for the other (status, mappings and
+ * pins kept, MAP_DMA works) and only the gone one's name is -ENODEV; the
+ * other's unregister then takes the group out of the container.
+ */
+static void test_a_peer_unregistered_under_an_open_group_fd(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct kapi_vfio_pci_opts peer_opts = {
+		.fmt = SIM_IOMMU_INTEL_SL, .group_peer = v.dev,
+	};
+	unsigned long va = map_anon(4 * MiB);
+	struct kapi_vfio_pci *peer;
+	unsigned int flags;
+	char name[64];
+	int dfd;
+
+	assert_int_equal(kapi_vfio_pci_create(&peer_opts, &peer), 0);
+	snprintf(name, sizeof(name), "%s", kapi_vfio_pci_name(peer));
+	the_vmm_reaches(&v, IOMMU);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va, IOVA, 2 * MiB, RW), 0);
+	kapi_vfio_pci_destroy(peer);
+
+	assert_int_equal(group_status_of(&v), VIABLE | CONTAINER_SET);
+	assert_int_equal(kapi_mm_pins_outstanding(), 2 * MiB / PAGE);
+	assert_int_equal(kapi_vfio_fd_map_dma(v.cfd, va + 2 * MiB,
+					      IOVA + 2 * MiB, 2 * MiB, RW), 0);
+	assert_int_equal(kapi_vfio_group_get_device_fd(v.gfd, name), -ENODEV);
+	dfd = kapi_vfio_group_get_device_fd(v.gfd, kapi_vfio_pci_name(v.dev));
+	assert_true(dfd >= 0);
+	assert_int_equal(kapi_close(dfd), 0);
+
+	kapi_vfio_pci_destroy(v.dev);
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+	assert_int_equal(kapi_vfio_group_get_status(v.gfd, 8, &flags), -ENODEV);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
+	assert_nothing_held();
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1274,6 +1315,7 @@ int main(void)
 		T(test_a_backend_with_one_device_hook_of_two_is_refused),
 		T(test_backend_registration_is_once_and_undone_once),
 		T(test_a_device_unregistered_under_an_open_group_fd),
+		T(test_a_peer_unregistered_under_an_open_group_fd),
 	};
 
 	return cmocka_run_group_tests_name("vfio_group", tests, NULL, NULL);
