@@ -47,20 +47,10 @@ import os
 import re
 import sys
 
-try:
-    import clang.cindex as ci
-except ImportError:  # a python3 other than Debian's: use Debian's package
-    sys.path.append('/usr/lib/python3/dist-packages')
-    try:
-        import clang.cindex as ci
-    except ImportError:
-        sys.exit('extract-functions: needs libclang for python (Debian: python3-clang-14)')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clang_loader  # noqa: E402
 
-for _cand in ('/usr/lib/llvm-14/lib/libclang.so.1',
-              '/usr/lib/x86_64-linux-gnu/libclang-14.so.1'):
-    if os.path.exists(_cand):
-        ci.Config.set_library_file(_cand)
-        break
+ci = clang_loader.cindex('extract-functions')
 
 PROG = 'extract-functions'
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

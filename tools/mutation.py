@@ -135,19 +135,9 @@ _lib_ready = False
 def clang_lib():
     global _lib_ready, ci
     if not _lib_ready:
-        try:
-            import clang.cindex as ci
-        except ImportError:  # a python3 other than Debian's: use Debian's package
-            sys.path.append('/usr/lib/python3/dist-packages')
-            try:
-                import clang.cindex as ci
-            except ImportError:
-                sys.exit('mutation: needs libclang for python (Debian: python3-clang-14)')
-        for cand in ('/usr/lib/llvm-14/lib/libclang.so.1',
-                     '/usr/lib/x86_64-linux-gnu/libclang-14.so.1'):
-            if os.path.exists(cand):
-                ci.Config.set_library_file(cand)
-                break
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import clang_loader
+        ci = clang_loader.cindex('mutation')
         _lib_ready = True
     return ci.conf.lib
 

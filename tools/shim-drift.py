@@ -82,14 +82,10 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import clang.cindex as ci
-except ImportError:  # a python3 other than Debian's: use Debian's package
-    sys.path.append('/usr/lib/python3/dist-packages')
-    try:
-        import clang.cindex as ci
-    except ImportError:
-        sys.exit('shim-drift: needs libclang for python (Debian: python3-clang-14)')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clang_loader  # noqa: E402
+
+ci = clang_loader.cindex('shim-drift')
 
 if sys.argv[1:] == ['--have-libclang']:
     sys.exit(0)
