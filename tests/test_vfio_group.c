@@ -217,10 +217,24 @@ enum op {
 	OP_SET_CONTAINER_NEGATIVE_FD,
 	OP_UNSET_CONTAINER,
 	OP_GET_STATUS_SHORT,
+	OP_GET_STATUS_UNREADABLE,
+	OP_GET_STATUS_UNWRITABLE,
 	OP_GROUP_UNKNOWN_IOCTL,
 	OP_OPEN_GROUP_AGAIN,
 	OP_CONTAINER_IOCTL_NO_BACKEND,
 };
+
+/* GET_STATUS whose first copy in the direction of @point faults. */
+static long get_status_with_a_faulting_copy(struct vmm *v, const char *point)
+{
+	unsigned int flags;
+	long ret;
+
+	fail_nth_call_of(point, 0);
+	ret = kapi_vfio_group_get_status(v->gfd, 8, &flags);
+	assert_int_equal(stop_failing(point), 1);
+	return ret;
+}
 
 static long the_vmm_tries(struct vmm *v, enum op op)
 {
@@ -254,6 +268,10 @@ static long the_vmm_tries(struct vmm *v, enum op op)
 		return kapi_vfio_group_unset_container(v->gfd);
 	case OP_GET_STATUS_SHORT:
 		return kapi_vfio_group_get_status(v->gfd, 4, &flags);
+	case OP_GET_STATUS_UNREADABLE:
+		return get_status_with_a_faulting_copy(v, "shim/uaccess/copy_from_user");
+	case OP_GET_STATUS_UNWRITABLE:
+		return get_status_with_a_faulting_copy(v, "shim/uaccess/copy_to_user");
 	case OP_GROUP_UNKNOWN_IOCTL:
 		return kapi_vfio_ioctl_val(v->gfd, KAPI_VFIO_IO(50), 0);
 	case OP_OPEN_GROUP_AGAIN:
@@ -305,6 +323,10 @@ static void test_every_wrong_order_fails_and_changes_nothing(void **state)
 		{ "UNSET_CONTAINER with a device open", DEVICE, OP_UNSET_CONTAINER,
 		  -EBUSY },
 		{ "GET_STATUS with argsz 4", IOMMU, OP_GET_STATUS_SHORT, -EINVAL },
+		{ "GET_STATUS that cannot read its argument", IOMMU,
+		  OP_GET_STATUS_UNREADABLE, -EFAULT },
+		{ "GET_STATUS that cannot write its answer back", IOMMU,
+		  OP_GET_STATUS_UNWRITABLE, -EFAULT },
 		{ "an unknown group ioctl", CONTAINER, OP_GROUP_UNKNOWN_IOCTL,
 		  -ENOTTY },
 		{ "a second open of the group", OPENED, OP_OPEN_GROUP_AGAIN, -EBUSY },
