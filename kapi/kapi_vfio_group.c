@@ -261,6 +261,7 @@ int kapi_vfio_pci_create(const struct kapi_vfio_pci_opts *o,
 		.group_peer = o->group_peer ?
 			      vfio_pci_sim_dev(o->group_peer->sim) : NULL,
 		.host_driver = o->host_driver,
+		.no_feature_op = o->no_feature_op,
 	};
 	struct kapi_vfio_pci *p;
 	unsigned int i;
@@ -331,6 +332,8 @@ void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 	s->zaps = st.zaps;
 	s->opens = st.opens;
 	s->closes = st.closes;
+	s->features = st.features;
+	s->low_power = st.low_power;
 	kapi_user_return();
 }
 

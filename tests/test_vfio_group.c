@@ -756,6 +756,66 @@ static void test_decode_off_zaps_and_on_faults_back(void **state)
 	the_vmm_exits(&v);
 }
 
+/* VFIO_DEVICE_FEATURE with no payload: the header alone. */
+static long the_vmm_sets_feature(struct vmm *v, unsigned int feature)
+{
+	unsigned int hdr[2] = { 8, KAPI_VFIO_DEVICE_FEATURE_SET | feature };
+
+	return kapi_vfio_ioctl_buf(v->dfd, KAPI_VFIO_DEVICE_FEATURE, hdr,
+				   sizeof(hdr));
+}
+
+/*
+ * vfio-pci's low-power entry (a feature the core hands to the driver)
+ * zaps the BAR mmaps and refuses faults; a second entry is -EINVAL and
+ * changes nothing; the exit lets faults map the BAR back; the last close
+ * leaves low power too, so the next open faults in at once.
+ */
+static void test_low_power_entry_zaps_and_exit_faults_back(void **state)
+{
+	struct vmm v = { .dev = a_gpu_with_a_bar_of(LEAF_BAR) };
+	struct kapi_vfio_pci_stats s;
+	unsigned long va;
+
+	the_vmm_reaches(&v, DEVICE);
+	va = the_vmm_mmaps(&v, 0, PUD, PUD, 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), -EFAULT);
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY), -EINVAL);
+	kapi_vfio_pci_stats(v.dev, &s);
+	assert_int_equal(s.low_power, 1);
+	assert_int_equal(s.sigbus, 1);
+	assert_int_equal(s.features, 2);
+
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_EXIT), 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), 0);
+	/* An exit while not in low power is no error. */
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_EXIT), 0);
+
+	/* Into low power again, then the last close. */
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY), 0);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	v.dfd = kapi_vfio_group_get_device_fd(v.gfd, kapi_vfio_pci_name(v.dev));
+	assert_true(v.dfd >= 0);
+	va = the_vmm_mmaps(&v, 0, PUD, PUD, 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+	kapi_vfio_pci_stats(v.dev, &s);
+	assert_int_equal(s.low_power, 2);
+	assert_int_equal(s.sigbus, 1);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	the_vmm_exits(&v);
+}
+
 /*
  * MAP_DMA of a BAR mmap while decode is off faults through the handler,
  * which refuses: -EFAULT, nothing mapped or pinned.  A mapping made while
@@ -1321,6 +1381,7 @@ int main(void)
 		T(test_device_info_is_written_back_as_far_as_argsz),
 		T(test_bar_mmap_leaf_size_follows_alignment),
 		T(test_decode_off_zaps_and_on_faults_back),
+		T(test_low_power_entry_zaps_and_exit_faults_back),
 		T(test_map_dma_of_a_disabled_bar),
 		T(test_bad_bar_mmaps_fail_and_map_nothing),
 		T(test_a_sub_page_bar_maps_its_page),

@@ -25,6 +25,25 @@
 #define KAPI_VFIO_GROUP_GET_DEVICE_FD	KAPI_VFIO_IO(6)
 #define KAPI_VFIO_DEVICE_GET_INFO	KAPI_VFIO_IO(7)
 #define KAPI_VFIO_DEVICE_GET_REGION_INFO KAPI_VFIO_IO(8)
+/* On a device fd (17 is DIRTY_PAGES on a container's). */
+#define KAPI_VFIO_DEVICE_FEATURE	KAPI_VFIO_IO(17)
+
+/* VFIO_DEVICE_FEATURE: struct { u32 argsz, flags; u8 data[]; } */
+#define KAPI_VFIO_DEVICE_FEATURE_MASK		0xffffu
+#define KAPI_VFIO_DEVICE_FEATURE_GET		(1u << 16)
+#define KAPI_VFIO_DEVICE_FEATURE_SET		(1u << 17)
+#define KAPI_VFIO_DEVICE_FEATURE_PROBE		(1u << 18)
+#define KAPI_VFIO_DEVICE_FEATURE_PCI_VF_TOKEN			0
+#define KAPI_VFIO_DEVICE_FEATURE_MIGRATION			1
+#define KAPI_VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE		2
+#define KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY		3
+#define KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY_WITH_WAKEUP	4
+#define KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_EXIT		5
+#define KAPI_VFIO_DEVICE_FEATURE_DMA_LOGGING_START		6
+#define KAPI_VFIO_DEVICE_FEATURE_DMA_LOGGING_STOP		7
+#define KAPI_VFIO_DEVICE_FEATURE_DMA_LOGGING_REPORT		8
+#define KAPI_VFIO_DEVICE_FEATURE_MIG_DATA_SIZE			9
+#define KAPI_VFIO_DEVICE_FEATURE_BUS_MASTER			10
 
 #define KAPI_VFIO_GROUP_FLAGS_VIABLE		(1u << 0)
 #define KAPI_VFIO_GROUP_FLAGS_CONTAINER_SET	(1u << 1)
@@ -118,6 +137,7 @@ struct kapi_vfio_pci_opts {
 	unsigned int msix_bar;
 	struct kapi_vfio_pci *group_peer;	/* in that device's group */
 	int host_driver;		/* bound to a host driver, not VFIO */
+	int no_feature_op;		/* a driver without device_feature */
 };
 int kapi_vfio_pci_create(const struct kapi_vfio_pci_opts *opts,
 			 struct kapi_vfio_pci **out);
@@ -133,6 +153,8 @@ struct kapi_vfio_pci_stats {
 	unsigned long faults_pte, faults_pmd, faults_pud;
 	unsigned long fallbacks, sigbus, zaps;
 	unsigned long opens, closes;	/* the driver's open/close_device */
+	unsigned long features;		/* the driver's device_feature calls */
+	unsigned long low_power;	/* low-power entries */
 };
 void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 			 struct kapi_vfio_pci_stats *s);

@@ -134,14 +134,11 @@ static int vfio_device_fops_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* A driver without the callback answers -EINVAL, as the kernel's core. */
+/* The core's commands and the driver's: vfio_main.c. */
 static long vfio_device_fops_ioctl(struct file *file, unsigned int cmd,
 				   unsigned long arg)
 {
-	struct vfio_device *device = file->private_data;
-	const struct vfio_device_ops *ops = device->ops;
-
-	return ops->ioctl ? ops->ioctl(device, cmd, arg) : -EINVAL;
+	return vfio_device_ioctl(file->private_data, cmd, arg);
 }
 
 static int vfio_device_fops_mmap(struct file *file, struct vm_area_struct *vma)

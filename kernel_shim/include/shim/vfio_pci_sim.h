@@ -21,11 +21,23 @@
  *  - a write of the command register's memory-enable bit: off zaps every
  *    BAR mmap of the device under memory_lock (write), on lets faults map
  *    them back;
+ *  - VFIO_DEVICE_FEATURE, the features the VFIO core hands to vfio-pci
+ *    (vfio_pci_core_ioctl_feature): LOW_POWER_ENTRY (SET only, no
+ *    payload: zaps every BAR mmap and refuses faults until
+ *    LOW_POWER_EXIT or the last close; -EINVAL if entered already),
+ *    LOW_POWER_ENTRY_WITH_WAKEUP (SET, an 8-byte payload naming an
+ *    eventfd: -EINVAL for a negative fd; the simulation has no eventfds,
+ *    so an fd not open is -EBADF and any other -EINVAL, as
+ *    eventfd_ctx_fdget() answers for a file that is not an eventfd),
+ *    LOW_POWER_EXIT (SET only), PCI_VF_TOKEN (-ENOTTY: no SR-IOV, so no
+ *    VF token), anything else -ENOTTY; a device created with
+ *    no_feature_op has no device_feature callback at all;
  *  - open_device (the first device fd) allocates the virtual config
  *    space as vfio_pci_core_enable() does (-ENOMEM if it cannot),
  *    close_device (after the last) frees it.
  * Simplified: no config space beyond PCI_COMMAND (the allocated copy is
- * not read), no pread/pwrite, no IRQs, no reset or power states; the
+ * not read), no pread/pwrite, no IRQs, no reset, no PCI power states
+ * (D3hot) and no runtime PM beyond low-power entry and exit; the
  * device inode's i_mmap is a list of the device's VMAs (added at mmap,
  * dropped by vm_ops->close).
  */
@@ -54,6 +66,8 @@ struct vfio_pci_sim_opts {
 	struct device *group_peer;		/* join that device's group */
 	/* Bound to a host (DMA API) driver instead of vfio-pci. */
 	bool host_driver;
+	/* A driver without the device_feature callback. */
+	bool no_feature_op;
 };
 
 struct vfio_pci_sim_stats {
@@ -62,6 +76,8 @@ struct vfio_pci_sim_stats {
 	unsigned long sigbus;		/* faults refused: decode off */
 	unsigned long zaps;		/* decode-off zaps */
 	unsigned long opens, closes;	/* open_device / close_device done */
+	unsigned long features;		/* device_feature calls */
+	unsigned long low_power;	/* low-power entries done */
 };
 
 /* ERR_PTR(-EINVAL) for bad options, -ENOSPC (no room for a BAR), -ENOMEM. */
