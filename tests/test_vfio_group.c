@@ -1005,6 +1005,28 @@ static void test_a_second_device_fd_shares_the_driver_open(void **state)
 }
 
 /*
+ * fd 0 is an fd like any other: with the container's fd (the process's
+ * first, 0) closed after SET_IOMMU, GET_DEVICE_FD hands out 0, installed
+ * and answering GET_INFO; the group file it holds keeps the container.
+ */
+static void test_a_device_fd_may_be_fd_0(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct kapi_vfio_device_info info;
+
+	the_vmm_reaches(&v, IOMMU);
+	assert_int_equal(v.cfd, 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
+	v.dfd = kapi_vfio_group_get_device_fd(v.gfd, kapi_vfio_pci_name(v.dev));
+	assert_int_equal(v.dfd, 0);
+	assert_int_equal(kapi_vfio_device_get_info(v.dfd, &info), 0);
+	assert_int_equal(info.num_regions, KAPI_VFIO_PCI_NUM_REGIONS);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	kapi_vfio_pci_destroy(v.dev);
+}
+
+/*
  * GET_DEVICE_FD fails at each of its steps with that step's errno: no fd
  * number (-EMFILE), the driver's open_device (-ENOMEM); the device is not
  * left open and the group can leave its container (no user held).
@@ -1388,6 +1410,7 @@ int main(void)
 		T(test_a_bar_mmap_holds_the_device_file),
 		T(test_a_device_fd_keeps_its_closed_group_in_the_container),
 		T(test_a_second_device_fd_shares_the_driver_open),
+		T(test_a_device_fd_may_be_fd_0),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),
 		T(test_joining_a_container_whose_backend_refuses_the_group),
 		T(test_set_iommu_unwinds_the_groups_attached_before_a_failure),
