@@ -334,6 +334,7 @@ void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 	s->closes = st.closes;
 	s->features = st.features;
 	s->low_power = st.low_power;
+	s->requests = st.requests;
 	kapi_user_return();
 }
 

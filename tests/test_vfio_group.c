@@ -5,7 +5,8 @@
  * every wrong order with the kernel's errno, device fds and region info of
  * a simulated vfio-pci device, and its BAR mmap as vfio-pci's huge fault
  * fills it (leaf size by alignment, PTEs alone in a tree before huge pfnmap
- * faults; zapped while memory decode is off).
+ * faults; zapped while memory decode is off); a device unbound while its
+ * fds are open, the unbind on a second thread, waiting for them.
  * Every case ends with nothing left behind: fds, files, pins, domains,
  * devices, locked_vm, memory.
  */
@@ -16,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -1241,6 +1244,92 @@ static void test_registering_a_device_without_an_iommu_group_is_refused(void **s
 	assert_nothing_held();
 }
 
+/* ---- unbinding a device in use ---- */
+
+struct unbind {
+	struct kapi_vfio_pci *dev;
+	int done;
+};
+
+/* The host's driver core unbinds the device from vfio-pci. */
+static void *unbind_the_device(void *arg)
+{
+	struct unbind *u = arg;
+
+	kapi_vfio_pci_destroy(u->dev);
+	__atomic_store_n(&u->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static int unbind_done(const struct unbind *u)
+{
+	return __atomic_load_n(&u->done, __ATOMIC_SEQ_CST);
+}
+
+static void sleep_ms(long ms)
+{
+	const struct timespec ts = { .tv_nsec = ms * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The driver's request callback has run n times (within 5 s). */
+static void wait_for_requests(struct kapi_vfio_pci *dev, unsigned long n)
+{
+	for (int ms = 0; ms < 5000 && stats_of(dev).requests < n; ms++)
+		sleep_ms(1);
+	assert_int_equal(stats_of(dev).requests, n);
+}
+
+/*
+ * The device unbound while the VMM holds its fd and a BAR mmap (which
+ * holds the fd's file): the unbind asks the driver to have the user let
+ * go (request, once: the VMM lets go within ten seconds) and waits.
+ * Meanwhile the device has left its group's list (GET_DEVICE_FD -ENODEV)
+ * but the group is whole (in its container, open: a second open -EBUSY);
+ * closing the fd is not enough while the mmap holds its file.  The munmap
+ * ends the wait: the driver closes, the group (its last device gone)
+ * leaves its container and its node, GET_STATUS -ENODEV, no WARN.
+ */
+static void test_unbinding_a_device_in_use_waits_for_its_fds(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct unbind u = { .dev = v.dev };
+	int group = kapi_vfio_pci_group_id(v.dev);
+	unsigned long va;
+	pthread_t t;
+
+	the_vmm_reaches(&v, DEVICE);
+	va = the_vmm_mmaps(&v, 0, PUD, PUD, 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+	assert_int_equal(pthread_create(&t, NULL, unbind_the_device, &u), 0);
+
+	wait_for_requests(v.dev, 1);
+	assert_false(unbind_done(&u));
+	assert_int_equal(kapi_vfio_group_get_device_fd(v.gfd,
+						       kapi_vfio_pci_name(v.dev)),
+			 -ENODEV);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -EBUSY);
+	assert_int_equal(group_status_of(&v), VIABLE | CONTAINER_SET);
+	assert_int_equal(stats_of(v.dev).closes, 0);
+
+	assert_int_equal(kapi_close(v.dfd), 0);
+	sleep_ms(20);
+	assert_false(unbind_done(&u));
+	assert_int_equal(stats_of(v.dev).closes, 0);
+	assert_int_equal(stats_of(v.dev).requests, 1);
+
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(unbind_done(&u));
+	assert_int_equal(kapi_vfio_pci_nr_alive(), 0);
+	assert_int_equal(kapi_vfio_group_get_status(v.gfd, 8, NULL), -ENODEV);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
+	assert_nothing_held();
+}
+
 /*
  * The backend's registration as its module's exit and init make it: a
  * second register is refused (-EINVAL), one unregister removes it (a
@@ -1412,6 +1501,7 @@ int main(void)
 		T(test_a_second_device_fd_shares_the_driver_open),
 		T(test_a_device_fd_may_be_fd_0),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),
+		T(test_unbinding_a_device_in_use_waits_for_its_fds),
 		T(test_joining_a_container_whose_backend_refuses_the_group),
 		T(test_set_iommu_unwinds_the_groups_attached_before_a_failure),
 		T(test_two_devices_of_one_group_share_its_node),

@@ -141,7 +141,11 @@ struct kapi_vfio_pci_opts {
 };
 int kapi_vfio_pci_create(const struct kapi_vfio_pci_opts *opts,
 			 struct kapi_vfio_pci **out);
-/* Its fds closed and its mmaps gone first. */
+/*
+ * Unbind the device from vfio-pci and free it: waits until its fds (and
+ * the mmaps that hold them) are closed, calling the driver's request
+ * callback each ten seconds, from the first (vfio_unregister_group_dev()).
+ */
 void kapi_vfio_pci_destroy(struct kapi_vfio_pci *p);
 const char *kapi_vfio_pci_name(const struct kapi_vfio_pci *p);
 int kapi_vfio_pci_group_id(const struct kapi_vfio_pci *p);
@@ -155,6 +159,7 @@ struct kapi_vfio_pci_stats {
 	unsigned long opens, closes;	/* the driver's open/close_device */
 	unsigned long features;		/* the driver's device_feature calls */
 	unsigned long low_power;	/* low-power entries */
+	unsigned long requests;		/* the driver's request calls */
 };
 void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 			 struct kapi_vfio_pci_stats *s);

@@ -337,6 +337,14 @@ static inline unsigned long sim_thread_id(void)
 }
 /* Mutexes the calling thread holds now (sim/cpus.c yields only at none). */
 int sim_mutexes_held(void);
+/*
+ * Wait, on the host's clock, until *word (written by another thread with
+ * an atomic store) is not 0 or timeout_ms have passed: the milliseconds
+ * left (at least 1) if it was seen, 0 on timeout.  Spins a little, then
+ * sleeps a millisecond at a time.
+ */
+unsigned long sim_wait_for_word(const unsigned int *word,
+				unsigned long timeout_ms);
 
 /* ------------------------------------------------------------------------
  * Simulated CPUs running concurrently (sim/cpus.c).

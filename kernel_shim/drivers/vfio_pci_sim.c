@@ -479,6 +479,20 @@ static int vfio_pci_sim_open_device(struct vfio_device *vdev)
 }
 
 /*
+ * The device is being unbound with fds open: vfio-pci relays the request
+ * to the user's req eventfd (VFIO_PCI_REQ_IRQ_INDEX) or, with none, says
+ * it is blocked until released.  No IRQs here: the requests are counted.
+ */
+static void vfio_pci_sim_request(struct vfio_device *vdev, unsigned int count)
+{
+	struct vfio_pci_sim *p = to_sim(vdev);
+
+	down_write(&p->memory_lock);
+	p->stats.requests++;
+	up_write(&p->memory_lock);
+}
+
+/*
  * The last close: vfio_pci_core_disable() leaves low power and frees the
  * config space.
  */
@@ -498,6 +512,7 @@ static const struct vfio_device_ops vfio_pci_sim_ops = {
 	.close_device = vfio_pci_sim_close_device,
 	.ioctl = vfio_pci_sim_ioctl,
 	.mmap = vfio_pci_sim_mmap,
+	.request = vfio_pci_sim_request,
 	.device_feature = vfio_pci_sim_device_feature,
 };
 
@@ -508,6 +523,7 @@ static const struct vfio_device_ops vfio_pci_sim_ops_no_feature = {
 	.close_device = vfio_pci_sim_close_device,
 	.ioctl = vfio_pci_sim_ioctl,
 	.mmap = vfio_pci_sim_mmap,
+	.request = vfio_pci_sim_request,
 };
 
 /* ---- memory decode ---- */
@@ -619,11 +635,12 @@ int vfio_pci_sim_register_without_iommu(void)
 	return vfio_register_group_dev(&vdev);
 }
 
+/* Unbinding waits, in vfio_unregister_group_dev(), for the fds to close. */
 void vfio_pci_sim_destroy(struct vfio_pci_sim *p)
 {
-	WARN_ON(!list_empty(&p->vmas) || p->vconfig);
 	if (p->registered)
 		vfio_unregister_group_dev(&p->vdev);
+	WARN_ON(!list_empty(&p->vmas) || p->vconfig);
 	if (p->host_driver)
 		iommu_device_unuse_default_domain(p->dev);
 	sim_iommu_device_destroy(p->dev);

@@ -15,10 +15,11 @@
  * Simplified: struct vfio_device keeps only what a backend or dmasim's
  *     container and group code (core/drivers/vfio/container.c, group.c)
  *     touch (no embedded struct device, cdev, device set, migration or
- *     iommufd state); vfio_device_ops has the name, open_device,
- *     close_device, ioctl, mmap, device_feature and dma_unmap callbacks,
- *     by the kernel's names and types; vfio_check_feature() is the
- *     kernel's helper of the same contract.  vfio_register_group_dev() and
+ *     iommufd state; the registration count and its completion are the
+ *     kernel's); vfio_device_ops has the name, open_device,
+ *     close_device, ioctl, mmap, request, device_feature and dma_unmap
+ *     callbacks, by the kernel's names and types; vfio_check_feature()
+ *     is the kernel's helper of the same contract.  vfio_register_group_dev() and
  *     vfio_unregister_group_dev() are the kernel's prototypes; group.c
  *     implements them.
  * (c) Test double: none here; kapi/kapi_vfio.c provides the
@@ -27,8 +28,10 @@
 #ifndef _DMASIM_LINUX_VFIO_H
 #define _DMASIM_LINUX_VFIO_H
 
+#include <linux/completion.h>
 #include <linux/err.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 #include <uapi/linux/vfio.h>
 
@@ -48,6 +51,11 @@ struct vfio_device_ops {
 		      unsigned long arg);
 	int (*mmap)(struct vfio_device *vdev, struct vm_area_struct *vma);
 	/*
+	 * The device is being unregistered while fds are open: ask the
+	 * user to let it go (count: how many times asked before).
+	 */
+	void (*request)(struct vfio_device *vdev, unsigned int count);
+	/*
 	 * VFIO_DEVICE_FEATURE for the features the core leaves to the
 	 * driver, after the core's checks; argsz is the payload's size.
 	 */
@@ -65,6 +73,9 @@ struct vfio_device {
 	struct vfio_group *group;		/* group.c: the VFIO group */
 	struct list_head group_next;		/* on the group's devices */
 	unsigned int open_count;		/* device fds open */
+	/* 1 while registered, + 1 per device fd; comp: it reached 0. */
+	refcount_t refcount;
+	struct completion comp;
 };
 
 /*

@@ -32,6 +32,8 @@
  *    LOW_POWER_EXIT (SET only), PCI_VF_TOKEN (-ENOTTY: no SR-IOV, so no
  *    VF token), anything else -ENOTTY; a device created with
  *    no_feature_op has no device_feature callback at all;
+ *  - unbinding with fds open: the VFIO core calls request, counted (no
+ *    req eventfd to signal: no IRQs here);
  *  - open_device (the first device fd) allocates the virtual config
  *    space as vfio_pci_core_enable() does (-ENOMEM if it cannot),
  *    close_device (after the last) frees it.
@@ -78,6 +80,7 @@ struct vfio_pci_sim_stats {
 	unsigned long opens, closes;	/* open_device / close_device done */
 	unsigned long features;		/* device_feature calls */
 	unsigned long low_power;	/* low-power entries done */
+	unsigned long requests;		/* request calls (unbind with fds open) */
 };
 
 /* ERR_PTR(-EINVAL) for bad options, -ENOSPC (no room for a BAR), -ENOMEM. */
@@ -87,7 +90,10 @@ struct vfio_pci_sim *vfio_pci_sim_create(const char *name,
 int vfio_pci_sim_register_again(struct vfio_pci_sim *vdev);
 /* A vfio_device for a struct device behind no IOMMU (a driver bug): -EINVAL. */
 int vfio_pci_sim_register_without_iommu(void);
-/* The device's fds must be closed and its mmaps gone. */
+/*
+ * Unbind and free: waits, asking through the request callback, until the
+ * device's fds are closed (its mmaps hold its fd).
+ */
 void vfio_pci_sim_destroy(struct vfio_pci_sim *vdev);
 struct device *vfio_pci_sim_dev(struct vfio_pci_sim *vdev);
 /* The BAR's first pfn (0 if absent). */
