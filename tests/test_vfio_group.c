@@ -1475,6 +1475,34 @@ static void test_a_peer_unregistered_under_an_open_group_fd(void **state)
 	assert_nothing_held();
 }
 
+/* ---- the modules go ---- */
+
+/*
+ * Unloading the VFIO modules (module_exit; the last test: they stay
+ * unloaded) gives back the groups' char device region, whose major
+ * another driver can then register, and takes the container's node away.
+ */
+static void test_module_exit_gives_back_the_groups_char_region(void **state)
+{
+	struct kapi_vfio_pci *dev = a_gpu();
+	unsigned int major, minor;
+	char path[32];
+	int cfd;
+
+	snprintf(path, sizeof(path), "/dev/vfio/%d",
+		 kapi_vfio_pci_group_id(dev));
+	assert_int_equal(kapi_devnode_numbers(path, &major, &minor), 0);
+	kapi_vfio_pci_destroy(dev);
+	assert_int_equal(kapi_chrdev_region_register(major, 0, 1), -EBUSY);
+	cfd = kapi_vfio_container_fd_open();
+	assert_true(cfd >= 0);
+	assert_int_equal(kapi_close(cfd), 0);
+	kapi_shutdown();
+	assert_int_equal(kapi_chrdev_region_register(major, 0, 1), 0);
+	kapi_chrdev_region_unregister(major, 0, 1);
+	assert_int_equal(kapi_vfio_container_fd_open(), -ENOENT);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1512,6 +1540,9 @@ int main(void)
 		T(test_backend_registration_is_once_and_undone_once),
 		T(test_a_device_unregistered_under_an_open_group_fd),
 		T(test_a_peer_unregistered_under_an_open_group_fd),
+		cmocka_unit_test_setup_teardown(
+			test_module_exit_gives_back_the_groups_char_region,
+			setup, destroy_the_machine),
 	};
 
 	return cmocka_run_group_tests_name("vfio_group", tests, NULL, NULL);
