@@ -1008,6 +1008,24 @@ static void test_a_second_device_fd_shares_the_driver_open(void **state)
 }
 
 /*
+ * A device fd is read and written at offsets (region index << 40): the
+ * file takes pread (FMODE_PREAD), so a pread reaches the device, which
+ * has no read here: -EINVAL, as 6.12's VFIO core answers for a driver
+ * without one (an fd without FMODE_PREAD is -ESPIPE before that).
+ */
+static void test_a_device_fd_is_read_at_offsets(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	char buf[4];
+
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(kapi_pread(v.dfd, buf, sizeof(buf),
+				    (long long)KAPI_VFIO_PCI_CONFIG_REGION_INDEX
+				    << KAPI_VFIO_PCI_OFFSET_SHIFT), -EINVAL);
+	the_vmm_exits(&v);
+}
+
+/*
  * fd 0 is an fd like any other: with the container's fd (the process's
  * first, 0) closed after SET_IOMMU, GET_DEVICE_FD hands out 0, installed
  * and answering GET_INFO; the group file it holds keeps the container.
@@ -1527,6 +1545,7 @@ int main(void)
 		T(test_a_bar_mmap_holds_the_device_file),
 		T(test_a_device_fd_keeps_its_closed_group_in_the_container),
 		T(test_a_second_device_fd_shares_the_driver_open),
+		T(test_a_device_fd_is_read_at_offsets),
 		T(test_a_device_fd_may_be_fd_0),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),
 		T(test_unbinding_a_device_in_use_waits_for_its_fds),
