@@ -261,18 +261,18 @@ static int vfio_pci_sim_pm_entry_with_wakeup(struct vfio_pci_sim *p,
 					     u32 flags, void __user *arg,
 					     size_t argsz)
 {
-	struct vfio_device_low_power_entry_with_wakeup entry;
-	int ret;
+	struct vfio_device_low_power_entry_with_wakeup wake;
+	int go = vfio_check_feature(flags, argsz, VFIO_DEVICE_FEATURE_SET,
+				    sizeof(wake));
 
-	ret = vfio_check_feature(flags, argsz, VFIO_DEVICE_FEATURE_SET,
-				 sizeof(entry));
-	if (ret != 1)
-		return ret;
-	if (copy_from_user(&entry, arg, sizeof(entry)))
+	/* A refusal, or a probe: nothing to do. */
+	if (go <= 0)
+		return go;
+	if (copy_from_user(&wake, arg, sizeof(wake)))
 		return -EFAULT;
-	if (entry.wakeup_eventfd < 0)
-		return -EINVAL;
-	return vfio_pci_sim_eventfd_get(entry.wakeup_eventfd);
+	/* A negative fd is refused before any lookup. */
+	return wake.wakeup_eventfd < 0 ? -EINVAL :
+	       vfio_pci_sim_eventfd_get(wake.wakeup_eventfd);
 }
 
 static int vfio_pci_sim_device_feature(struct vfio_device *vdev, u32 flags,
@@ -280,7 +280,7 @@ static int vfio_pci_sim_device_feature(struct vfio_device *vdev, u32 flags,
 {
 	struct vfio_pci_sim *p = to_sim(vdev);
 	u32 feature = flags & VFIO_DEVICE_FEATURE_MASK;
-	int ret;
+	int go;
 
 	down_write(&p->memory_lock);
 	p->stats.features++;
@@ -292,9 +292,10 @@ static int vfio_pci_sim_device_feature(struct vfio_device *vdev, u32 flags,
 	if (feature != VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY &&
 	    feature != VFIO_DEVICE_FEATURE_LOW_POWER_EXIT)
 		return -ENOTTY;
-	ret = vfio_check_feature(flags, argsz, VFIO_DEVICE_FEATURE_SET, 0);
-	if (ret != 1)
-		return ret;
+	/* Both take a SET and no payload. */
+	go = vfio_check_feature(flags, argsz, VFIO_DEVICE_FEATURE_SET, 0);
+	if (go <= 0)
+		return go;
 	if (feature == VFIO_DEVICE_FEATURE_LOW_POWER_EXIT) {
 		vfio_pci_sim_pm_exit(p);
 		return 0;
