@@ -1025,6 +1025,36 @@ static void test_a_device_fd_is_read_at_offsets(void **state)
 	the_vmm_exits(&v);
 }
 
+/* The minor of a device's group node. */
+static unsigned int group_minor_of(struct kapi_vfio_pci *dev)
+{
+	unsigned int major, minor;
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/vfio/%d",
+		 kapi_vfio_pci_group_id(dev));
+	assert_int_equal(kapi_devnode_numbers(path, &major, &minor), 0);
+	return minor;
+}
+
+/*
+ * A group's minor is free again once the group goes: the next group
+ * takes the lowest free one, as 6.12's ida does (else 1024 groups made
+ * and gone in a machine's life would leave none).
+ */
+static void test_a_gone_groups_minor_is_taken_again(void **state)
+{
+	struct kapi_vfio_pci *a = a_gpu(), *b = a_gpu(), *c;
+	unsigned int minor_a = group_minor_of(a);
+
+	assert_int_not_equal(group_minor_of(b), minor_a);
+	kapi_vfio_pci_destroy(a);
+	c = a_gpu();
+	assert_int_equal(group_minor_of(c), minor_a);
+	kapi_vfio_pci_destroy(c);
+	kapi_vfio_pci_destroy(b);
+}
+
 /*
  * fd 0 is an fd like any other: with the container's fd (the process's
  * first, 0) closed after SET_IOMMU, GET_DEVICE_FD hands out 0, installed
@@ -1079,6 +1109,13 @@ static void test_get_device_fd_failing_at_each_step_opens_nothing(void **state)
 		assert_true(stop_failing(cases[i].point) > cases[i].nth);
 		assert_int_equal(stats_of(v.dev).opens, 0);
 		assert_int_equal(kapi_nr_files(), fds);
+		/* The retry is the device's first open: the driver opens. */
+		v.dfd = kapi_vfio_group_get_device_fd(v.gfd,
+						      kapi_vfio_pci_name(v.dev));
+		assert_true(v.dfd >= 0);
+		assert_int_equal(stats_of(v.dev).opens, 1);
+		assert_int_equal(kapi_close(v.dfd), 0);
+		v.dfd = -1;
 		assert_int_equal(kapi_vfio_group_unset_container(v.gfd), 0);
 		assert_int_equal(group_status_of(&v), VIABLE);
 		the_vmm_exits(&v);
@@ -1546,6 +1583,7 @@ int main(void)
 		T(test_a_device_fd_keeps_its_closed_group_in_the_container),
 		T(test_a_second_device_fd_shares_the_driver_open),
 		T(test_a_device_fd_is_read_at_offsets),
+		T(test_a_gone_groups_minor_is_taken_again),
 		T(test_a_device_fd_may_be_fd_0),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),
 		T(test_unbinding_a_device_in_use_waits_for_its_fds),

@@ -451,7 +451,6 @@ static struct vfio_group *vfio_group_create(struct iommu_group *iommu_group)
 		cdev_del(&group->cdev);
 		goto put_iommu_group;
 	}
-	group->dev = node;
 	__set_bit(minor, vfio_groups.minors);
 	list_add(&group->vfio_next, &vfio_groups.list);
 	return group;

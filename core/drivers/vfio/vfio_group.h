@@ -19,7 +19,6 @@ struct vfio_container;
 
 /* One IOMMU group as user space sees it: /dev/vfio/$id. */
 struct vfio_group {
-	struct device *dev;		/* the node's class device */
 	struct cdev cdev;
 	dev_t devt;
 	struct iommu_group *iommu_group;
