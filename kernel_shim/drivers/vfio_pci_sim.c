@@ -34,6 +34,7 @@ struct vfio_pci_sim_vma {
 
 struct vfio_pci_sim {
 	struct vfio_device vdev;
+	struct vfio_device_ops ops;
 	struct device *dev;
 	bool registered;
 	u64 bar_size[VFIO_PCI_SIM_NR_BARS];
@@ -517,15 +518,6 @@ static const struct vfio_device_ops vfio_pci_sim_ops = {
 	.device_feature = vfio_pci_sim_device_feature,
 };
 
-/* The same driver without a device_feature callback. */
-static const struct vfio_device_ops vfio_pci_sim_ops_no_feature = {
-	.name = "vfio-pci-sim-no-feature",
-	.open_device = vfio_pci_sim_open_device,
-	.close_device = vfio_pci_sim_close_device,
-	.ioctl = vfio_pci_sim_ioctl,
-	.mmap = vfio_pci_sim_mmap,
-	.request = vfio_pci_sim_request,
-};
 
 /* ---- memory decode ---- */
 
@@ -603,8 +595,11 @@ struct vfio_pci_sim *vfio_pci_sim_create(const char *name,
 		return p;
 	}
 	p->vdev.dev = p->dev;
-	p->vdev.ops = opts->no_feature_op ? &vfio_pci_sim_ops_no_feature :
-			&vfio_pci_sim_ops;
+	/* The driver's ops, less device_feature for a driver without it. */
+	p->ops = vfio_pci_sim_ops;
+	if (opts->no_feature_op)
+		p->ops.device_feature = NULL;
+	p->vdev.ops = &p->ops;
 	ret = vfio_register_group_dev(&p->vdev);
 	if (ret)
 		goto err_dev;
