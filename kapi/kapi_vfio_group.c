@@ -335,6 +335,7 @@ void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 	s->features = st.features;
 	s->low_power = st.low_power;
 	s->requests = st.requests;
+	s->request_count = st.request_count;
 	kapi_user_return();
 }
 
@@ -346,6 +347,11 @@ unsigned long kapi_vfio_pci_nr_alive(void)
 int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p)
 {
 	return kapi_return(vfio_pci_sim_register_again(p->sim));
+}
+
+int kapi_vfio_pci_rebind(struct kapi_vfio_pci *p)
+{
+	return kapi_return(vfio_pci_sim_rebind(p->sim));
 }
 
 int kapi_vfio_pci_register_without_iommu(void)

@@ -222,6 +222,7 @@ enum op {
 	OP_GET_STATUS_SHORT,
 	OP_GET_STATUS_UNREADABLE,
 	OP_GET_STATUS_UNWRITABLE,
+	OP_SET_CONTAINER_UNREADABLE,
 	OP_GROUP_UNKNOWN_IOCTL,
 	OP_OPEN_GROUP_AGAIN,
 	OP_CONTAINER_IOCTL_NO_BACKEND,
@@ -275,6 +276,11 @@ static long the_vmm_tries(struct vmm *v, enum op op)
 		return get_status_with_a_faulting_copy(v, "shim/uaccess/copy_from_user");
 	case OP_GET_STATUS_UNWRITABLE:
 		return get_status_with_a_faulting_copy(v, "shim/uaccess/copy_to_user");
+	case OP_SET_CONTAINER_UNREADABLE:
+		fail_nth_call_of("shim/uaccess/copy_from_user", 0);
+		fd = kapi_vfio_group_set_container(v->gfd, v->cfd);
+		assert_int_equal(stop_failing("shim/uaccess/copy_from_user"), 1);
+		return fd;
 	case OP_GROUP_UNKNOWN_IOCTL:
 		return kapi_vfio_ioctl_val(v->gfd, KAPI_VFIO_IO(50), 0);
 	case OP_OPEN_GROUP_AGAIN:
@@ -330,6 +336,8 @@ static void test_every_wrong_order_fails_and_changes_nothing(void **state)
 		  OP_GET_STATUS_UNREADABLE, -EFAULT },
 		{ "GET_STATUS that cannot write its answer back", IOMMU,
 		  OP_GET_STATUS_UNWRITABLE, -EFAULT },
+		{ "SET_CONTAINER that cannot read the fd", OPENED,
+		  OP_SET_CONTAINER_UNREADABLE, -EFAULT },
 		{ "an unknown group ioctl", CONTAINER, OP_GROUP_UNKNOWN_IOCTL,
 		  -ENOTTY },
 		{ "a second open of the group", OPENED, OP_OPEN_GROUP_AGAIN, -EBUSY },
@@ -1284,6 +1292,49 @@ static void test_registering_a_device_twice_is_refused(void **state)
 }
 
 /*
+ * A device unbound from vfio-pci and bound again is a VFIO device again
+ * (its group made anew): the VMM's sequence works on it.
+ */
+static void test_a_device_bound_again_is_a_vfio_device_again(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+
+	assert_int_equal(kapi_vfio_pci_rebind(v.dev), 0);
+	the_vmm_reaches(&v, DEVICE);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
+/* Devices without BARs, one per IOMMU group, until n or an error. */
+static int groups_made(struct kapi_vfio_pci **devs, int n)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = kapi_vfio_pci_create(&(struct kapi_vfio_pci_opts){
+			.fmt = SIM_IOMMU_INTEL_SL }, &devs[i]);
+	return ret ? ret : i;
+}
+
+/*
+ * 1024 group nodes at most (the minors of the region): the next device
+ * of a new IOMMU group is refused, -ENOSPC, with nothing of it kept;
+ * once a group goes, its minor serves the next.
+ */
+static void test_the_1025th_group_is_refused(void **state)
+{
+	static struct kapi_vfio_pci *devs[1025];
+	int i;
+
+	assert_int_equal(groups_made(devs, 1024), 1024);
+	assert_int_equal(groups_made(&devs[1024], 1), -ENOSPC);
+	kapi_vfio_pci_destroy(devs[0]);
+	assert_int_equal(groups_made(devs, 1), 1);
+	for (i = 0; i < 1024; i++)
+		kapi_vfio_pci_destroy(devs[i]);
+}
+
+/*
  * A device behind no IOMMU cannot become a VFIO device: -EINVAL with
  * nothing held, and a VMM then gets a device fd as before.
  */
@@ -1361,6 +1412,8 @@ static void test_unbinding_a_device_in_use_waits_for_its_fds(void **state)
 
 	wait_for_requests(v.dev, 1);
 	assert_false(unbind_done(&u));
+	/* Asked for the first time: count 0 (vfio-pci's notice, once). */
+	assert_int_equal(stats_of(v.dev).request_count, 0);
 	assert_int_equal(kapi_vfio_group_get_device_fd(v.gfd,
 						       kapi_vfio_pci_name(v.dev)),
 			 -ENODEV);
@@ -1592,6 +1645,8 @@ int main(void)
 		T(test_two_devices_of_one_group_share_its_node),
 		T(test_every_allocation_failing_in_device_creation_leaves_nothing),
 		T(test_registering_a_device_twice_is_refused),
+		T(test_a_device_bound_again_is_a_vfio_device_again),
+		T(test_the_1025th_group_is_refused),
 		T(test_registering_a_device_without_an_iommu_group_is_refused),
 		T(test_a_backend_with_one_device_hook_of_two_is_refused),
 		T(test_backend_registration_is_once_and_undone_once),

@@ -160,6 +160,7 @@ struct kapi_vfio_pci_stats {
 	unsigned long features;		/* the driver's device_feature calls */
 	unsigned long low_power;	/* low-power entries */
 	unsigned long requests;		/* the driver's request calls */
+	unsigned int request_count;	/* the last call's count argument */
 };
 void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 			 struct kapi_vfio_pci_stats *s);
@@ -170,6 +171,12 @@ unsigned long kapi_vfio_pci_nr_alive(void);
  * (the VFIO core refuses it, -EBUSY).
  */
 int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p);
+/*
+ * The device unbound from vfio-pci and bound again (driver_override and
+ * a rebind): the unbind waits for its fds, as kapi_vfio_pci_destroy();
+ * 0, or the register's errno (the device is then unbound).
+ */
+int kapi_vfio_pci_rebind(struct kapi_vfio_pci *p);
 /*
  * A driver bug: vfio_register_group_dev() of a device no IOMMU translates
  * (no IOMMU group): refused, -EINVAL, with no group node made.

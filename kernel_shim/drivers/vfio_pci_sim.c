@@ -491,6 +491,7 @@ static void vfio_pci_sim_request(struct vfio_device *vdev, unsigned int count)
 
 	down_write(&p->memory_lock);
 	p->stats.requests++;
+	p->stats.request_count = count;
 	up_write(&p->memory_lock);
 }
 
@@ -617,6 +618,17 @@ err_free:
 int vfio_pci_sim_register_again(struct vfio_pci_sim *p)
 {
 	return vfio_register_group_dev(&p->vdev);
+}
+
+/* Unbound from vfio-pci and bound again (as a driver_override rebind). */
+int vfio_pci_sim_rebind(struct vfio_pci_sim *p)
+{
+	int ret;
+
+	vfio_unregister_group_dev(&p->vdev);
+	ret = vfio_register_group_dev(&p->vdev);
+	p->registered = !ret;
+	return ret;
 }
 
 /*

@@ -11,6 +11,8 @@
  *     wait_for_completion_interruptible_timeout() (0 on timeout, else the
  *     jiffies left, at least 1; the interruptible one -ERESTARTSYS on a
  *     signal).
+ *     A completion used before init_completion() is a WARN (the kernel's
+ *     wait queue would be garbage).
  * Simplified: the waiter is a host thread waiting on the host's clock
  *     (sim_wait_for_word(), <dmasim/sim.h>), HZ jiffies a second; no wait
  *     queue, and no signal reaches a waiting task, so the interruptible
@@ -21,6 +23,7 @@
 #ifndef _DMASIM_LINUX_COMPLETION_H
 #define _DMASIM_LINUX_COMPLETION_H
 
+#include <linux/bug.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
@@ -28,21 +31,35 @@
 
 struct completion {
 	unsigned int done;
+	bool initialized;	/* dmasim: init_completion() was called */
 };
 
 static inline void init_completion(struct completion *x)
 {
 	__atomic_store_n(&x->done, 0, __ATOMIC_RELEASE);
+	x->initialized = true;
+}
+
+/*
+ * The kernel's completion holds a wait queue that init_completion()
+ * sets up; a zeroed one crashes the first waiter.  Here: a WARN.
+ */
+static inline void __dmasim_completion_check(const struct completion *x)
+{
+	WARN_ON(!x->initialized);
 }
 
 static inline void complete(struct completion *x)
 {
+	__dmasim_completion_check(x);
 	__atomic_add_fetch(&x->done, 1, __ATOMIC_RELEASE);
 }
 
 static inline bool try_wait_for_completion(struct completion *x)
 {
 	unsigned int done = __atomic_load_n(&x->done, __ATOMIC_ACQUIRE);
+
+	__dmasim_completion_check(x);
 
 	while (done) {
 		if (__atomic_compare_exchange_n(&x->done, &done, done - 1,

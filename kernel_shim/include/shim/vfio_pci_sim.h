@@ -81,6 +81,7 @@ struct vfio_pci_sim_stats {
 	unsigned long features;		/* device_feature calls */
 	unsigned long low_power;	/* low-power entries done */
 	unsigned long requests;		/* request calls (unbind with fds open) */
+	unsigned int request_count;	/* the last call's count */
 };
 
 /* ERR_PTR(-EINVAL) for bad options, -ENOSPC (no room for a BAR), -ENOMEM. */
@@ -88,6 +89,8 @@ struct vfio_pci_sim *vfio_pci_sim_create(const char *name,
 					 const struct vfio_pci_sim_opts *opts);
 /* vfio_register_group_dev() again (a driver bug): -EBUSY. */
 int vfio_pci_sim_register_again(struct vfio_pci_sim *vdev);
+/* Unbind (waiting for its fds) and bind again: 0 or the register's errno. */
+int vfio_pci_sim_rebind(struct vfio_pci_sim *vdev);
 /* A vfio_device for a struct device behind no IOMMU (a driver bug): -EINVAL. */
 int vfio_pci_sim_register_without_iommu(void);
 /*
