@@ -36,6 +36,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/bitmap.h>
 #include <linux/cdev.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/fcntl.h>
@@ -43,9 +44,11 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/iommu.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/sprintf.h>
 #include <linux/string.h>
