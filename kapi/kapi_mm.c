@@ -508,9 +508,10 @@ unsigned long kapi_mm_pins_outstanding(void)
 
 void kapi_mm_gup_hook(unsigned long nth, int mode, long value, int persist)
 {
-	gup_hook.mode = mode == KAPI_GUP_SHORT ? GUP_HOOK_SHORT :
-			mode == KAPI_GUP_ZERO ? GUP_HOOK_ZERO :
-			mode == KAPI_GUP_ERRNO ? GUP_HOOK_ERRNO : GUP_HOOK_NONE;
+	shim_gup_hook_mode = mode == KAPI_GUP_SHORT ? GUP_HOOK_SHORT :
+			     mode == KAPI_GUP_ZERO ? GUP_HOOK_ZERO :
+			     mode == KAPI_GUP_ERRNO ? GUP_HOOK_ERRNO :
+			     GUP_HOOK_NONE;
 	gup_hook.nth = shim_gup_calls() + (nth ? nth : 1);
 	gup_hook.value = value;
 	gup_hook.persist = persist;
