@@ -41,7 +41,6 @@
 #include <shim/mm_internal.h>
 
 struct gup_hook gup_hook;
-int shim_gup_hook_mode;
 bool fixup_unlock_once;
 static unsigned long gup_calls;
 

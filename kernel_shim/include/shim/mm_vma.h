@@ -177,8 +177,11 @@ static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm,
 long shim_pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
 				unsigned long nr_pages, unsigned int gup_flags,
 				struct page **pages, int *locked);
-/* GUP_HOOK_NONE (0) unless a kapi_mm GUP hook is set (shim/mm_internal.h). */
-extern int shim_gup_hook_mode;
+/*
+ * GUP_HOOK_NONE (0) unless a kapi_mm GUP hook is set (shim/mm_internal.h):
+ * a byte of sim_armed.
+ */
+#define shim_gup_hook_mode	(sim_armed.by.gup_hook)
 
 /*
  * The outcome of a pin that the full way would refuse at its first VMA,
@@ -201,9 +204,9 @@ shim_gup_refused_at_once(struct mm_struct *mm, unsigned long start,
 	struct sim_vma *svma;
 	unsigned long flags;
 
+	/* sim_armed.any: a GUP hook, a fault point or a choice point armed. */
 	if ((gup_flags & FOLL_GET) || !pages || locked || !nr_pages ||
-	    shim_gup_hook_mode || sim_faults_armed || sim_choices_armed ||
-	    !sim_lock_on_top(&mm->mmap_lock))
+	    sim_armed.any || !sim_lock_on_top(&mm->mmap_lock))
 		return 0;
 	svma = sim_mm_find_vma_cached(mm->dmasim_mm,
 				      untagged_addr(start) & PAGE_MASK);
