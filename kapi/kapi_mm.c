@@ -487,6 +487,27 @@ long kapi_mm_pin(unsigned long addr, unsigned long npages, int write,
 	return kapi_return(ret);
 }
 
+long kapi_mm_pin_without_mmap_lock(unsigned long addr, unsigned long npages,
+				   int write)
+{
+	struct mm_struct *mm = current->mm;
+	struct page **pages;
+	long ret;
+
+	if (!mm)
+		return kapi_return(-EFAULT);
+	pages = sim_kmalloc((npages ? npages : 1) * sizeof(*pages), 0);
+	if (!pages)
+		return kapi_return(-ENOMEM);
+	ret = pin_user_pages_remote(mm, addr, npages,
+				    (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
+				    pages, NULL);
+	if (ret > 0)
+		unpin_user_pages(pages, ret);
+	sim_kfree(pages);
+	return kapi_return(ret);
+}
+
 void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty)
 {
 	struct page *batch[64];
