@@ -106,13 +106,22 @@
 #define VA_NEG		(5ULL << VA_REGION_SHIFT)	/* 2^64 - the offset */
 #define VA_TOP		(15ULL << VA_REGION_SHIFT)	/* TOP_IOVA as a vaddr */
 
-enum bitmap_where { BM_NONE, BM_OURS, BM_KERNEL };
+/*
+ * Where a bitmap's data is: none, a buffer of the test, a kernel address,
+ * or fx.hole: a user address that neither a simulated VMA nor the host
+ * maps (a fault, not a crash).
+ */
+enum bitmap_where { BM_NONE, BM_OURS, BM_KERNEL, BM_HOLE };
 struct bitmap_spec {
 	unsigned long long pgsize, bytes;
 	enum bitmap_where where;
 };
 #define NO_BITMAP		{ 0, 0, BM_NONE }
 #define BITMAP(pgsz, n, w)	{ (pgsz), (n), (w) }
+/* An ioctl's argument: a buffer of the test, NULL, or fx.hole (above). */
+#define ARG_OURS	0
+#define ARG_NULL	1
+#define ARG_HOLE	2
 
 enum fixture {
 	FIX_DEFAULT, FIX_V1, FIX_TRACKING, FIX_NO_PINNER,
@@ -145,7 +154,7 @@ struct bad_input {
 	struct bitmap_spec bitmap;
 	unsigned long long arg;		/* extension, type, cmd, npage, ... */
 	unsigned long long arg2;	/* ioctl nr, fd field, paddr */
-	int null_arg;			/* the ioctl's argument is NULL */
+	int null_arg;			/* the ioctl's argument: ARG_* */
 	enum fixture fixture;
 	long expect;			/* the errno (or result) the kernel gives */
 };
@@ -280,6 +289,8 @@ static long build_vfio_fixture(enum fixture fix)
 	fx.ro = populated_anon(DMA_LEN, 0);
 	fx.hole = populated_anon(DMA_LEN, 1);
 	assert_int_equal(kapi_mm_munmap(fx.hole), 0);
+	/* Rows use it as a pointer that faults: the host must not map it. */
+	assert_int_equal(sim_host_mapped(fx.hole, DMA_LEN), 0);
 	fx.c = open_a_container(fix == FIX_V1 ? KAPI_VFIO_TYPE1_IOMMU :
 				KAPI_VFIO_TYPE1v2_IOMMU);
 	fx.dev = attach_a_device_of_format(fx.c, SIM_IOMMU_INTEL_SL);
@@ -426,8 +437,12 @@ static const struct kapi_vfio_bitmap *bitmap_of(const struct bad_input *r,
 	bm->pgsize = r->bitmap.pgsize;
 	bm->size = r->bitmap.bytes;
 	/* Past the user half: access_ok() refuses it. */
-	bm->data = r->bitmap.where == BM_KERNEL ?
-		   (unsigned long long *)(1ULL << 47) : fx.bits;
+	if (r->bitmap.where == BM_KERNEL)
+		bm->data = (unsigned long long *)(1ULL << 47);
+	else if (r->bitmap.where == BM_HOLE)
+		bm->data = (unsigned long long *)fx.hole;
+	else
+		bm->data = fx.bits;
 	return bm;
 }
 
@@ -510,7 +525,9 @@ static long call(const struct bad_input *r)
 	case CHECK_EXTENSION_ENTRY:
 		return kapi_vfio_check_extension(fx.c, r->arg);
 	case VFIO_IOCTL_ENTRY:
-		return kapi_vfio_raw_ioctl(fx.c, r->arg, r->null_arg ? 0 :
+		return kapi_vfio_raw_ioctl(fx.c, r->arg,
+					   r->null_arg == ARG_NULL ? 0 :
+					   r->null_arg == ARG_HOLE ? fx.hole :
 					   (unsigned long)fx.buf);
 	case SET_IOMMU_ENTRY:
 		ret = kapi_vfio_open(r->arg, &c);

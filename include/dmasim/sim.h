@@ -728,6 +728,14 @@ void sim_machine_destroy(void);
 void sim_machine_release_host_memory(void);
 const struct sim_config *sim_machine_config(void);
 
+/*
+ * Whether the host process maps every page of [addr, addr + len): a
+ * pointer the simulated kernel may copy with memcpy without crashing
+ * (the uaccess shim asks it of user pointers outside the simulated VMAs;
+ * a zero len is mapped, a range that wraps is not).
+ */
+int sim_host_mapped(unsigned long addr, unsigned long len);
+
 /* Deterministic PRNG (splitmix64/xorshift) for the sim's own choices. */
 unsigned long long sim_rand_next(unsigned long long *state);
 
