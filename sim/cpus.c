@@ -64,14 +64,13 @@ struct cpu {
 static struct {
 	struct cpu *cpus;
 	unsigned int n;
-	int running;			/* the CPU holding the baton, -1: the caller */
 	double lock_free_at;
 	unsigned long long exclude;
 	void (*fn)(unsigned int cpu, void *arg);
 	void *arg;
 	ucontext_t caller;
 	unsigned char *caller_locals;	/* the caller's thread-locals meanwhile */
-} run = { .running = -1 };
+} run;
 
 /* The calling thread's CPU: -1 outside a run and for other threads. */
 static _Thread_local int this_cpu = -1;
@@ -162,7 +161,6 @@ static void switch_to(int next)
 	thread_locals_save(from < 0 ? run.caller_locals : run.cpus[from].locals);
 	thread_locals_load(next < 0 ? run.caller_locals : run.cpus[next].locals);
 	this_cpu = next;
-	run.running = next;
 	swapcontext(save, next < 0 ? &run.caller : &run.cpus[next].ctx);
 }
 
