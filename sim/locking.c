@@ -31,7 +31,6 @@ _Static_assert(sizeof(pthread_mutex_t) <= SIM_MUTEX_WORDS * sizeof(unsigned long
 	       "struct mutex storage too small");
 
 static _Thread_local int mutexes_held;
-SIM_THREAD_LOCAL_PER_CPU(mutexes_held)
 
 void sim_mutex_lock(unsigned long *raw)
 {
@@ -97,7 +96,6 @@ unsigned long sim_wait_for_word(const unsigned int *word,
 }
 
 _Thread_local unsigned long sim_thread_self_id;
-SIM_THREAD_LOCAL_PER_CPU(sim_thread_self_id)
 
 /* The thread's first sim_thread_id(): the next number. */
 unsigned long sim_thread_id_assign(void)
@@ -126,7 +124,6 @@ int sim_locking_selfcheck(void)
  * inline fast paths there use them too).
  */
 _Thread_local struct sim_lockdep_thread sim_lockdep_self;
-SIM_THREAD_LOCAL_PER_CPU(sim_lockdep_self)
 #define held		(sim_lockdep_self.held)
 /* The depth of the stack, from the top's byte offset (see sim.h). */
 #define nr_held		(sim_lockdep_self.top / sizeof(struct sim_held_lock))
