@@ -123,7 +123,11 @@ static inline unsigned int fuzz_below(struct fuzz_input *in, unsigned int n)
  * Measured, replaying with ASan+UBSan: a 2-byte fuzz_type1 input costs
  * 27 us with the default, 12 us with 4 MiB; fuzz_type1's corpus 97 us per
  * input with 16 MiB, 77 us with 4 MiB.  ASAN_OPTIONS in the environment
- * still wins (OSS-Fuzz sets its own).
+ * still wins (OSS-Fuzz sets its own).  Since 2026-12-02 the kernel code's
+ * objects (kmalloc) no longer come from ASan's allocator but from
+ * sim/slab.c's poisoned caches, with their own quarantine
+ * (FUZZ_SLAB_QUARANTINE_FLOOR below); this one holds what the simulator
+ * and libFuzzer free.
  */
 #ifdef __has_feature
 #if __has_feature(address_sanitizer)
