@@ -107,8 +107,7 @@ static unsigned long long outstanding;
  * and its SLUB red zone (addressable while allocated), and the rest of the
  * class's span plus SLAB_TAIL bytes (poisoned).  Classes span 64, 96, 128,
  * 192, ... bytes (powers of two and the halves between them) of object
- * and SLUB red zone, up to SLAB_MAX_SPAN; a free slot's first word links
- * it into its class's free list or the quarantine.
+ * and SLUB red zone, up to SLAB_MAX_SPAN.
  */
 #define SLAB_TAIL	32
 #define SLAB_MAX_SPAN	(32768 + SIM_SLAB_REDZONE)
@@ -130,13 +129,28 @@ struct slab_header {
 };
 #define SLAB_MAGIC	0x51ab0b1e
 
-struct slab_free {
-	struct slab_free *next;
+/*
+ * Free slots are never written to while free (they stay poisoned, long
+ * unread): a class's free list is a stack of their addresses, the
+ * quarantine a ring of them, both grown on demand.  (Links through the
+ * slots themselves made every kfree miss the cache on the oldest
+ * quarantined slot.)
+ */
+struct slot_stack {
+	unsigned char **slot;
+	unsigned long nr, cap;
+};
+
+struct quarantined {
+	unsigned char *base;
+	unsigned long class;
 };
 
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct slab_free *free_slots[SLAB_NR_CLASSES];
-static struct slab_free *quarantine_head, *quarantine_tail;
+static struct slot_stack free_slots[SLAB_NR_CLASSES];
+/* The quarantine: q_nr slots, the oldest at q_head, in a ring of q_cap. */
+static struct quarantined *q_ring;
+static unsigned long q_head, q_nr, q_cap;
 static unsigned long quarantine_bytes;
 /* Bytes freed since the input began (per_input), the floor before it. */
 static unsigned long input_bytes, quarantine_floor = SLAB_QUARANTINE;
@@ -169,20 +183,50 @@ static unsigned long class_slot(unsigned int class)
 	return SLAB_HEADER + span + SLAB_TAIL;
 }
 
+/* Without memory to grow a list, a slot stays poisoned and unused. */
+static void stack_push(struct slot_stack *st, unsigned char *base)
+{
+	if (st->nr == st->cap) {
+		unsigned long cap = st->cap ? 2 * st->cap : 64;
+		unsigned char **slot = realloc(st->slot, cap * sizeof(*slot));
+
+		if (!slot)
+			return;
+		st->slot = slot;
+		st->cap = cap;
+	}
+	st->slot[st->nr++] = base;
+}
+
+static int ring_push(unsigned char *base, unsigned int class)
+{
+	if (q_nr == q_cap) {
+		unsigned long cap = q_cap ? 2 * q_cap : 1024, i;
+		struct quarantined *ring = malloc(cap * sizeof(*ring));
+
+		if (!ring)
+			return -1;
+		for (i = 0; i < q_nr; i++)
+			ring[i] = q_ring[(q_head + i) & (q_cap - 1)];
+		free(q_ring);
+		q_ring = ring;
+		q_head = 0;
+		q_cap = cap;
+	}
+	q_ring[(q_head + q_nr++) & (q_cap - 1)] =
+		(struct quarantined){ base, class };
+	return 0;
+}
+
 /* A slot of `class` from its free list or the chunk being carved. */
-slab_unchecked static unsigned char *slot_get(unsigned int class)
+static unsigned char *slot_get(unsigned int class)
 {
 	unsigned long slot = class_slot(class);
-	struct slab_free *f = free_slots[class];
+	struct slot_stack *st = &free_slots[class];
 	unsigned char *base;
 
-	if (f) {
-		free_slots[class] = f->next;
-		/* The next one's link, long untouched: read it ahead. */
-		if (f->next)
-			__builtin_prefetch(f->next);
-		return (unsigned char *)f - SLAB_HEADER;
-	}
+	if (st->nr)
+		return st->slot[--st->nr];
 	if ((unsigned long)(carve_end - carve_next) < slot) {
 		/* What is left of the old chunk stays poisoned, unused. */
 		void **chunk = malloc(SLAB_CHUNK);
@@ -202,38 +246,22 @@ slab_unchecked static unsigned char *slot_get(unsigned int class)
 }
 
 /* Free slots past the quarantine's bytes go back to their class. */
-slab_unchecked static void quarantine_put(unsigned char *base,
-					  unsigned int class)
+static void quarantine_put(unsigned char *base, unsigned int class)
 {
-	struct slab_free *f = (struct slab_free *)(base + SLAB_HEADER);
-
-	f->next = NULL;
-	if (quarantine_tail)
-		quarantine_tail->next = f;
-	else
-		quarantine_head = f;
-	quarantine_tail = f;
+	if (ring_push(base, class))
+		return;
 	quarantine_bytes += class_slot(class);
 	if (per_input)
 		input_bytes += class_slot(class);
 	/* The oldest first, never one the current input freed. */
 	while (quarantine_bytes > input_bytes &&
 	       quarantine_bytes > quarantine_floor) {
-		struct slab_free *old = quarantine_head;
-		const struct slab_header *h =
-			(const void *)((unsigned char *)old - SLAB_HEADER);
+		struct quarantined old = q_ring[q_head];
 
-		quarantine_head = old->next;
-		if (!quarantine_head)
-			quarantine_tail = NULL;
-		else {	/* long untouched: read the next one ahead */
-			__builtin_prefetch(quarantine_head);
-			__builtin_prefetch((unsigned char *)quarantine_head -
-					   SLAB_HEADER);
-		}
-		quarantine_bytes -= class_slot(h->class);
-		old->next = free_slots[h->class];
-		free_slots[h->class] = old;
+		q_head = (q_head + 1) & (q_cap - 1);
+		q_nr--;
+		quarantine_bytes -= class_slot(old.class);
+		stack_push(&free_slots[old.class], old.base);
 	}
 }
 
@@ -341,6 +369,7 @@ static void *object_realloc(void *p, unsigned long size)
 /* Without ASan, freed objects go back to libc at once: nothing to hold. */
 void sim_slab_quarantine_input(unsigned long floor)
 {
+	(void)floor;
 }
 #endif
 
