@@ -487,6 +487,27 @@ long kapi_mm_pin(unsigned long addr, unsigned long npages, int write,
 	return kapi_return(ret);
 }
 
+long kapi_mm_pin_without_mmap_lock(unsigned long addr, unsigned long npages,
+				   int write)
+{
+	struct mm_struct *mm = current->mm;
+	struct page **pages;
+	long ret;
+
+	if (!mm)
+		return kapi_return(-EFAULT);
+	pages = sim_kmalloc((npages ? npages : 1) * sizeof(*pages), 0);
+	if (!pages)
+		return kapi_return(-ENOMEM);
+	ret = pin_user_pages_remote(mm, addr, npages,
+				    (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
+				    pages, NULL);
+	if (ret > 0)
+		unpin_user_pages(pages, ret);
+	sim_kfree(pages);
+	return kapi_return(ret);
+}
+
 void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty)
 {
 	struct page *batch[64];
@@ -508,9 +529,10 @@ unsigned long kapi_mm_pins_outstanding(void)
 
 void kapi_mm_gup_hook(unsigned long nth, int mode, long value, int persist)
 {
-	gup_hook.mode = mode == KAPI_GUP_SHORT ? GUP_HOOK_SHORT :
-			mode == KAPI_GUP_ZERO ? GUP_HOOK_ZERO :
-			mode == KAPI_GUP_ERRNO ? GUP_HOOK_ERRNO : GUP_HOOK_NONE;
+	shim_gup_hook_mode = mode == KAPI_GUP_SHORT ? GUP_HOOK_SHORT :
+			     mode == KAPI_GUP_ZERO ? GUP_HOOK_ZERO :
+			     mode == KAPI_GUP_ERRNO ? GUP_HOOK_ERRNO :
+			     GUP_HOOK_NONE;
 	gup_hook.nth = shim_gup_calls() + (nth ? nth : 1);
 	gup_hook.value = value;
 	gup_hook.persist = persist;

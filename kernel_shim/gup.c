@@ -47,6 +47,7 @@ static unsigned long gup_calls;
 void shim_gup_reset(void)
 {
 	gup_hook = (struct gup_hook){ 0 };
+	shim_gup_hook_mode = GUP_HOOK_NONE;
 	fixup_unlock_once = false;
 	gup_calls = 0;
 }
@@ -141,10 +142,10 @@ static long gup_hook_apply(unsigned long *nr_pages)
 {
 	unsigned long n = ++gup_calls;
 
-	if (gup_hook.mode == GUP_HOOK_NONE || n < gup_hook.nth ||
+	if (shim_gup_hook_mode == GUP_HOOK_NONE || n < gup_hook.nth ||
 	    (n > gup_hook.nth && !gup_hook.persist))
 		return 1;
-	switch (gup_hook.mode) {
+	switch (shim_gup_hook_mode) {
 	case GUP_HOOK_SHORT:
 		if (*nr_pages > (unsigned long)gup_hook.value)
 			*nr_pages = gup_hook.value;
@@ -336,58 +337,11 @@ static noinline long pin_pages_checked(struct mm_struct *mm,
 	return gup_pages(mm, start, nr_pages, gup_flags, pages, true);
 }
 
-/*
- * The outcome of a pin that gup_pages() would refuse at its first VMA,
- * decided without a call: type1 before Linux 6.15 asks GUP first for
- * every 4 KiB page of a BAR (a VM_PFNMAP VMA), 8,388,608 times for 32 GiB,
- * and the full way's calls to the checker's, hooks' and VMA index's slow
- * paths made every refusal save and restore five registers.  Only when
- * nothing could go another way: valid arguments, no test hook, no fault
- * point or choice point armed, the mmap lock the last lock taken (so
- * mmap_assert_locked() holds), a VMA the last-hit cache knows.  Then
- * what gup_pages() makes before its -EFAULT is two counts, the call's and
- * the fault point's, made here by the same helpers (an unarmed choice
- * point counts nothing; the hook's call number, gup_calls, only has to
- * move while a hook is set, as a hook's nth counts from its setting).
- * 0: go the full way.
- */
-static __always_inline long gup_refused_at_once(struct mm_struct *mm,
-						unsigned long start,
-						unsigned long nr_pages,
-						unsigned int gup_flags,
-						struct page **pages,
-						int *locked)
+/* The full way; the inline pin_user_pages_remote() (shim/mm_vma.h) first. */
+long shim_pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
+				unsigned long nr_pages, unsigned int gup_flags,
+				struct page **pages, int *locked)
 {
-	struct sim_vma *svma;
-	struct vm_area_struct *vma;
-	long err;
-
-	if ((gup_flags & FOLL_GET) || !pages || locked || !nr_pages ||
-	    gup_hook.mode != GUP_HOOK_NONE || sim_faults_armed ||
-	    sim_choices_armed || !sim_lock_on_top(&mm->mmap_lock))
-		return 0;
-	svma = sim_mm_find_vma_cached(mm->dmasim_mm,
-				      untagged_addr(start) & PAGE_MASK);
-	vma = vma_of(svma);
-	if (!vma)
-		return 0;
-	err = gup_vma_allows(vma, gup_flags);
-	if (!err)
-		return 0;
-	sim_count(SIM_CNT_GUP_CALL, 1);
-	sim_fault_count(SIM_FP_GUP);
-	return err;
-}
-
-long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
-			   unsigned long nr_pages, unsigned int gup_flags,
-			   struct page **pages, int *locked)
-{
-	long refused = gup_refused_at_once(mm, start, nr_pages, gup_flags,
-					   pages, locked);
-
-	if (refused)
-		return refused;
 	return pin_pages_checked(mm, start, nr_pages, gup_flags, pages,
 				 locked);
 }

@@ -16,7 +16,6 @@
 
 #include <dmasim/sim.h>
 
-int sim_choices_armed;
 unsigned long long sim_choice_hits[SIM_NR_CHOICE_POINTS];
 unsigned long long sim_choice_taken[SIM_NR_CHOICE_POINTS];
 unsigned long long sim_choice_taken_alt[SIM_NR_CHOICE_POINTS][SIM_CHOICE_MAX_ALT];

@@ -17,7 +17,7 @@
 
 #include <dmasim/sim.h>
 
-int sim_faults_armed;
+union sim_armed sim_armed;
 unsigned long long sim_fault_calls[SIM_NR_FAULT_POINTS];
 
 static const struct {
@@ -117,7 +117,7 @@ void sim_faults_arm(int armed)
 		fiu_init(0);
 		fiu_ready = 1;
 	}
-	sim_faults_armed = armed;
+	sim_faults_armed = armed != 0;
 }
 
 void sim_fault_calls_reset(void)

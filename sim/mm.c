@@ -778,7 +778,7 @@ void sim_pt_lock_race_slow(struct sim_mm *mm, void *entry,
 	unsigned int alt;
 
 	if (hook) {
-		sim_pt_lock_race_hook = 0;
+		sim_pt_lock_race_set(0);
 		hook(mm, entry);
 	}
 	v = __atomic_load_n((unsigned long *)entry, __ATOMIC_ACQUIRE);

@@ -127,6 +127,30 @@ static void test_pin_refuses_pfnmap_vma(void **state)
 	assert_int_equal(kapi_mm_pins_outstanding(), 0);
 }
 
+/*
+ * GUP asserts the mmap lock (mmap_assert_locked()) on every call, the
+ * pfn map's refusal decided inline included: without the lock the call
+ * is reported, and still refused.
+ */
+static void test_a_pfnmap_refusal_without_the_mmap_lock_is_reported(void **state)
+{
+	unsigned long pfn = sim_bar_create(PMD, 0, 0, 0), pfns[4];
+	unsigned long long reports;
+	struct kapi_mm_map bar = { .len = PMD, .kind = KAPI_MM_PFNMAP,
+				   .writable = 1, .populate = 1, .pfn = pfn,
+				   .max_leaf = KAPI_MM_LEAF_PTE };
+
+	assert_int_equal(kapi_mm_mmap(&bar, &bar.addr), 0);
+	/* Under the lock (and the VMA now the last one looked up): silent. */
+	reports = sim_lockdep_reports(SIM_LOCKDEP_NOT_HELD);
+	assert_int_equal(kapi_mm_pin(bar.addr, 4, 1, 1, pfns), -EFAULT);
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_NOT_HELD), reports);
+	assert_int_equal(kapi_mm_pin_without_mmap_lock(bar.addr, 4, 1), -EFAULT);
+	assert_int_equal(sim_lockdep_reports(SIM_LOCKDEP_NOT_HELD), reports + 1);
+	expect_warnings(1);	/* the report */
+	assert_int_equal(kapi_mm_pins_outstanding(), 0);
+}
+
 /* A BAR mapped as a pfn map of PTE leaves, and 4 anon pages: *bar, *anon. */
 static void map_a_bar_and_anon_pages(unsigned long *bar, unsigned long *anon)
 {
@@ -500,6 +524,7 @@ int main(void)
 		T(test_pin_continues_into_adjacent_vma),
 		T(test_pin_refuses_pfnmap_vma),
 		T(test_a_pfnmap_refusal_counts_and_defers_like_any_call),
+		T(test_a_pfnmap_refusal_without_the_mmap_lock_is_reported),
 		T(test_write_pin_of_read_only_vma_is_efault),
 		T(test_read_pin_of_untouched_memory_is_the_zero_page),
 		T(test_populate_faults_once_per_leaf),

@@ -93,7 +93,7 @@ static void test_leaf_changed_before_the_lock(void **state)
 		other_cpu.pfn = bar_pfn;
 		other_cpu.split_to = c->split_to;
 		other_cpu.ran = 0;
-		sim_pt_lock_race_hook = other_cpu_changes_the_leaf;
+		sim_pt_lock_race_set(other_cpu_changes_the_leaf);
 		lookups = sim_counters.c[SIM_CNT_PFN_LOOKUP];
 		assert_int_equal(kapi_mm_follow_pfnmap(va + 3 * PAGE, &r), c->ret);
 		assert_int_equal(sim_counters.c[SIM_CNT_PFN_LOOKUP] - lookups,

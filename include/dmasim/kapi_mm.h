@@ -121,6 +121,13 @@ unsigned long kapi_mm_nr_tables(void);
  */
 long kapi_mm_pin(unsigned long addr, unsigned long npages, int write,
 		 int longterm, unsigned long *pfns);
+/*
+ * The same call by kernel code that forgot the mmap lock (a bug the lock
+ * checker reports through GUP's mmap_assert_locked()); what it returned,
+ * with whatever it pinned unpinned again.
+ */
+long kapi_mm_pin_without_mmap_lock(unsigned long addr, unsigned long npages,
+				   int write);
 /* unpin_user_pages_dirty_lock() on the pages of those pfns. */
 void kapi_mm_unpin(const unsigned long *pfns, unsigned long n, int dirty);
 /* Pins outstanding over all pages (0 when every pin was released). */

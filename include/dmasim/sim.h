@@ -121,6 +121,24 @@ unsigned long long sim_yield_count(enum sim_yield_kind kind, const char *site);
 const char *sim_yield_site(enum sim_yield_kind kind, unsigned int i);
 
 /* ------------------------------------------------------------------------
+ * What is armed that takes the shims off their common path: fault points,
+ * choice points, the mm shim's test hooks.  One byte per kind in one word,
+ * so that a fast path that any of them would change asks them all with one
+ * load and one test (sim_armed.any); each kind is still set and read by
+ * its own name.  Only the code named at each byte writes it.
+ */
+union sim_armed {
+	struct {
+		unsigned char faults;	/* sim_faults_armed (sim/fault.c) */
+		unsigned char choices;	/* sim_choices_armed (sim/choice.c) */
+		unsigned char gup_hook;	/* a GUP hook's mode (kernel_shim/gup.c) */
+		unsigned char pt_race;	/* sim_pt_lock_race_hook set (sim/mm.c) */
+	} by;
+	unsigned int any;
+};
+extern union sim_armed sim_armed;
+
+/* ------------------------------------------------------------------------
  * Fault points (sim/fault.c, include/dmasim/faults.def)
  *
  * Every fallible shim call asks sim_should_fail() with its point first.  The
@@ -135,7 +153,7 @@ enum sim_fault_point {
 	SIM_NR_FAULT_POINTS
 };
 
-extern int sim_faults_armed;
+#define sim_faults_armed	(sim_armed.by.faults)
 extern unsigned long long sim_fault_calls[SIM_NR_FAULT_POINTS];
 
 int sim_fault_check(enum sim_fault_point fp);
@@ -199,7 +217,7 @@ enum sim_choice_point {
 	SIM_NR_CHOICE_POINTS
 };
 
-extern int sim_choices_armed;
+#define sim_choices_armed	(sim_armed.by.choices)
 
 unsigned int sim_choose_armed(enum sim_choice_point cp, unsigned int nalt);
 

@@ -158,6 +158,14 @@ struct sim_vma;
  */
 extern void (*sim_pt_lock_race_hook)(struct sim_mm *mm, const void *entry);
 
+/* Set (or clear, NULL) the hook; it marks itself in sim_armed. */
+static inline void sim_pt_lock_race_set(void (*hook)(struct sim_mm *mm,
+						     const void *entry))
+{
+	sim_pt_lock_race_hook = hook;
+	sim_armed.by.pt_race = hook != 0;
+}
+
 /*
  * What pud_lock()/pmd_lock() of a leaf may find once they hold the lock
  * (choice point SIM_CH_PT_LEAF_CHANGED, and the lock wait below): the
@@ -192,7 +200,9 @@ void sim_pt_lock_race_slow(struct sim_mm *mm, void *entry,
 
 /*
  * The same, with no call when it would do nothing: no hook set, no choice
- * point armed (sim_choose() would answer 0), the entry not mid-split.
+ * point armed (sim_choose() would answer 0), the entry not mid-split.  The
+ * first two are asked with the rest of sim_armed in one test (with a fault
+ * point or a GUP hook armed the call is made and does nothing more).
  */
 static inline void sim_pt_lock_race(struct sim_mm *mm, void *entry,
 				    enum sim_pt_level level)
@@ -200,8 +210,7 @@ static inline void sim_pt_lock_race(struct sim_mm *mm, void *entry,
 	unsigned long v = __atomic_load_n((unsigned long *)entry,
 					  __ATOMIC_ACQUIRE);
 
-	if (sim_unlikely(sim_pt_lock_race_hook || sim_choices_armed ||
-			 sim_pt_entry_mid_split(v)))
+	if (sim_unlikely(sim_armed.any || sim_pt_entry_mid_split(v)))
 		sim_pt_lock_race_slow(mm, entry, level);
 }
 

@@ -17,8 +17,8 @@ enum {
 	GUP_HOOK_ERRNO,		/* return value (a negative errno) */
 };
 
+/* The hook's mode is shim_gup_hook_mode (shim/mm_vma.h), read inline. */
 struct gup_hook {
-	int mode;
 	bool persist;		/* every call from the nth on */
 	unsigned long nth;	/* 1: the next call */
 	long value;

@@ -161,10 +161,81 @@ static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm,
 	return svma ? (struct vm_area_struct *)sim_vma_info(svma)->owner : NULL;
 }
 
+/* ---- address tags (x86-64 without LAM: addresses carry no tag) ---- */
+#ifndef untagged_addr
+#define untagged_addr(addr)		(addr)
+#endif
+#ifndef untagged_addr_remote
+#define untagged_addr_remote(mm, addr)	({		\
+	mmap_assert_locked(mm);				\
+	untagged_addr(addr);				\
+})
+#endif
+
 /* ---- GUP ---- */
-long pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
-			   unsigned long nr_pages, unsigned int gup_flags,
-			   struct page **pages, int *locked);
+/* The full way of pin_user_pages_remote() (kernel_shim/gup.c). */
+long shim_pin_user_pages_remote(struct mm_struct *mm, unsigned long start,
+				unsigned long nr_pages, unsigned int gup_flags,
+				struct page **pages, int *locked);
+/*
+ * GUP_HOOK_NONE (0) unless a kapi_mm GUP hook is set (shim/mm_internal.h):
+ * a byte of sim_armed.
+ */
+#define shim_gup_hook_mode	(sim_armed.by.gup_hook)
+
+/*
+ * The outcome of a pin that the full way would refuse at its first VMA,
+ * decided inline: type1 before Linux 6.15 asks GUP first for every 4 KiB
+ * page of a BAR (a VM_PFNMAP VMA), 8,388,608 times for 32 GiB.  Only when
+ * nothing could go another way: valid arguments, no test hook, no fault
+ * point or choice point armed, the mmap lock the last lock taken (so the
+ * full way's mmap_assert_locked() holds), a VMA the last-hit cache knows
+ * that VM_IO|VM_PFNMAP or its access rights refuse.  Then what the full
+ * way makes before its -EFAULT is two counts, the call's and the fault
+ * point's, made here by the same helpers (an unarmed choice point counts
+ * nothing; the hook's call number only has to move while a hook is set,
+ * as a hook's nth counts from its setting).  0: go the full way.
+ */
+static __always_inline long
+shim_gup_refused_at_once(struct mm_struct *mm, unsigned long start,
+			 unsigned long nr_pages, unsigned int gup_flags,
+			 struct page **pages, int *locked)
+{
+	struct sim_vma *svma;
+	unsigned long flags;
+
+	/* sim_armed.any: a GUP hook, a fault point or a choice point armed. */
+	if ((gup_flags & FOLL_GET) || !pages || locked || !nr_pages ||
+	    sim_armed.any || !sim_lock_on_top(&mm->mmap_lock))
+		return 0;
+	svma = sim_mm_find_vma_cached(mm->dmasim_mm,
+				      untagged_addr(start) & PAGE_MASK);
+	if (!svma || !sim_vma_info(svma)->owner)
+		return 0;
+	flags = ((struct vm_area_struct *)sim_vma_info(svma)->owner)->vm_flags;
+	/* gup_vma_allows() of kernel_shim/gup.c, its refusals. */
+	if (!(flags & (VM_IO | VM_PFNMAP)) &&
+	    (flags & ((gup_flags & FOLL_WRITE) ? VM_WRITE : VM_READ)))
+		return 0;
+	sim_count(SIM_CNT_GUP_CALL, 1);
+	sim_fault_count(SIM_FP_GUP);
+	return -EFAULT;
+}
+
+static inline long pin_user_pages_remote(struct mm_struct *mm,
+					 unsigned long start,
+					 unsigned long nr_pages,
+					 unsigned int gup_flags,
+					 struct page **pages, int *locked)
+{
+	long refused = shim_gup_refused_at_once(mm, start, nr_pages,
+						gup_flags, pages, locked);
+
+	if (refused)
+		return refused;
+	return shim_pin_user_pages_remote(mm, start, nr_pages, gup_flags,
+					  pages, locked);
+}
 long pin_user_pages(unsigned long start, unsigned long nr_pages,
 		    unsigned int gup_flags, struct page **pages);
 void unpin_user_page(struct page *page);
@@ -388,16 +459,5 @@ static inline bool is_zero_folio(const struct folio *folio)
 {
 	return is_zero_page((const struct page *)folio);
 }
-
-/* ---- address tags (x86-64 without LAM: addresses carry no tag) ---- */
-#ifndef untagged_addr
-#define untagged_addr(addr)		(addr)
-#endif
-#ifndef untagged_addr_remote
-#define untagged_addr_remote(mm, addr)	({		\
-	mmap_assert_locked(mm);				\
-	untagged_addr(addr);				\
-})
-#endif
 
 #endif
