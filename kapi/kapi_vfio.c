@@ -427,16 +427,21 @@ unsigned long long kapi_vfio_dev_nr_leaves(struct kapi_vfio_dev *dev)
 /*
  * An ioctl whose argument struct (len bytes) and bitmap (bitmap_len bytes,
  * or NULL) are this file's or the test's host memory: the shim copies
- * them as such, whatever simulated VMA lies at the same address.
+ * them as such, whatever simulated VMA lies at the same address.  A
+ * bitmap the host does not map (a bad pointer of the caller's) is not
+ * declared: the kernel's copy to it faults (-EFAULT), as on a real
+ * machine, instead of crashing the test.
  */
 static long kapi_vfio_ioctl_bitmap(struct kapi_vfio *c, unsigned int cmd,
 				   void *arg, size_t len,
 				   const struct kapi_vfio_bitmap *bitmap)
 {
+	int declared = bitmap && sim_host_mapped((unsigned long)bitmap->data,
+						 bitmap->size);
 	long ret;
 
-	dmasim_uaccess_host_ranges(arg, len, bitmap ? bitmap->data : NULL,
-				   bitmap ? bitmap->size : 0);
+	dmasim_uaccess_host_ranges(arg, len, declared ? bitmap->data : NULL,
+				   declared ? bitmap->size : 0);
 	ret = c->ops->ioctl(c->data, cmd, (unsigned long)arg);
 	dmasim_uaccess_host_ranges(NULL, 0, NULL, 0);
 	return ret;

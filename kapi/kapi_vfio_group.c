@@ -261,6 +261,7 @@ int kapi_vfio_pci_create(const struct kapi_vfio_pci_opts *o,
 		.group_peer = o->group_peer ?
 			      vfio_pci_sim_dev(o->group_peer->sim) : NULL,
 		.host_driver = o->host_driver,
+		.no_feature_op = o->no_feature_op,
 	};
 	struct kapi_vfio_pci *p;
 	unsigned int i;
@@ -331,6 +332,10 @@ void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 	s->zaps = st.zaps;
 	s->opens = st.opens;
 	s->closes = st.closes;
+	s->features = st.features;
+	s->low_power = st.low_power;
+	s->requests = st.requests;
+	s->request_count = st.request_count;
 	kapi_user_return();
 }
 
@@ -342,6 +347,11 @@ unsigned long kapi_vfio_pci_nr_alive(void)
 int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p)
 {
 	return kapi_return(vfio_pci_sim_register_again(p->sim));
+}
+
+int kapi_vfio_pci_rebind(struct kapi_vfio_pci *p)
+{
+	return kapi_return(vfio_pci_sim_rebind(p->sim));
 }
 
 int kapi_vfio_pci_register_without_iommu(void)

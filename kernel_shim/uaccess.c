@@ -12,6 +12,10 @@
  * read-only one for a write, is faulted in first (the zero page for a read
  * of untouched anonymous memory, a new page for a write).
  *
+ * Any other pointer is the test's own memory when the host maps it
+ * (sim_host_mapped()), and faults otherwise, as an unmapped user address
+ * does: a caller's bad pointer is -EFAULT, not a crash of the test.
+ *
  * Simplified: MMIO behind a user mapping (a BAR) has no data in the sim,
  * so a copy that reaches it stops there, as would a fault; the dirty and
  * accessed bits of the entries are not updated.
@@ -41,6 +45,7 @@ static u8 *user_page_data(struct sim_mm *smm, unsigned long addr, bool write)
 static _Thread_local struct {
 	unsigned long start, len;
 } host_ranges[2];
+SIM_THREAD_LOCAL_PER_CPU(host_ranges)
 
 void dmasim_uaccess_host_ranges(const void *a, unsigned long a_len,
 				const void *b, unsigned long b_len)
@@ -68,15 +73,17 @@ long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 	struct mm_struct *mm = current->mm;
 	unsigned long done = 0;
 
+	if (in_host_range(uaddr, n))
+		return -1;	/* the test's own memory, declared */
 	if (!mm || !mm->dmasim_mm || uaddr < SIM_USER_BASE ||
-	    uaddr >= SIM_TASK_SIZE || in_host_range(uaddr, n))
-		return -1;	/* the test's own memory */
+	    uaddr >= SIM_TASK_SIZE)
+		goto host;
 
 	/* As the page fault handler: the VMA is looked up under the lock. */
 	mmap_read_lock(mm);
 	if (!sim_mm_find_vma(mm->dmasim_mm, uaddr)) {
 		mmap_read_unlock(mm);
-		return -1;
+		goto host;
 	}
 	while (done < n) {
 		unsigned long addr = uaddr + done;
@@ -95,6 +102,10 @@ long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 	}
 	mmap_read_unlock(mm);
 	return n - done;
+
+host:
+	/* The test's own memory if the host maps it; a fault otherwise. */
+	return sim_host_mapped(uaddr, n) ? -1 : (long)n;
 }
 
 char *strndup_user(const char __user *s, long n)

@@ -3,10 +3,10 @@
  * Simulated CPUs running concurrently, interleaved deterministically in
  * modelled time (sim.h: sim_cpus_run says what is modelled).
  *
- * Why real threads with a baton rather than a hand-written interleaving:
+ * Why coroutines with a baton rather than a hand-written interleaving:
  * the code under test is the kernel's, a whole ioctl deep (the heap's
  * allocate loop, dma-buf export, fd install, release), so each simulated
- * CPU needs its own stack to stop in the middle of it.  Host threads give
+ * CPU needs its own stack to stop in the middle of it.  Coroutines give
  * that; passing one baton between them (only the holder runs) makes the
  * order of events a function of modelled time alone, so counts and
  * modelled times are the same on every run and on any host, which real
@@ -19,29 +19,42 @@
  * modelled cost of its locked part; lock_free_at moves to the end of that.
  * Calls happen in the order of t, so this is a FIFO lock in modelled time.
  *
- * The baton is handed over directly: each CPU sleeps on a semaphore of its
- * own, and the holder posts the next CPU's, then waits on its own, with
- * run.lock released in between.  (A condition variable under run.lock, as
- * before, woke the next thread only for it to sleep again on run.lock
- * until the holder was asleep: two host context switches per handoff,
- * and the heap's allocator hands over at nearly every call.  Measured on
- * a 2-core VM, `dmasim threads --size 256M --cpus 16`: about 130,000
- * handoffs.)  Only the CPU holding the baton runs, so run.lock is taken
- * uncontended but for the moment of a handoff.
+ * The simulated CPUs are coroutines on the calling thread (ucontext: a
+ * stack of their own each), and the baton is handed over by swapcontext():
+ * only the holder runs, and a handover is a switch of registers and
+ * stacks with one sigprocmask call, where host threads cost two host
+ * context switches through the kernel's scheduler (a futex wake and a
+ * wait: about 4 us each on a 2-core VM, and the heap's allocator hands
+ * over at nearly every call: `dmasim threads --size 256M` made 228,136
+ * host context switches).  What a host thread keeps per thread, the
+ * simulator and the shims keep in thread-locals (the held locks, the
+ * current task, the allocator's call depth and CPU, ...); each registers
+ * them (sim_thread_local_register), and a handover saves the outgoing
+ * CPU's copies and loads the incoming one's, so each simulated CPU sees
+ * its own, from zero as a new thread's, and the caller gets its own back.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#if defined(__has_include) && __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
 
 #include "mem_internal.h"
+
+/* A simulated CPU's stack: the default of a host thread's; a guard below. */
+#define CPU_STACK_SIZE	(8UL << 20)
+#define GUARD_SIZE	(64UL << 10)	/* a page, whatever the host's page size */
 
 enum cpu_state { CPU_WAITING, CPU_RUNNING, CPU_DONE };
 
 struct cpu {
-	pthread_t thread;
-	sem_t baton;			/* posted when this CPU gets the baton */
+	ucontext_t ctx;
+	void *stack;			/* CPU_STACK_SIZE, a guard page below */
+	unsigned int stack_id;		/* valgrind's name for it */
+	unsigned char *locals;		/* its thread-locals while it waits */
 	enum cpu_state state;
 	double clock, wait, entry;
 	unsigned long long lock_sections;
@@ -49,17 +62,58 @@ struct cpu {
 };
 
 static struct {
-	pthread_mutex_t lock;
 	struct cpu *cpus;
 	unsigned int n;
-	int running;			/* the CPU holding the baton, -1: none */
 	double lock_free_at;
 	unsigned long long exclude;
 	void (*fn)(unsigned int cpu, void *arg);
 	void *arg;
-} run = { .lock = PTHREAD_MUTEX_INITIALIZER, .running = -1 };
+	ucontext_t caller;
+	unsigned char *caller_locals;	/* the caller's thread-locals meanwhile */
+} run;
 
+/* The calling thread's CPU: -1 outside a run and for other threads. */
 static _Thread_local int this_cpu = -1;
+
+/* ---- thread-locals, swapped at each handover ---- */
+
+#define MAX_THREAD_LOCALS	16
+
+static struct {
+	void *(*addr)(void);
+	size_t size;
+} thread_locals[MAX_THREAD_LOCALS];
+static unsigned int nr_thread_locals;
+static size_t thread_locals_size;
+/* Their addresses on the thread that runs the CPUs, during a run. */
+static void *thread_local_at[MAX_THREAD_LOCALS];
+
+void sim_thread_local_register(void *(*addr)(void), unsigned long size)
+{
+	/* A fixed table: a registration that does not fit is a build error in all but name. */
+	if (nr_thread_locals == MAX_THREAD_LOCALS)
+		abort();
+	thread_locals[nr_thread_locals].addr = addr;
+	thread_locals[nr_thread_locals].size = size;
+	nr_thread_locals++;
+	thread_locals_size += size;
+}
+
+static void thread_locals_save(unsigned char *to)
+{
+	for (unsigned int i = 0; i < nr_thread_locals; i++) {
+		memcpy(to, thread_local_at[i], thread_locals[i].size);
+		to += thread_locals[i].size;
+	}
+}
+
+static void thread_locals_load(const unsigned char *from)
+{
+	for (unsigned int i = 0; i < nr_thread_locals; i++) {
+		memcpy(thread_local_at[i], from, thread_locals[i].size);
+		from += thread_locals[i].size;
+	}
+}
 
 static double cost_ns(const struct sim_counters *d, unsigned long long leave_out)
 {
@@ -94,36 +148,36 @@ static int next_cpu(void)
 	return best;
 }
 
-/* Wait for the baton (run.lock not held); EINTR is no handover. */
-static void wait_for_baton(struct cpu *me)
+/*
+ * Run CPU next (-1: the caller of sim_cpus_run) from here, with its
+ * thread-locals; this CPU (or the caller) resumes here when it gets the
+ * baton back.
+ */
+static void switch_to(int next)
 {
-	while (sem_wait(&me->baton))
-		;
+	int from = this_cpu;
+	ucontext_t *save = from < 0 ? &run.caller : &run.cpus[from].ctx;
+
+	thread_locals_save(from < 0 ? run.caller_locals : run.cpus[from].locals);
+	thread_locals_load(next < 0 ? run.caller_locals : run.cpus[next].locals);
+	this_cpu = next;
+	swapcontext(save, next < 0 ? &run.caller : &run.cpus[next].ctx);
 }
 
 /*
  * Give the baton to the next CPU and, unless this one is done, wait for it
- * back; run.lock is held on entry and on return, released while waiting.
+ * back; when every CPU is done, to the caller of sim_cpus_run.
  */
-static void pass_baton(struct cpu *me)
+static void pass_baton(void)
 {
 	int next = next_cpu();
 
-	run.running = next;
 	if (next == this_cpu)
 		return;
-	pthread_mutex_unlock(&run.lock);
-	if (next >= 0)
-		sem_post(&run.cpus[next].baton);
-	if (me->state != CPU_DONE)
-		wait_for_baton(me);
-	pthread_mutex_lock(&run.lock);
+	switch_to(next);
 }
 
-/*
- * The calling thread's CPU with run.lock taken and what it did since its
- * snapshot added to its clock (in *delta); NULL for a thread that is none.
- */
+/* The current CPU with what it did since its snapshot added to its clock. */
 static struct cpu *this_cpu_accounted(struct sim_counters *delta)
 {
 	struct cpu *me;
@@ -131,7 +185,6 @@ static struct cpu *this_cpu_accounted(struct sim_counters *delta)
 	if (this_cpu < 0)
 		return NULL;
 	me = &run.cpus[this_cpu];
-	pthread_mutex_lock(&run.lock);
 	account(me, delta);
 	return me;
 }
@@ -145,12 +198,11 @@ static void call_enter(void)
 		return;
 	if (!sim_mutexes_held()) {
 		me->state = CPU_WAITING;
-		pass_baton(me);
+		pass_baton();
 		me->state = CPU_RUNNING;
 		sim_counters_snapshot(&me->snap);
 	}
 	me->entry = me->clock;
-	pthread_mutex_unlock(&run.lock);
 }
 
 static void call_exit(void)
@@ -174,93 +226,119 @@ static void call_exit(void)
 		me->clock += (double)wait_ns * sim_counter_cost_ns(SIM_CNT_ZONE_LOCK_WAIT);
 		sim_counters_snapshot(&me->snap);
 	}
-	pthread_mutex_unlock(&run.lock);
 }
 
-static void *cpu_thread(void *p)
+/* A CPU's coroutine: it starts when it first gets the baton, and never returns. */
+static void cpu_main(void)
 {
-	unsigned int cpu = (unsigned int)(unsigned long)p;
+	unsigned int cpu = (unsigned int)this_cpu;
 	struct cpu *me = &run.cpus[cpu];
 	struct sim_counters delta;
 
-	this_cpu = (int)cpu;
 	sim_set_cpu(cpu);
-	wait_for_baton(me);
-	pthread_mutex_lock(&run.lock);
 	me->state = CPU_RUNNING;
 	sim_counters_snapshot(&me->snap);
-	pthread_mutex_unlock(&run.lock);
 
 	run.fn(cpu, run.arg);
 
-	pthread_mutex_lock(&run.lock);
 	account(me, &delta);
 	me->state = CPU_DONE;
-	pass_baton(me);
-	pthread_mutex_unlock(&run.lock);
-	this_cpu = -1;
-	return NULL;
+	switch_to(next_cpu());
+	abort();	/* a CPU that is done never gets the baton */
+}
+
+static void cpus_free(unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct cpu *c = &run.cpus[i];
+
+		if (!c->stack)
+			continue;
+#ifdef VALGRIND_STACK_DEREGISTER
+		VALGRIND_STACK_DEREGISTER(c->stack_id);
+#endif
+		munmap((char *)c->stack - GUARD_SIZE, CPU_STACK_SIZE + GUARD_SIZE);
+	}
+	free(run.cpus);
+	run.cpus = NULL;
+	run.n = 0;
+}
+
+/* CPU i's stack (a guard page below it), thread-locals and context. */
+static int cpu_setup(struct cpu *c)
+{
+	char *map = mmap(NULL, CPU_STACK_SIZE + GUARD_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+
+	if (map == MAP_FAILED)
+		return -ENOMEM;
+	if (mprotect(map, GUARD_SIZE, PROT_NONE)) {
+		munmap(map, CPU_STACK_SIZE + GUARD_SIZE);
+		return -ENOMEM;
+	}
+	c->stack = map + GUARD_SIZE;
+#ifdef VALGRIND_STACK_REGISTER
+	c->stack_id = VALGRIND_STACK_REGISTER(c->stack, (char *)c->stack + CPU_STACK_SIZE);
+#endif
+	if (getcontext(&c->ctx))
+		return -errno;
+	c->ctx.uc_stack.ss_sp = c->stack;
+	c->ctx.uc_stack.ss_size = CPU_STACK_SIZE;
+	c->ctx.uc_link = NULL;
+	makecontext(&c->ctx, cpu_main, 0);
+	c->state = CPU_WAITING;
+	return 0;
 }
 
 int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *arg,
 		 unsigned long long exclude, struct sim_cpu_stats *stats)
 {
 	const struct sim_config *cfg = sim_machine_config();
-	unsigned int i, started = 0;
-	int ret = 0, first;
+	unsigned char *locals;
+	unsigned int i;
+	int ret = 0;
 
 	if (!n || !cfg || n > (cfg->nr_cpus ? cfg->nr_cpus : 1) || run.cpus)
 		return -EINVAL;
 	run.cpus = calloc(n, sizeof(*run.cpus));
-	if (!run.cpus)
+	/* the caller's, then each CPU's: zero, as a new thread's */
+	locals = calloc(n + 1, thread_locals_size ? thread_locals_size : 1);
+	if (!run.cpus || !locals) {
+		free(run.cpus);
+		run.cpus = NULL;
+		free(locals);
 		return -ENOMEM;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		run.cpus[i].locals = locals + (i + 1) * thread_locals_size;
+		ret = cpu_setup(&run.cpus[i]);
+	}
+	if (ret) {
+		cpus_free(i);
+		free(locals);
+		return ret;
+	}
 	run.n = n;
 	run.fn = fn;
 	run.arg = arg;
 	run.exclude = exclude;
 	run.lock_free_at = 0;
-	run.running = -1;
-	for (i = 0; i < n; i++) {
-		if (sem_init(&run.cpus[i].baton, 0, 0)) {
-			while (i--)
-				sem_destroy(&run.cpus[i].baton);
-			free(run.cpus);
-			run.cpus = NULL;
-			return -errno;
-		}
-		run.cpus[i].state = CPU_WAITING;
-	}
+	run.caller_locals = locals;
+	for (i = 0; i < nr_thread_locals; i++)
+		thread_local_at[i] = thread_locals[i].addr();
+
 	sim_buddy_set_call_hooks(call_enter, call_exit);
-	for (i = 0; i < n; i++) {
-		if (pthread_create(&run.cpus[i].thread, NULL, cpu_thread,
-				   (void *)(unsigned long)i)) {
-			ret = -EAGAIN;
-			break;
-		}
-		started++;
-	}
-	/* CPUs never started are done before they begin. */
-	pthread_mutex_lock(&run.lock);
-	for (i = started; i < n; i++)
-		run.cpus[i].state = CPU_DONE;
-	first = run.running = next_cpu();
-	pthread_mutex_unlock(&run.lock);
-	if (first >= 0)
-		sem_post(&run.cpus[first].baton);
-	for (i = 0; i < started; i++)
-		pthread_join(run.cpus[i].thread, NULL);
+	switch_to(next_cpu());		/* back when every CPU is done */
 	sim_buddy_set_call_hooks(NULL, NULL);
-	for (i = 0; i < n; i++) {
-		if (stats) {
+
+	if (stats)
+		for (i = 0; i < n; i++) {
 			stats[i].clock_ns = run.cpus[i].clock;
 			stats[i].wait_ns = run.cpus[i].wait;
 			stats[i].lock_sections = run.cpus[i].lock_sections;
 		}
-		sem_destroy(&run.cpus[i].baton);
-	}
-	free(run.cpus);
-	run.cpus = NULL;
-	run.n = 0;
+	cpus_free(n);
+	free(locals);
 	sim_set_cpu(0);
-	return ret;
+	return 0;
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <dmasim/sim.h>
 
@@ -30,6 +31,7 @@ _Static_assert(sizeof(pthread_mutex_t) <= SIM_MUTEX_WORDS * sizeof(unsigned long
 	       "struct mutex storage too small");
 
 static _Thread_local int mutexes_held;
+SIM_THREAD_LOCAL_PER_CPU(mutexes_held)
 
 void sim_mutex_lock(unsigned long *raw)
 {
@@ -64,7 +66,38 @@ void sim_cpu_relax_yield(unsigned int *spins)
 		sched_yield();
 }
 
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+unsigned long sim_wait_for_word(const unsigned int *word,
+				unsigned long timeout_ms)
+{
+	const struct timespec one_ms = { .tv_nsec = 1000000 };
+	uint64_t end = monotonic_ms() + timeout_ms, now;
+	unsigned int spins = 0;
+
+	for (;;) {
+		if (__atomic_load_n(word, __ATOMIC_ACQUIRE))
+			break;
+		now = monotonic_ms();
+		if (now >= end)
+			return 0;
+		if (spins < 128)
+			sim_cpu_relax_yield(&spins);
+		else
+			nanosleep(&one_ms, NULL);
+	}
+	now = monotonic_ms();
+	return now < end ? end - now : 1;
+}
+
 _Thread_local unsigned long sim_thread_self_id;
+SIM_THREAD_LOCAL_PER_CPU(sim_thread_self_id)
 
 /* The thread's first sim_thread_id(): the next number. */
 unsigned long sim_thread_id_assign(void)
@@ -93,6 +126,7 @@ int sim_locking_selfcheck(void)
  * inline fast paths there use them too).
  */
 _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+SIM_THREAD_LOCAL_PER_CPU(sim_lockdep_self)
 #define held		(sim_lockdep_self.held)
 /* The depth of the stack, from the top's byte offset (see sim.h). */
 #define nr_held		(sim_lockdep_self.top / sizeof(struct sim_held_lock))

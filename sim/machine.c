@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "sim_internal.h"
 
@@ -66,6 +68,40 @@ void sim_machine_release_host_memory(void)
 const struct sim_config *sim_machine_config(void)
 {
 	return &machine_cfg;
+}
+
+/*
+ * One byte of each page read through process_vm_readv() on ourselves:
+ * the kernel answers EFAULT where a load would crash, 64 pages a call.
+ */
+int sim_host_mapped(unsigned long addr, unsigned long len)
+{
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	unsigned long first = addr & ~(page - 1), last, at;
+	struct iovec local, remote[64];
+	unsigned int nr = 0;
+	char sink[64];
+
+	if (!len)
+		return 1;
+	/* The host's user space ends at 2^47 (x86-64, 4-level paging). */
+	if (addr >= 1UL << 47 || len > (1UL << 47) - addr)
+		return 0;
+	last = (addr + len - 1) & ~(page - 1);
+	local.iov_base = sink;
+	for (at = first; ; at += page) {
+		remote[nr].iov_base = (void *)(at == first ? addr : at);
+		remote[nr].iov_len = 1;
+		if (++nr == sizeof(remote) / sizeof(remote[0]) || at == last) {
+			local.iov_len = nr;
+			if (process_vm_readv(getpid(), &local, 1, remote, nr, 0) !=
+			    (ssize_t)nr)
+				return 0;
+			nr = 0;
+		}
+		if (at == last)
+			return 1;
+	}
 }
 
 /* splitmix64: small, fast, and the same sequence on every machine. */

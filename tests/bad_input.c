@@ -31,6 +31,15 @@
  *   FIX_V1: a type1 (v1) container instead of a v2 one;
  *   FIX_TRACKING: dirty tracking started;
  *   FIX_NO_PINNER: no emulated device (pin rows then ask the IOMMU one).
+ *
+ * The device fixture (VFIO_DEVICE_FEATURE rows): a simulated vfio-pci
+ * device (1 MiB BAR0) whose fd a VMM holds, through a container with a
+ * type1v2 backend and its group; FIX_PCI_NO_FEATURE: its driver has no
+ * device_feature callback.  The ioctl's argument is in the process's
+ * memory, its last byte the last of a page with no VMA after it: a row
+ * says how many bytes of it the kernel can read (at least one: the shim
+ * takes a copy that starts outside every VMA for the test's own memory).  The rows also say how many times the driver's
+ * device_feature is called (0: the VFIO core answered alone).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -48,7 +57,9 @@
 #include <dmasim/kapi_iommu.h>
 #include <dmasim/kapi_mm.h>
 #include <dmasim/kapi_vfio.h>
+#include <dmasim/kapi_vfio_group.h>
 #include <dmasim/sim.h>
+#include <dmasim/sim_mem.h>
 
 #include "shared.h"
 
@@ -95,21 +106,44 @@
 #define VA_NEG		(5ULL << VA_REGION_SHIFT)	/* 2^64 - the offset */
 #define VA_TOP		(15ULL << VA_REGION_SHIFT)	/* TOP_IOVA as a vaddr */
 
-enum bitmap_where { BM_NONE, BM_OURS, BM_KERNEL };
+/*
+ * Where a bitmap's data is: none, a buffer of the test, a kernel address,
+ * or fx.hole: a user address that neither a simulated VMA nor the host
+ * maps (a fault, not a crash).
+ */
+enum bitmap_where { BM_NONE, BM_OURS, BM_KERNEL, BM_HOLE };
 struct bitmap_spec {
 	unsigned long long pgsize, bytes;
 	enum bitmap_where where;
 };
 #define NO_BITMAP		{ 0, 0, BM_NONE }
 #define BITMAP(pgsz, n, w)	{ (pgsz), (n), (w) }
+/* An ioctl's argument: a buffer of the test, NULL, or fx.hole (above). */
+#define ARG_OURS	0
+#define ARG_NULL	1
+#define ARG_HOLE	2
 
-enum fixture { FIX_DEFAULT, FIX_V1, FIX_TRACKING, FIX_NO_PINNER };
+enum fixture {
+	FIX_DEFAULT, FIX_V1, FIX_TRACKING, FIX_NO_PINNER,
+	FIX_PCI, FIX_PCI_NO_FEATURE,
+};
+
+/* VFIO_DEVICE_FEATURE rows: the flags, and the payload's first s32. */
+#define GET		KAPI_VFIO_DEVICE_FEATURE_GET
+#define SET		KAPI_VFIO_DEVICE_FEATURE_SET
+#define PROBE		KAPI_VFIO_DEVICE_FEATURE_PROBE
+#define LPE		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY
+#define LPW		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY_WITH_WAKEUP
+#define LPX		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_EXIT
+enum payload { P_ZERO, P_NEG, P_CLOSED, P_FILE };
+/* An fd number no fixture opens. */
+#define CLOSED_FD	900
 
 enum entry {
 	MAP_DMA_ENTRY, UNMAP_DMA_ENTRY, GET_INFO_ENTRY, DIRTY_PAGES_ENTRY,
 	CHECK_EXTENSION_ENTRY, VFIO_IOCTL_ENTRY, SET_IOMMU_ENTRY,
 	PIN_PAGES_ENTRY, DMA_RW_ENTRY, HEAP_ALLOC_ENTRY, HEAP_IOCTL_ENTRY,
-	IOMMU_MAP_ENTRY, IOMMU_UNMAP_ENTRY,
+	IOMMU_MAP_ENTRY, IOMMU_UNMAP_ENTRY, DEVICE_FEATURE_ENTRY,
 };
 
 struct bad_input {
@@ -120,7 +154,7 @@ struct bad_input {
 	struct bitmap_spec bitmap;
 	unsigned long long arg;		/* extension, type, cmd, npage, ... */
 	unsigned long long arg2;	/* ioctl nr, fd field, paddr */
-	int null_arg;			/* the ioctl's argument is NULL */
+	int null_arg;			/* the ioctl's argument: ARG_* */
 	enum fixture fixture;
 	long expect;			/* the errno (or result) the kernel gives */
 };
@@ -210,6 +244,13 @@ static const struct bad_input iommu_unmap_rows[] = {
 #include "bad_input/iommu_unmap.def"
 };
 
+#define DEVICE_FEATURE(w, as, fl, pl, buflen, calls, err, fix) \
+	{ DEVICE_FEATURE_ENTRY, w, .argsz = as, .flags = fl, .arg = pl, \
+	  .size = buflen, .arg2 = calls, .fixture = fix, .expect = err },
+static const struct bad_input device_feature_rows[] = {
+#include "bad_input/vfio_device_feature.def"
+};
+
 /* ---- fixtures ---- */
 
 static struct {
@@ -220,6 +261,9 @@ static struct {
 	int heap_fd;
 	struct kapi_iommu_dev *idev;
 	struct kapi_iommu_domain *domain;
+	struct kapi_vfio_pci *pci;
+	int cfd, gfd, dfd;		/* the device fixture's fds */
+	unsigned long arg_page;		/* and its user page, a hole after */
 	unsigned long long bits[512];
 	unsigned char buf[256] __attribute__((aligned(8)));
 } fx;
@@ -245,6 +289,8 @@ static long build_vfio_fixture(enum fixture fix)
 	fx.ro = populated_anon(DMA_LEN, 0);
 	fx.hole = populated_anon(DMA_LEN, 1);
 	assert_int_equal(kapi_mm_munmap(fx.hole), 0);
+	/* Rows use it as a pointer that faults: the host must not map it. */
+	assert_int_equal(sim_host_mapped(fx.hole, DMA_LEN), 0);
 	fx.c = open_a_container(fix == FIX_V1 ? KAPI_VFIO_TYPE1_IOMMU :
 				KAPI_VFIO_TYPE1v2_IOMMU);
 	fx.dev = attach_a_device_of_format(fx.c, SIM_IOMMU_INTEL_SL);
@@ -276,10 +322,48 @@ static long build_iommu_fixture(enum sim_iommu_format_id fmt)
 	return ret;
 }
 
+/* The device fixture: a VMM's container, group and device fds. */
+static long build_device_fixture(enum fixture fix)
+{
+	struct kapi_vfio_pci_opts o = {
+		.fmt = SIM_IOMMU_INTEL_SL,
+		.bar_size = { 1 * MiB },
+		.no_feature_op = fix == FIX_PCI_NO_FEATURE,
+	};
+	long ret;
+
+	fx.proc = given_a_process();
+	fx.arg_page = populated_anon(PAGE, 1);
+	/* The page after it: mapped and unmapped again, so no VMA there. */
+	assert_int_equal(kapi_mm_munmap(map_memory(&(struct kapi_mm_map){
+		.addr = fx.arg_page + PAGE, .len = PAGE,
+		.kind = KAPI_MM_ANON, .writable = 1,
+	})), 0);
+	ret = kapi_vfio_pci_create(&o, &fx.pci);
+	if (ret)
+		return ret;
+	fx.cfd = kapi_vfio_container_fd_open();
+	if (fx.cfd < 0)
+		return fx.cfd;
+	fx.gfd = kapi_vfio_group_fd_open(kapi_vfio_pci_group_id(fx.pci));
+	if (fx.gfd < 0)
+		return fx.gfd;
+	ret = kapi_vfio_group_set_container(fx.gfd, fx.cfd);
+	if (!ret)
+		ret = kapi_vfio_ioctl_val(fx.cfd, KAPI_VFIO_SET_IOMMU,
+					  KAPI_VFIO_TYPE1v2_IOMMU);
+	if (ret)
+		return ret;
+	fx.dfd = kapi_vfio_group_get_device_fd(fx.gfd,
+					       kapi_vfio_pci_name(fx.pci));
+	return fx.dfd < 0 ? fx.dfd : 0;
+}
+
 static long build_fixture(const struct bad_input *r)
 {
 	memset(&fx, 0, sizeof(fx));
 	fx.heap_fd = -1;
+	fx.cfd = fx.gfd = fx.dfd = -1;
 	switch (r->entry) {
 	case SET_IOMMU_ENTRY:
 		fx.proc = given_a_process();
@@ -291,6 +375,8 @@ static long build_fixture(const struct bad_input *r)
 	case IOMMU_MAP_ENTRY:
 	case IOMMU_UNMAP_ENTRY:
 		return build_iommu_fixture(r->arg);
+	case DEVICE_FEATURE_ENTRY:
+		return build_device_fixture(r->fixture);
 	default:
 		return build_vfio_fixture(r->fixture);
 	}
@@ -310,6 +396,14 @@ static void tear_down_fixture(void)
 	}
 	if (fx.idev)
 		kapi_iommu_dev_destroy(fx.idev);
+	if (fx.dfd >= 0)
+		kapi_close(fx.dfd);
+	if (fx.gfd >= 0)
+		kapi_close(fx.gfd);
+	if (fx.cfd >= 0)
+		kapi_close(fx.cfd);
+	if (fx.pci)
+		kapi_vfio_pci_destroy(fx.pci);
 }
 
 /* ---- the calls ---- */
@@ -343,8 +437,12 @@ static const struct kapi_vfio_bitmap *bitmap_of(const struct bad_input *r,
 	bm->pgsize = r->bitmap.pgsize;
 	bm->size = r->bitmap.bytes;
 	/* Past the user half: access_ok() refuses it. */
-	bm->data = r->bitmap.where == BM_KERNEL ?
-		   (unsigned long long *)(1ULL << 47) : fx.bits;
+	if (r->bitmap.where == BM_KERNEL)
+		bm->data = (unsigned long long *)(1ULL << 47);
+	else if (r->bitmap.where == BM_HOLE)
+		bm->data = (unsigned long long *)fx.hole;
+	else
+		bm->data = fx.bits;
 	return bm;
 }
 
@@ -377,6 +475,30 @@ static long heap_ioctl(const struct bad_input *r)
 	return ret;
 }
 
+/*
+ * struct vfio_device_feature and its payload's first s32, in the user
+ * page, r->size bytes before its end.
+ */
+static long device_feature(const struct bad_input *r)
+{
+	const int payload[] = {
+		[P_ZERO] = 0, [P_NEG] = -1, [P_CLOSED] = CLOSED_FD,
+		[P_FILE] = fx.cfd,
+	};
+	unsigned int words[3] = { r->argsz, r->flags, payload[r->arg] };
+	unsigned long uarg = fx.arg_page + PAGE - r->size;
+	unsigned long pfn;
+	unsigned char *page;
+	int level;
+
+	assert_int_equal(kapi_mm_cpu_pfn(fx.arg_page, &pfn, &level), 0);
+	page = sim_phys_to_virt((sim_phys_t)pfn * PAGE);
+	memset(page, 0, PAGE);
+	memcpy(page + PAGE - r->size, words,
+	       r->size < sizeof(words) ? r->size : sizeof(words));
+	return kapi_vfio_ioctl_val(fx.dfd, KAPI_VFIO_DEVICE_FEATURE, uarg);
+}
+
 static long call(const struct bad_input *r)
 {
 	struct kapi_vfio_bitmap bm;
@@ -403,7 +525,9 @@ static long call(const struct bad_input *r)
 	case CHECK_EXTENSION_ENTRY:
 		return kapi_vfio_check_extension(fx.c, r->arg);
 	case VFIO_IOCTL_ENTRY:
-		return kapi_vfio_raw_ioctl(fx.c, r->arg, r->null_arg ? 0 :
+		return kapi_vfio_raw_ioctl(fx.c, r->arg,
+					   r->null_arg == ARG_NULL ? 0 :
+					   r->null_arg == ARG_HOLE ? fx.hole :
 					   (unsigned long)fx.buf);
 	case SET_IOMMU_ENTRY:
 		ret = kapi_vfio_open(r->arg, &c);
@@ -438,6 +562,8 @@ static long call(const struct bad_input *r)
 		return ret;
 	case IOMMU_UNMAP_ENTRY:
 		return kapi_iommu_unmap(fx.domain, r->iova, r->size);
+	case DEVICE_FEATURE_ENTRY:
+		return device_feature(r);
 	}
 	return -ENOSYS;
 }
@@ -449,6 +575,7 @@ struct fixture_state {
 	struct leak_snapshot machine;
 	unsigned long long leaves;
 	unsigned long mdev_pins;
+	struct kapi_vfio_pci_stats pci;
 };
 
 static void take_fixture_state(struct fixture_state *s)
@@ -459,6 +586,30 @@ static void take_fixture_state(struct fixture_state *s)
 		    sim_iommu_nr_leaves_total(kapi_iommu_sim_domain(fx.domain)) :
 		    0;
 	s->mdev_pins = fx.mdev ? kapi_vfio_dev_nr_pins(fx.mdev) : 0;
+	memset(&s->pci, 0, sizeof(s->pci));
+	if (fx.pci)
+		kapi_vfio_pci_stats(fx.pci, &s->pci);
+}
+
+/* The device's driver: asked as often as the row says, and nothing done. */
+static void check_the_driver(const struct bad_input *r,
+			     const struct fixture_state *before,
+			     const struct fixture_state *after,
+			     void (*say)(void *, const char *), void *rep)
+{
+	struct kapi_vfio_pci_stats b = before->pci, a = after->pci;
+
+	if (r->entry != DEVICE_FEATURE_ENTRY)
+		return;
+	if (a.features - b.features != r->arg2)
+		say(rep, a.features == b.features ?
+			 "the driver's device_feature was not called" :
+			 "the driver's device_feature was called");
+	/* Everything else the driver counts stays. */
+	a.features = b.features;
+	if (memcmp(&a, &b, sizeof(a)))
+		say(rep, "the device's state changed (open, close, power, "
+			 "faults or zaps)");
 }
 
 static const char *const entry_names[] = {
@@ -475,6 +626,7 @@ static const char *const entry_names[] = {
 	[HEAP_IOCTL_ENTRY] = "the dma-heap ioctl",
 	[IOMMU_MAP_ENTRY] = "iommu_map",
 	[IOMMU_UNMAP_ENTRY] = "iommu_unmap",
+	[DEVICE_FEATURE_ENTRY] = "VFIO_DEVICE_FEATURE",
 };
 
 struct row_report {
@@ -537,6 +689,7 @@ static int try_row(const struct bad_input *r, int check)
 			say(&rep, "the IOMMU leaves changed");
 		if (after.mdev_pins != before.mdev_pins)
 			say(&rep, "the emulated device's pins changed");
+		check_the_driver(r, &before, &after, say, &rep);
 	}
 	tear_down_fixture();
 	leak_snapshot_take(&gone);
@@ -577,6 +730,7 @@ TABLE_TEST(dma_rw)
 TABLE_TEST(heap_alloc)
 TABLE_TEST(iommu_map)
 TABLE_TEST(iommu_unmap)
+TABLE_TEST(device_feature)
 
 int main(void)
 {
@@ -593,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_heap_alloc),
 		cmocka_unit_test(test_iommu_map),
 		cmocka_unit_test(test_iommu_unmap),
+		cmocka_unit_test(test_device_feature),
 	};
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 

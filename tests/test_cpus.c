@@ -149,6 +149,68 @@ static void test_interleaving_is_deterministic_and_locks_as_the_kernel(void **st
 	}
 }
 
+/*
+ * Each CPU runs on a stack and with thread-locals of its own: what it
+ * keeps on its stack across allocator calls (where the others run) is
+ * still there, its thread id and CPU number stay its own and differ from
+ * the others' and the caller's, and the caller finds its own again.
+ */
+#define STACK_KEPT	(256 * 1024)
+
+struct own_state {
+	unsigned long thread_id;
+	unsigned int cpu_seen;
+	int stack_kept;
+};
+static struct own_state own[MAX_CPUS];
+
+static void keep_stack_and_thread_locals(unsigned int cpu, void *arg)
+{
+	unsigned char kept[STACK_KEPT];
+	int ok = 1;
+
+	(void)arg;
+	memset(kept, 0x11 * (cpu + 1), sizeof(kept));
+	own[cpu].thread_id = sim_thread_id();
+	for (unsigned int r = 0; r < 8; r++) {
+		struct sim_page *page = sim_buddy_alloc(0, 0);
+
+		if (!page || sim_current_cpu() != cpu || sim_thread_id() != own[cpu].thread_id)
+			ok = 0;
+		if (page)
+			sim_buddy_free(page, 0);
+	}
+	for (size_t i = 0; i < sizeof(kept); i++)
+		ok &= kept[i] == (unsigned char)(0x11 * (cpu + 1));
+	own[cpu].cpu_seen = sim_current_cpu();
+	own[cpu].stack_kept = ok;
+}
+
+static void test_each_cpu_has_a_stack_and_thread_locals_of_its_own(void **state)
+{
+	unsigned long caller_id;
+	struct sim_cpu_stats st[MAX_CPUS];
+
+	(void)state;
+	boot_machine_with_cpus(MAX_CPUS);
+	caller_id = sim_thread_id();
+	memset(own, 0, sizeof(own));
+	assert_int_equal(sim_cpus_run(MAX_CPUS, keep_stack_and_thread_locals, NULL, 0, st), 0);
+	for (unsigned int i = 0; i < MAX_CPUS; i++) {
+		assert_true(own[i].stack_kept);
+		assert_int_equal(own[i].cpu_seen, i);
+		assert_int_not_equal(own[i].thread_id, caller_id);
+		for (unsigned int j = 0; j < i; j++)
+			assert_int_not_equal(own[i].thread_id, own[j].thread_id);
+		/* eight allocator calls each: the CPUs took turns */
+		assert_true(st[i].clock_ns > 0);
+	}
+	assert_int_equal(sim_thread_id(), caller_id);
+	assert_int_equal(sim_current_cpu(), 0);
+	assert_int_equal(sim_buddy_nr_allocated(), 0);
+	sim_machine_destroy();
+}
+
 /* More CPUs than the machine has, or none, is refused and runs nothing. */
 static void test_bad_cpu_counts_are_refused(void **state)
 {
@@ -168,6 +230,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_second_cpu_waits_for_the_zone_lock_the_first_holds),
 		cmocka_unit_test(test_interleaving_is_deterministic_and_locks_as_the_kernel),
+		cmocka_unit_test(test_each_cpu_has_a_stack_and_thread_locals_of_its_own),
 		cmocka_unit_test(test_bad_cpu_counts_are_refused),
 	};
 

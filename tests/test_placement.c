@@ -18,6 +18,7 @@
  * leaf, pin or locked_vm behind.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -410,39 +412,106 @@ static void test_the_oracle_sees_a_stale_mapping(void **state)
 }
 
 /*
- *   va:    [ anon VMA over the host stack of this very test ]
+ *   va:    [ anon VMA over the host stack this test runs on ]
  *
- * The simulated user space spans the host's stack: a VMA placed over the
+ * The simulated user space spans the host's: a VMA placed over the
  * memory where the kapi builds an ioctl's argument struct must not
  * capture the copy_from_user() of that struct (the shim used to read the
  * VMA's zero page instead, and MAP_DMA failed with -EINVAL or -EFAULT as
- * the host's stack address varied).
+ * the host's stack address varied).  The DMA runs on a thread whose stack
+ * this test places inside the simulated user space (the main thread's
+ * stack is wherever ASLR put it, now and then above SIM_TASK_SIZE - 16 MiB,
+ * where no VMA of 16 MiB around it fits), so it runs every time.
  */
+#define HOST_STACK_LEN	(2 * MiB)
+
+struct dma_on_a_stack {
+	unsigned long stack;	/* the host stack: [stack, stack + HOST_STACK_LEN) */
+	unsigned long vma;	/* the anon VMA over it: [vma, vma + 16 MiB) */
+	struct kapi_proc *proc;
+	int failed_step;
+};
+
+/* 0 when it all holds, else the first step that did not (no cmocka off the main thread). */
+static int a_dma_whose_arguments_lie_under_a_vma(struct dma_on_a_stack *d)
+{
+	struct kapi_mm_map m = {
+		.addr = SIM_USER_BASE, .len = ANON_LEN, .kind = KAPI_MM_ANON,
+		.writable = 1, .populate = 1, .max_leaf = KAPI_MM_LEAF_PUD,
+	};
+	volatile char marker = 1;
+	unsigned long here = (unsigned long)&marker, va;
+	unsigned long long bad = 0;
+	struct kapi_vfio_dev *dev;
+	struct kapi_vfio *c;
+
+	kapi_proc_set_current(d->proc);
+	if (here - d->vma >= 16 * MiB)
+		return 1;	/* this frame is not under the VMA: nothing tested */
+	if (kapi_mm_mmap(&m, &va) || va != SIM_USER_BASE)
+		return 2;
+	if (kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c) ||
+	    kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev))
+		return 3;
+	if (kapi_vfio_map_dma(c, va, 0, ANON_LEN, RW) ||
+	    kapi_vfio_dev_check_translation(dev, 0, va, ANON_LEN, &bad))
+		return 4;
+	if (kapi_vfio_unmap_dma(c, 0, ANON_LEN, 0, NULL) ||
+	    kapi_vfio_dev_nr_leaves(dev) || kapi_mm_pins_outstanding())
+		return 5;
+	kapi_vfio_close(c);
+	return 0;
+}
+
+static void *dma_on_a_stack_thread(void *arg)
+{
+	struct dma_on_a_stack *d = arg;
+
+	d->failed_step = a_dma_whose_arguments_lie_under_a_vma(d);
+	return NULL;
+}
+
 static void test_a_vma_over_the_host_stack_keeps_ioctl_arguments(void **state)
 {
 	static const struct placement p = {
 		.ram = { { .start = 0, .size = 256 * MiB } },
 	};
-	unsigned long here, va_stack, va;
-	struct kapi_vfio_dev *dev;
-	struct kapi_vfio *c;
-	volatile char marker = 1;
+	struct dma_on_a_stack d = { .failed_step = -1 };
+	pthread_attr_t attr;
+	pthread_t thread;
+	void *stack = MAP_FAILED;
 
-	here = (unsigned long)&marker;
-	/* 16 MiB around it (8 PMDs with 4 KiB pages), of the 256 MiB machine */
-	va_stack = (here & ~(2 * MiB - 1)) - 8 * MiB;
-	if (va_stack < SIM_USER_BASE || va_stack + 16 * MiB > SIM_TASK_SIZE)
-		skip();	/* this host's stack is outside the simulated user space */
+	/*
+	 * The first of these the host has free (MAP_FIXED_NOREPLACE takes no
+	 * mapping's place; a kernel before 4.17 takes it as a hint).
+	 */
+	for (unsigned long at = 1UL << 40; at <= SIM_TASK_SIZE / 2; at <<= 1) {
+		stack = mmap((void *)at, HOST_STACK_LEN, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (stack == (void *)at)
+			break;
+		if (stack != MAP_FAILED)
+			munmap(stack, HOST_STACK_LEN);
+		stack = MAP_FAILED;
+	}
+	assert_ptr_not_equal(stack, MAP_FAILED);
+	d.stack = (unsigned long)stack;
+	/* 16 MiB (8 PMDs with 4 KiB pages) of the 256 MiB machine, the stack inside */
+	d.vma = d.stack - 8 * MiB;
+	assert_true(d.vma >= SIM_USER_BASE && d.vma + 16 * MiB <= SIM_TASK_SIZE);
+
 	boot_machine_placed(&p);
-	mmap_at(va_stack, 16 * MiB, KAPI_MM_ANON, 0);
-	va = mmap_at(SIM_USER_BASE, ANON_LEN, KAPI_MM_ANON, 0);
-	assert_int_equal(kapi_vfio_open(KAPI_VFIO_TYPE1v2_IOMMU, &c), 0);
-	assert_int_equal(kapi_vfio_attach_iommu_dev(c, SIM_IOMMU_INTEL_SL, &dev), 0);
-	map_dma_and_check(&p, c, dev, va, 0, ANON_LEN);
-	assert_int_equal(kapi_vfio_unmap_dma(c, 0, ANON_LEN, 0, NULL), 0);
-	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
-	kapi_vfio_close(c);
+	d.proc = kapi_proc_current();
+	mmap_at(d.vma, 16 * MiB, KAPI_MM_ANON, 0);
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setstack(&attr, stack, HOST_STACK_LEN), 0);
+	assert_int_equal(pthread_create(&thread, &attr, dma_on_a_stack_thread, &d), 0);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	pthread_attr_destroy(&attr);
+	assert_int_equal(d.failed_step, 0);
+	assert_int_equal(kapi_mm_locked_vm(), 0);
 	shut_machine_down();
+	assert_int_equal(munmap(stack, HOST_STACK_LEN), 0);
 }
 
 /*

@@ -1703,11 +1703,10 @@ static void test_first_group_failing_anywhere_leaves_nothing_pinned(void **state
 	unsigned long va;
 	unsigned int n;
 
-	if (!DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY) {
-		print_message("skipped: a failed MSI cookie leaves the replay's "
-			      "pins in this kernel tree\n");
+	/* The tree's known bug leaves the replay's pins: no clean state. */
+	if (!expect_known_bug(TYPE1_MSI_COOKIE_AFTER_REPLAY,
+			      DMASIM_IMPL_MSI_COOKIE_BEFORE_REPLAY))
 		skip();
-	}
 	c = open_a_v2_container();
 	attach_an_emulated_device(c);
 	va = map_anon(16 * PAGE);

@@ -5,7 +5,8 @@
  * every wrong order with the kernel's errno, device fds and region info of
  * a simulated vfio-pci device, and its BAR mmap as vfio-pci's huge fault
  * fills it (leaf size by alignment, PTEs alone in a tree before huge pfnmap
- * faults; zapped while memory decode is off).
+ * faults; zapped while memory decode is off); a device unbound while its
+ * fds are open, the unbind on a second thread, waiting for them.
  * Every case ends with nothing left behind: fds, files, pins, domains,
  * devices, locked_vm, memory.
  */
@@ -16,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -219,6 +222,7 @@ enum op {
 	OP_GET_STATUS_SHORT,
 	OP_GET_STATUS_UNREADABLE,
 	OP_GET_STATUS_UNWRITABLE,
+	OP_SET_CONTAINER_UNREADABLE,
 	OP_GROUP_UNKNOWN_IOCTL,
 	OP_OPEN_GROUP_AGAIN,
 	OP_CONTAINER_IOCTL_NO_BACKEND,
@@ -272,6 +276,11 @@ static long the_vmm_tries(struct vmm *v, enum op op)
 		return get_status_with_a_faulting_copy(v, "shim/uaccess/copy_from_user");
 	case OP_GET_STATUS_UNWRITABLE:
 		return get_status_with_a_faulting_copy(v, "shim/uaccess/copy_to_user");
+	case OP_SET_CONTAINER_UNREADABLE:
+		fail_nth_call_of("shim/uaccess/copy_from_user", 0);
+		fd = kapi_vfio_group_set_container(v->gfd, v->cfd);
+		assert_int_equal(stop_failing("shim/uaccess/copy_from_user"), 1);
+		return fd;
 	case OP_GROUP_UNKNOWN_IOCTL:
 		return kapi_vfio_ioctl_val(v->gfd, KAPI_VFIO_IO(50), 0);
 	case OP_OPEN_GROUP_AGAIN:
@@ -327,6 +336,8 @@ static void test_every_wrong_order_fails_and_changes_nothing(void **state)
 		  OP_GET_STATUS_UNREADABLE, -EFAULT },
 		{ "GET_STATUS that cannot write its answer back", IOMMU,
 		  OP_GET_STATUS_UNWRITABLE, -EFAULT },
+		{ "SET_CONTAINER that cannot read the fd", OPENED,
+		  OP_SET_CONTAINER_UNREADABLE, -EFAULT },
 		{ "an unknown group ioctl", CONTAINER, OP_GROUP_UNKNOWN_IOCTL,
 		  -ENOTTY },
 		{ "a second open of the group", OPENED, OP_OPEN_GROUP_AGAIN, -EBUSY },
@@ -756,6 +767,66 @@ static void test_decode_off_zaps_and_on_faults_back(void **state)
 	the_vmm_exits(&v);
 }
 
+/* VFIO_DEVICE_FEATURE with no payload: the header alone. */
+static long the_vmm_sets_feature(struct vmm *v, unsigned int feature)
+{
+	unsigned int hdr[2] = { 8, KAPI_VFIO_DEVICE_FEATURE_SET | feature };
+
+	return kapi_vfio_ioctl_buf(v->dfd, KAPI_VFIO_DEVICE_FEATURE, hdr,
+				   sizeof(hdr));
+}
+
+/*
+ * vfio-pci's low-power entry (a feature the core hands to the driver)
+ * zaps the BAR mmaps and refuses faults; a second entry is -EINVAL and
+ * changes nothing; the exit lets faults map the BAR back; the last close
+ * leaves low power too, so the next open faults in at once.
+ */
+static void test_low_power_entry_zaps_and_exit_faults_back(void **state)
+{
+	struct vmm v = { .dev = a_gpu_with_a_bar_of(LEAF_BAR) };
+	struct kapi_vfio_pci_stats s;
+	unsigned long va;
+
+	the_vmm_reaches(&v, DEVICE);
+	va = the_vmm_mmaps(&v, 0, PUD, PUD, 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), -ENOENT);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), -EFAULT);
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY), -EINVAL);
+	kapi_vfio_pci_stats(v.dev, &s);
+	assert_int_equal(s.low_power, 1);
+	assert_int_equal(s.sigbus, 1);
+	assert_int_equal(s.features, 2);
+
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_EXIT), 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+	assert_int_equal(kapi_mm_cpu_pfn(va, NULL, NULL), 0);
+	/* An exit while not in low power is no error. */
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_EXIT), 0);
+
+	/* Into low power again, then the last close. */
+	assert_int_equal(the_vmm_sets_feature(&v,
+		KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY), 0);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	v.dfd = kapi_vfio_group_get_device_fd(v.gfd, kapi_vfio_pci_name(v.dev));
+	assert_true(v.dfd >= 0);
+	va = the_vmm_mmaps(&v, 0, PUD, PUD, 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+	kapi_vfio_pci_stats(v.dev, &s);
+	assert_int_equal(s.low_power, 2);
+	assert_int_equal(s.sigbus, 1);
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	the_vmm_exits(&v);
+}
+
 /*
  * MAP_DMA of a BAR mmap while decode is off faults through the handler,
  * which refuses: -EFAULT, nothing mapped or pinned.  A mapping made while
@@ -945,6 +1016,76 @@ static void test_a_second_device_fd_shares_the_driver_open(void **state)
 }
 
 /*
+ * A device fd is read and written at offsets (region index << 40): the
+ * file takes pread (FMODE_PREAD), so a pread reaches the device, which
+ * has no read here: -EINVAL, as 6.12's VFIO core answers for a driver
+ * without one (an fd without FMODE_PREAD is -ESPIPE before that).
+ */
+static void test_a_device_fd_is_read_at_offsets(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	char buf[4];
+
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(kapi_pread(v.dfd, buf, sizeof(buf),
+				    (long long)KAPI_VFIO_PCI_CONFIG_REGION_INDEX
+				    << KAPI_VFIO_PCI_OFFSET_SHIFT), -EINVAL);
+	the_vmm_exits(&v);
+}
+
+/* The minor of a device's group node. */
+static unsigned int group_minor_of(struct kapi_vfio_pci *dev)
+{
+	unsigned int major, minor;
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/vfio/%d",
+		 kapi_vfio_pci_group_id(dev));
+	assert_int_equal(kapi_devnode_numbers(path, &major, &minor), 0);
+	return minor;
+}
+
+/*
+ * A group's minor is free again once the group goes: the next group
+ * takes the lowest free one, as 6.12's ida does (else 1024 groups made
+ * and gone in a machine's life would leave none).
+ */
+static void test_a_gone_groups_minor_is_taken_again(void **state)
+{
+	struct kapi_vfio_pci *a = a_gpu(), *b = a_gpu(), *c;
+	unsigned int minor_a = group_minor_of(a);
+
+	assert_int_not_equal(group_minor_of(b), minor_a);
+	kapi_vfio_pci_destroy(a);
+	c = a_gpu();
+	assert_int_equal(group_minor_of(c), minor_a);
+	kapi_vfio_pci_destroy(c);
+	kapi_vfio_pci_destroy(b);
+}
+
+/*
+ * fd 0 is an fd like any other: with the container's fd (the process's
+ * first, 0) closed after SET_IOMMU, GET_DEVICE_FD hands out 0, installed
+ * and answering GET_INFO; the group file it holds keeps the container.
+ */
+static void test_a_device_fd_may_be_fd_0(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct kapi_vfio_device_info info;
+
+	the_vmm_reaches(&v, IOMMU);
+	assert_int_equal(v.cfd, 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
+	v.dfd = kapi_vfio_group_get_device_fd(v.gfd, kapi_vfio_pci_name(v.dev));
+	assert_int_equal(v.dfd, 0);
+	assert_int_equal(kapi_vfio_device_get_info(v.dfd, &info), 0);
+	assert_int_equal(info.num_regions, KAPI_VFIO_PCI_NUM_REGIONS);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	kapi_vfio_pci_destroy(v.dev);
+}
+
+/*
  * GET_DEVICE_FD fails at each of its steps with that step's errno: no fd
  * number (-EMFILE), the driver's open_device (-ENOMEM); the device is not
  * left open and the group can leave its container (no user held).
@@ -976,6 +1117,13 @@ static void test_get_device_fd_failing_at_each_step_opens_nothing(void **state)
 		assert_true(stop_failing(cases[i].point) > cases[i].nth);
 		assert_int_equal(stats_of(v.dev).opens, 0);
 		assert_int_equal(kapi_nr_files(), fds);
+		/* The retry is the device's first open: the driver opens. */
+		v.dfd = kapi_vfio_group_get_device_fd(v.gfd,
+						      kapi_vfio_pci_name(v.dev));
+		assert_true(v.dfd >= 0);
+		assert_int_equal(stats_of(v.dev).opens, 1);
+		assert_int_equal(kapi_close(v.dfd), 0);
+		v.dfd = -1;
 		assert_int_equal(kapi_vfio_group_unset_container(v.gfd), 0);
 		assert_int_equal(group_status_of(&v), VIABLE);
 		the_vmm_exits(&v);
@@ -1144,6 +1292,49 @@ static void test_registering_a_device_twice_is_refused(void **state)
 }
 
 /*
+ * A device unbound from vfio-pci and bound again is a VFIO device again
+ * (its group made anew): the VMM's sequence works on it.
+ */
+static void test_a_device_bound_again_is_a_vfio_device_again(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+
+	assert_int_equal(kapi_vfio_pci_rebind(v.dev), 0);
+	the_vmm_reaches(&v, DEVICE);
+	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
+/* Devices without BARs, one per IOMMU group, until n or an error. */
+static int groups_made(struct kapi_vfio_pci **devs, int n)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = kapi_vfio_pci_create(&(struct kapi_vfio_pci_opts){
+			.fmt = SIM_IOMMU_INTEL_SL }, &devs[i]);
+	return ret ? ret : i;
+}
+
+/*
+ * 1024 group nodes at most (the minors of the region): the next device
+ * of a new IOMMU group is refused, -ENOSPC, with nothing of it kept;
+ * once a group goes, its minor serves the next.
+ */
+static void test_the_1025th_group_is_refused(void **state)
+{
+	static struct kapi_vfio_pci *devs[1025];
+	int i;
+
+	assert_int_equal(groups_made(devs, 1024), 1024);
+	assert_int_equal(groups_made(&devs[1024], 1), -ENOSPC);
+	kapi_vfio_pci_destroy(devs[0]);
+	assert_int_equal(groups_made(devs, 1), 1);
+	for (i = 0; i < 1024; i++)
+		kapi_vfio_pci_destroy(devs[i]);
+}
+
+/*
  * A device behind no IOMMU cannot become a VFIO device: -EINVAL with
  * nothing held, and a VMM then gets a device fd as before.
  */
@@ -1156,6 +1347,94 @@ static void test_registering_a_device_without_an_iommu_group_is_refused(void **s
 	assert_int_equal(kapi_nr_files(), files);
 	the_vmm_reaches(&v, DEVICE);
 	the_vmm_exits(&v);
+	assert_nothing_held();
+}
+
+/* ---- unbinding a device in use ---- */
+
+struct unbind {
+	struct kapi_vfio_pci *dev;
+	int done;
+};
+
+/* The host's driver core unbinds the device from vfio-pci. */
+static void *unbind_the_device(void *arg)
+{
+	struct unbind *u = arg;
+
+	kapi_vfio_pci_destroy(u->dev);
+	__atomic_store_n(&u->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static int unbind_done(const struct unbind *u)
+{
+	return __atomic_load_n(&u->done, __ATOMIC_SEQ_CST);
+}
+
+static void sleep_ms(long ms)
+{
+	const struct timespec ts = { .tv_nsec = ms * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The driver's request callback has run n times (within 30 s). */
+static void wait_for_requests(struct kapi_vfio_pci *dev, unsigned long n)
+{
+	for (int ms = 0; ms < 30000 && stats_of(dev).requests < n; ms++)
+		sleep_ms(1);
+	assert_int_equal(stats_of(dev).requests, n);
+}
+
+/*
+ * The device unbound while the VMM holds its fd and a BAR mmap (which
+ * holds the fd's file): the unbind asks the driver to have the user let
+ * go (request, once: the VMM lets go within ten seconds) and waits.
+ * Meanwhile the device has left its group's list (GET_DEVICE_FD -ENODEV)
+ * but the group is whole (in its container, open: a second open -EBUSY);
+ * closing the fd is not enough while the mmap holds its file.  The munmap
+ * ends the wait: the driver closes, the group (its last device gone)
+ * leaves its container and its node, GET_STATUS -ENODEV, no WARN.
+ */
+static void test_unbinding_a_device_in_use_waits_for_its_fds(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct unbind u = { .dev = v.dev };
+	int group = kapi_vfio_pci_group_id(v.dev);
+	unsigned long va;
+	pthread_t t;
+
+	the_vmm_reaches(&v, DEVICE);
+	va = the_vmm_mmaps(&v, 0, PUD, PUD, 0);
+	assert_int_equal(kapi_mm_touch(va, 1, 0), 0);
+	assert_int_equal(pthread_create(&t, NULL, unbind_the_device, &u), 0);
+
+	wait_for_requests(v.dev, 1);
+	assert_false(unbind_done(&u));
+	/* Asked for the first time: count 0 (vfio-pci's notice, once). */
+	assert_int_equal(stats_of(v.dev).request_count, 0);
+	assert_int_equal(kapi_vfio_group_get_device_fd(v.gfd,
+						       kapi_vfio_pci_name(v.dev)),
+			 -ENODEV);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -EBUSY);
+	assert_int_equal(group_status_of(&v), VIABLE | CONTAINER_SET);
+	assert_int_equal(stats_of(v.dev).closes, 0);
+
+	assert_int_equal(kapi_close(v.dfd), 0);
+	sleep_ms(20);
+	assert_false(unbind_done(&u));
+	assert_int_equal(stats_of(v.dev).closes, 0);
+	assert_int_equal(stats_of(v.dev).requests, 1);
+
+	assert_int_equal(kapi_mm_munmap(va), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(unbind_done(&u));
+	assert_int_equal(kapi_vfio_pci_nr_alive(), 0);
+	assert_int_equal(kapi_vfio_group_get_status(v.gfd, 8, NULL), -ENODEV);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
 	assert_nothing_held();
 }
 
@@ -1304,6 +1583,34 @@ static void test_a_peer_unregistered_under_an_open_group_fd(void **state)
 	assert_nothing_held();
 }
 
+/* ---- the modules go ---- */
+
+/*
+ * Unloading the VFIO modules (module_exit; the last test: they stay
+ * unloaded) gives back the groups' char device region, whose major
+ * another driver can then register, and takes the container's node away.
+ */
+static void test_module_exit_gives_back_the_groups_char_region(void **state)
+{
+	struct kapi_vfio_pci *dev = a_gpu();
+	unsigned int major, minor;
+	char path[32];
+	int cfd;
+
+	snprintf(path, sizeof(path), "/dev/vfio/%d",
+		 kapi_vfio_pci_group_id(dev));
+	assert_int_equal(kapi_devnode_numbers(path, &major, &minor), 0);
+	kapi_vfio_pci_destroy(dev);
+	assert_int_equal(kapi_chrdev_region_register(major, 0, 1), -EBUSY);
+	cfd = kapi_vfio_container_fd_open();
+	assert_true(cfd >= 0);
+	assert_int_equal(kapi_close(cfd), 0);
+	kapi_shutdown();
+	assert_int_equal(kapi_chrdev_region_register(major, 0, 1), 0);
+	kapi_chrdev_region_unregister(major, 0, 1);
+	assert_int_equal(kapi_vfio_container_fd_open(), -ENOENT);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1321,23 +1628,33 @@ int main(void)
 		T(test_device_info_is_written_back_as_far_as_argsz),
 		T(test_bar_mmap_leaf_size_follows_alignment),
 		T(test_decode_off_zaps_and_on_faults_back),
+		T(test_low_power_entry_zaps_and_exit_faults_back),
 		T(test_map_dma_of_a_disabled_bar),
 		T(test_bad_bar_mmaps_fail_and_map_nothing),
 		T(test_a_sub_page_bar_maps_its_page),
 		T(test_a_bar_mmap_holds_the_device_file),
 		T(test_a_device_fd_keeps_its_closed_group_in_the_container),
 		T(test_a_second_device_fd_shares_the_driver_open),
+		T(test_a_device_fd_is_read_at_offsets),
+		T(test_a_gone_groups_minor_is_taken_again),
+		T(test_a_device_fd_may_be_fd_0),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),
+		T(test_unbinding_a_device_in_use_waits_for_its_fds),
 		T(test_joining_a_container_whose_backend_refuses_the_group),
 		T(test_set_iommu_unwinds_the_groups_attached_before_a_failure),
 		T(test_two_devices_of_one_group_share_its_node),
 		T(test_every_allocation_failing_in_device_creation_leaves_nothing),
 		T(test_registering_a_device_twice_is_refused),
+		T(test_a_device_bound_again_is_a_vfio_device_again),
+		T(test_the_1025th_group_is_refused),
 		T(test_registering_a_device_without_an_iommu_group_is_refused),
 		T(test_a_backend_with_one_device_hook_of_two_is_refused),
 		T(test_backend_registration_is_once_and_undone_once),
 		T(test_a_device_unregistered_under_an_open_group_fd),
 		T(test_a_peer_unregistered_under_an_open_group_fd),
+		cmocka_unit_test_setup_teardown(
+			test_module_exit_gives_back_the_groups_char_region,
+			setup, destroy_the_machine),
 	};
 
 	return cmocka_run_group_tests_name("vfio_group", tests, NULL, NULL);

@@ -25,6 +25,25 @@
 #define KAPI_VFIO_GROUP_GET_DEVICE_FD	KAPI_VFIO_IO(6)
 #define KAPI_VFIO_DEVICE_GET_INFO	KAPI_VFIO_IO(7)
 #define KAPI_VFIO_DEVICE_GET_REGION_INFO KAPI_VFIO_IO(8)
+/* On a device fd (17 is DIRTY_PAGES on a container's). */
+#define KAPI_VFIO_DEVICE_FEATURE	KAPI_VFIO_IO(17)
+
+/* VFIO_DEVICE_FEATURE: struct { u32 argsz, flags; u8 data[]; } */
+#define KAPI_VFIO_DEVICE_FEATURE_MASK		0xffffu
+#define KAPI_VFIO_DEVICE_FEATURE_GET		(1u << 16)
+#define KAPI_VFIO_DEVICE_FEATURE_SET		(1u << 17)
+#define KAPI_VFIO_DEVICE_FEATURE_PROBE		(1u << 18)
+#define KAPI_VFIO_DEVICE_FEATURE_PCI_VF_TOKEN			0
+#define KAPI_VFIO_DEVICE_FEATURE_MIGRATION			1
+#define KAPI_VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE		2
+#define KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY		3
+#define KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY_WITH_WAKEUP	4
+#define KAPI_VFIO_DEVICE_FEATURE_LOW_POWER_EXIT		5
+#define KAPI_VFIO_DEVICE_FEATURE_DMA_LOGGING_START		6
+#define KAPI_VFIO_DEVICE_FEATURE_DMA_LOGGING_STOP		7
+#define KAPI_VFIO_DEVICE_FEATURE_DMA_LOGGING_REPORT		8
+#define KAPI_VFIO_DEVICE_FEATURE_MIG_DATA_SIZE			9
+#define KAPI_VFIO_DEVICE_FEATURE_BUS_MASTER			10
 
 #define KAPI_VFIO_GROUP_FLAGS_VIABLE		(1u << 0)
 #define KAPI_VFIO_GROUP_FLAGS_CONTAINER_SET	(1u << 1)
@@ -118,10 +137,15 @@ struct kapi_vfio_pci_opts {
 	unsigned int msix_bar;
 	struct kapi_vfio_pci *group_peer;	/* in that device's group */
 	int host_driver;		/* bound to a host driver, not VFIO */
+	int no_feature_op;		/* a driver without device_feature */
 };
 int kapi_vfio_pci_create(const struct kapi_vfio_pci_opts *opts,
 			 struct kapi_vfio_pci **out);
-/* Its fds closed and its mmaps gone first. */
+/*
+ * Unbind the device from vfio-pci and free it: waits until its fds (and
+ * the mmaps that hold them) are closed, calling the driver's request
+ * callback each ten seconds, from the first (vfio_unregister_group_dev()).
+ */
 void kapi_vfio_pci_destroy(struct kapi_vfio_pci *p);
 const char *kapi_vfio_pci_name(const struct kapi_vfio_pci *p);
 int kapi_vfio_pci_group_id(const struct kapi_vfio_pci *p);
@@ -133,6 +157,10 @@ struct kapi_vfio_pci_stats {
 	unsigned long faults_pte, faults_pmd, faults_pud;
 	unsigned long fallbacks, sigbus, zaps;
 	unsigned long opens, closes;	/* the driver's open/close_device */
+	unsigned long features;		/* the driver's device_feature calls */
+	unsigned long low_power;	/* low-power entries */
+	unsigned long requests;		/* the driver's request calls */
+	unsigned int request_count;	/* the last call's count argument */
 };
 void kapi_vfio_pci_stats(const struct kapi_vfio_pci *p,
 			 struct kapi_vfio_pci_stats *s);
@@ -143,6 +171,12 @@ unsigned long kapi_vfio_pci_nr_alive(void);
  * (the VFIO core refuses it, -EBUSY).
  */
 int kapi_vfio_pci_register_again(struct kapi_vfio_pci *p);
+/*
+ * The device unbound from vfio-pci and bound again (driver_override and
+ * a rebind): the unbind waits for its fds, as kapi_vfio_pci_destroy();
+ * 0, or the register's errno (the device is then unbound).
+ */
+int kapi_vfio_pci_rebind(struct kapi_vfio_pci *p);
 /*
  * A driver bug: vfio_register_group_dev() of a device no IOMMU translates
  * (no IOMMU group): refused, -EINVAL, with no group node made.

@@ -364,15 +364,24 @@ static inline unsigned long sim_thread_id(void)
 }
 /* Mutexes the calling thread holds now (sim/cpus.c yields only at none). */
 int sim_mutexes_held(void);
+/*
+ * Wait, on the host's clock, until *word (written by another thread with
+ * an atomic store) is not 0 or timeout_ms have passed: the milliseconds
+ * left (at least 1) if it was seen, 0 on timeout.  Spins a little, then
+ * sleeps a millisecond at a time.
+ */
+unsigned long sim_wait_for_word(const unsigned int *word,
+				unsigned long timeout_ms);
 
 /* ------------------------------------------------------------------------
  * Simulated CPUs running concurrently (sim/cpus.c).
  *
- * sim_cpus_run() runs fn(cpu, arg) for cpu 0..n-1, each on a host thread
- * bound to that simulated CPU (sim_set_cpu: its per-cpu lists), and
+ * sim_cpus_run() runs fn(cpu, arg) for cpu 0..n-1, each as a coroutine
+ * on the calling thread bound to that simulated CPU (sim_set_cpu: its
+ * per-cpu lists) with thread-locals of its own (see below), and
  * interleaves them deterministically in modelled time: every CPU has a
  * clock that advances by the modelled cost (sim_cost_ns) of what it did;
- * only one thread runs at a time, and at each call into the page
+ * only one CPU runs at a time, and at each call into the page
  * allocator the CPU whose clock is lowest goes next (ties: the lower CPU
  * number).  So allocator calls happen in the order of their modelled start
  * times, the same order on every run, and the zone lock can be modelled
@@ -381,14 +390,22 @@ int sim_mutexes_held(void);
  * operations, which the kernel does outside the zone lock); a call that
  * starts while another CPU holds it waits until it is free.  Waiting is
  * counted (SIM_CNT_ZONE_LOCK_WAIT, in ns) and costed like any count.
- * Work between allocator calls is the thread's own and is not ordered.
- * A thread holding a shim mutex is not switched away at an allocator call
+ * Work between allocator calls is the CPU's own and is not ordered.
+ * A CPU holding a shim mutex is not switched away at an allocator call
  * (another CPU could block on the mutex), so its call runs at once.
  *
  * exclude: counters (bit SIM_CNT_x) left out of the clocks, e.g.
  * 1ULL << SIM_CNT_PAGE_ZEROED for pages that came zeroed.  The machine
  * needs nr_cpus >= n.  Returns 0, -EINVAL (n is 0 or above the machine's
- * CPUs, or a run is under way), -EAGAIN (a thread could not be started).
+ * CPUs, or a run is under way), -ENOMEM (no memory for the CPUs' stacks).
+ *
+ * Thread-locals that code run on a simulated CPU keeps (the held locks,
+ * the current task, ...) are each CPU's own: each is registered once, by
+ * SIM_THREAD_LOCAL_PER_CPU(var) beside its definition, and sim_cpus_run
+ * swaps them at every handover; each CPU starts with them zero, as a new
+ * thread would, and the caller finds its own again afterwards.  A
+ * thread-local left unregistered is shared by the CPUs of a run (right
+ * for a cache checked on every use, wrong for state).
  */
 struct sim_cpu_stats {
 	double clock_ns;		/* modelled time when fn returned */
@@ -397,6 +414,16 @@ struct sim_cpu_stats {
 };
 int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *arg,
 		 unsigned long long exclude, struct sim_cpu_stats *stats);
+void sim_thread_local_register(void *(*addr)(void), unsigned long size);
+#define SIM_THREAD_LOCAL_PER_CPU(var)					\
+	static void *var##_tls_addr(void)				\
+	{								\
+		return (void *)&(var);					\
+	}								\
+	__attribute__((constructor)) static void var##_tls_register(void) \
+	{								\
+		sim_thread_local_register(var##_tls_addr, sizeof(var));	\
+	}
 
 /*
  * Lock checking (sim/locking.c): lockdep's checks, for the shim's mutex,
@@ -728,6 +755,14 @@ int sim_machine_init(const struct sim_config *cfg);
 void sim_machine_destroy(void);
 void sim_machine_release_host_memory(void);
 const struct sim_config *sim_machine_config(void);
+
+/*
+ * Whether the host process maps every page of [addr, addr + len): a
+ * pointer the simulated kernel may copy with memcpy without crashing
+ * (the uaccess shim asks it of user pointers outside the simulated VMAs;
+ * a zero len is mapped, a range that wraps is not).
+ */
+int sim_host_mapped(unsigned long addr, unsigned long len);
 
 /* Deterministic PRNG (splitmix64/xorshift) for the sim's own choices. */
 unsigned long long sim_rand_next(unsigned long long *state);

@@ -8,6 +8,7 @@
  */
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/file.h>
 #include <linux/iommu.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -33,6 +34,7 @@ struct vfio_pci_sim_vma {
 
 struct vfio_pci_sim {
 	struct vfio_device vdev;
+	struct vfio_device_ops ops;
 	struct device *dev;
 	bool registered;
 	u64 bar_size[VFIO_PCI_SIM_NR_BARS];
@@ -45,6 +47,8 @@ struct vfio_pci_sim {
 	/* memory decode (vconfig PCI_COMMAND's MEMORY bit), and the mmaps */
 	struct rw_semaphore memory_lock;
 	bool memory_enabled;
+	/* in low power by the user's request: BARs unreachable */
+	bool pm_runtime_engaged;
 	struct list_head vmas;
 	struct vfio_pci_sim_stats stats;
 };
@@ -205,6 +209,101 @@ static long vfio_pci_sim_ioctl(struct vfio_device *vdev, unsigned int cmd,
 	return -ENOTTY;
 }
 
+/* ---- device features ---- */
+
+/* unmap_mapping_range() of every BAR of the device; memory_lock held. */
+static void vfio_pci_sim_zap_bars(struct vfio_pci_sim *p)
+{
+	struct vfio_pci_sim_vma *v;
+
+	list_for_each_entry(v, &p->vmas, next)
+		zap_vma_ptes(v->vma, v->vma->vm_start,
+			     v->vma->vm_end - v->vma->vm_start);
+}
+
+/* Into low power: the BAR mmaps go, and fault back only after the exit. */
+static int vfio_pci_sim_pm_enter(struct vfio_pci_sim *p)
+{
+	int ret = -EINVAL;
+
+	down_write(&p->memory_lock);
+	vfio_pci_sim_zap_bars(p);
+	if (!p->pm_runtime_engaged) {
+		p->pm_runtime_engaged = true;
+		p->stats.low_power++;
+		ret = 0;
+	}
+	up_write(&p->memory_lock);
+	return ret;
+}
+
+static void vfio_pci_sim_pm_exit(struct vfio_pci_sim *p)
+{
+	down_write(&p->memory_lock);
+	p->pm_runtime_engaged = false;
+	up_write(&p->memory_lock);
+}
+
+/*
+ * The wakeup eventfd's lookup, as eventfd_ctx_fdget() answers where no
+ * file is an eventfd: -EBADF for an fd not open, else -EINVAL.
+ */
+static int vfio_pci_sim_eventfd_get(int fd)
+{
+	struct file *file = fget(fd);
+
+	if (!file)
+		return -EBADF;
+	fput(file);
+	return -EINVAL;
+}
+
+static int vfio_pci_sim_pm_entry_with_wakeup(struct vfio_pci_sim *p,
+					     u32 flags, void __user *arg,
+					     size_t argsz)
+{
+	struct vfio_device_low_power_entry_with_wakeup wake;
+	int go = vfio_check_feature(flags, argsz, VFIO_DEVICE_FEATURE_SET,
+				    sizeof(wake));
+
+	/* A refusal, or a probe: nothing to do. */
+	if (go <= 0)
+		return go;
+	if (copy_from_user(&wake, arg, sizeof(wake)))
+		return -EFAULT;
+	/* A negative fd is refused before any lookup. */
+	return wake.wakeup_eventfd < 0 ? -EINVAL :
+	       vfio_pci_sim_eventfd_get(wake.wakeup_eventfd);
+}
+
+static int vfio_pci_sim_device_feature(struct vfio_device *vdev, u32 flags,
+				       void __user *arg, size_t argsz)
+{
+	struct vfio_pci_sim *p = to_sim(vdev);
+	u32 feature = flags & VFIO_DEVICE_FEATURE_MASK;
+	int go;
+
+	down_write(&p->memory_lock);
+	p->stats.features++;
+	up_write(&p->memory_lock);
+
+	if (feature == VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY_WITH_WAKEUP)
+		return vfio_pci_sim_pm_entry_with_wakeup(p, flags, arg, argsz);
+	/* No SR-IOV here: no VF token to set; other features unknown. */
+	if (feature != VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY &&
+	    feature != VFIO_DEVICE_FEATURE_LOW_POWER_EXIT)
+		return -ENOTTY;
+	/* Both take a SET and no payload. */
+	go = vfio_check_feature(flags, argsz, VFIO_DEVICE_FEATURE_SET, 0);
+	if (go <= 0)
+		return go;
+	if (feature == VFIO_DEVICE_FEATURE_LOW_POWER_EXIT) {
+		vfio_pci_sim_pm_exit(p);
+		return 0;
+	}
+	return vfio_pci_sim_pm_enter(p);
+}
+
 /* ---- mmap and faults ---- */
 
 /* The region a BAR mmap maps, and its page offset into it. */
@@ -269,7 +368,7 @@ static void vfio_pci_sim_count(struct vfio_pci_sim *p, vm_fault_t ret,
 /*
  * The mm asks for a leaf of order (0 from ->fault): a leaf that does not
  * fit falls back before memory_lock is taken, as vfio-pci's does; with
- * memory decode off the access gets SIGBUS.
+ * memory decode off or in low power the access gets SIGBUS.
  */
 static vm_fault_t vfio_pci_sim_huge_fault(struct vm_fault *vmf,
 					  unsigned int order)
@@ -284,7 +383,7 @@ static vm_fault_t vfio_pci_sim_huge_fault(struct vm_fault *vmf,
 		return ret;
 	}
 	down_read(&p->memory_lock);
-	if (p->memory_enabled) {
+	if (p->memory_enabled && !p->pm_runtime_engaged) {
 		ret = vfio_pci_sim_insert(vmf, vma_addr_to_pfn(vma, start),
 					  order);
 		vfio_pci_sim_count(p, ret, order);
@@ -381,11 +480,30 @@ static int vfio_pci_sim_open_device(struct vfio_device *vdev)
 	return 0;
 }
 
-/* The last close: vfio_pci_core_disable() frees the config space. */
+/*
+ * The device is being unbound with fds open: vfio-pci relays the request
+ * to the user's req eventfd (VFIO_PCI_REQ_IRQ_INDEX) or, with none, says
+ * it is blocked until released.  No IRQs here: the requests are counted.
+ */
+static void vfio_pci_sim_request(struct vfio_device *vdev, unsigned int count)
+{
+	struct vfio_pci_sim *p = to_sim(vdev);
+
+	down_write(&p->memory_lock);
+	p->stats.requests++;
+	p->stats.request_count = count;
+	up_write(&p->memory_lock);
+}
+
+/*
+ * The last close: vfio_pci_core_disable() leaves low power and frees the
+ * config space.
+ */
 static void vfio_pci_sim_close_device(struct vfio_device *vdev)
 {
 	struct vfio_pci_sim *p = to_sim(vdev);
 
+	vfio_pci_sim_pm_exit(p);
 	kfree(p->vconfig);
 	p->vconfig = NULL;
 	p->stats.closes++;
@@ -397,20 +515,18 @@ static const struct vfio_device_ops vfio_pci_sim_ops = {
 	.close_device = vfio_pci_sim_close_device,
 	.ioctl = vfio_pci_sim_ioctl,
 	.mmap = vfio_pci_sim_mmap,
+	.request = vfio_pci_sim_request,
+	.device_feature = vfio_pci_sim_device_feature,
 };
+
 
 /* ---- memory decode ---- */
 
 void vfio_pci_sim_set_memory(struct vfio_pci_sim *p, bool on)
 {
-	struct vfio_pci_sim_vma *v;
-
 	down_write(&p->memory_lock);
 	if (!on) {
-		/* unmap_mapping_range() of every BAR of the device */
-		list_for_each_entry(v, &p->vmas, next)
-			zap_vma_ptes(v->vma, v->vma->vm_start,
-				     v->vma->vm_end - v->vma->vm_start);
+		vfio_pci_sim_zap_bars(p);
 		p->stats.zaps++;
 	}
 	p->memory_enabled = on;
@@ -480,7 +596,11 @@ struct vfio_pci_sim *vfio_pci_sim_create(const char *name,
 		return p;
 	}
 	p->vdev.dev = p->dev;
-	p->vdev.ops = &vfio_pci_sim_ops;
+	/* The driver's ops, less device_feature for a driver without it. */
+	p->ops = vfio_pci_sim_ops;
+	if (opts->no_feature_op)
+		p->ops.device_feature = NULL;
+	p->vdev.ops = &p->ops;
 	ret = vfio_register_group_dev(&p->vdev);
 	if (ret)
 		goto err_dev;
@@ -500,6 +620,17 @@ int vfio_pci_sim_register_again(struct vfio_pci_sim *p)
 	return vfio_register_group_dev(&p->vdev);
 }
 
+/* Unbound from vfio-pci and bound again (as a driver_override rebind). */
+int vfio_pci_sim_rebind(struct vfio_pci_sim *p)
+{
+	int ret;
+
+	vfio_unregister_group_dev(&p->vdev);
+	ret = vfio_register_group_dev(&p->vdev);
+	p->registered = !ret;
+	return ret;
+}
+
 /*
  * Another driver bug: a vfio_device for a struct device no IOMMU
  * translates (it has no IOMMU group).  Nothing of it may be kept.
@@ -512,11 +643,12 @@ int vfio_pci_sim_register_without_iommu(void)
 	return vfio_register_group_dev(&vdev);
 }
 
+/* Unbinding waits, in vfio_unregister_group_dev(), for the fds to close. */
 void vfio_pci_sim_destroy(struct vfio_pci_sim *p)
 {
-	WARN_ON(!list_empty(&p->vmas) || p->vconfig);
 	if (p->registered)
 		vfio_unregister_group_dev(&p->vdev);
+	WARN_ON(!list_empty(&p->vmas) || p->vconfig);
 	if (p->host_driver)
 		iommu_device_unuse_default_domain(p->dev);
 	sim_iommu_device_destroy(p->dev);

@@ -18,16 +18,25 @@
  *    with a container that has a backend (-EINVAL); the first open of a
  *    device holds the container and calls the driver's open_device;
  *  - unknown commands -ENOTTY; closing the group leaves the container;
+ *  - a device unregistered while fds of it are open: it leaves the group's
+ *    list at once (GET_DEVICE_FD -ENODEV), then the unregistering task
+ *    waits until the last of them is closed, asking the driver to have
+ *    the user let go (its request callback) first and after every ten
+ *    seconds without;
  *  - the last device unregistered with the group still open: the group
  *    leaves its container, its node goes (no new open), GET_STATUS and
  *    SET_CONTAINER answer -ENODEV, and the close frees it.
  *
  * Devices join with vfio_register_group_dev().  Not here: noiommu and
- * emulated groups, the device cdev and iommufd paths, KVM, vf_token.
+ * emulated groups, the device cdev and iommufd paths, KVM, vf_token; the
+ * kernel's wait for the fds is interruptible until a signal comes, then
+ * warns and waits on: no signal reaches a task here, so it waits
+ * uninterruptibly from the start.
  */
 #include <linux/anon_inodes.h>
 #include <linux/bitmap.h>
 #include <linux/cdev.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/fcntl.h>
@@ -35,9 +44,11 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/iommu.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/sprintf.h>
 #include <linux/string.h>
@@ -61,6 +72,18 @@ static struct {
 };
 
 /* ---- a device's opens ---- */
+
+/* Registration references: the driver's, and one per device fd. */
+static bool vfio_device_try_get_registration(struct vfio_device *device)
+{
+	return refcount_inc_not_zero(&device->refcount);
+}
+
+static void vfio_device_put_registration(struct vfio_device *device)
+{
+	if (refcount_dec_and_test(&device->refcount))
+		complete(&device->comp);
+}
 
 /* Drop a group file reference vfio_device_last_close() handed back. */
 static void vfio_group_file_put(struct file *group_file)
@@ -131,17 +154,16 @@ static int vfio_device_fops_release(struct inode *inode, struct file *file)
 	mutex_unlock(group_lock);
 	/* It may be the group file's last reference, whose release locks. */
 	vfio_group_file_put(group_file);
+	/* Last: an unregister waiting for it may free the device. */
+	vfio_device_put_registration(device);
 	return 0;
 }
 
-/* A driver without the callback answers -EINVAL, as the kernel's core. */
+/* The core's commands and the driver's: vfio_main.c. */
 static long vfio_device_fops_ioctl(struct file *file, unsigned int cmd,
 				   unsigned long arg)
 {
-	struct vfio_device *device = file->private_data;
-	const struct vfio_device_ops *ops = device->ops;
-
-	return ops->ioctl ? ops->ioctl(device, cmd, arg) : -EINVAL;
+	return vfio_device_ioctl(file->private_data, cmd, arg);
 }
 
 static int vfio_device_fops_mmap(struct file *file, struct vm_area_struct *vma)
@@ -187,7 +209,8 @@ static struct vfio_device *vfio_group_device_named(struct vfio_group *group,
 
 	lockdep_assert_held(&group->group_lock);
 	list_for_each_entry(device, &group->device_list, group_next)
-		if (strcmp(dev_name(device->dev), name) == 0)
+		if (strcmp(dev_name(device->dev), name) == 0 &&
+		    vfio_device_try_get_registration(device))
 			return device;
 	return NULL;
 }
@@ -217,6 +240,9 @@ static int vfio_group_get_device_fd(struct vfio_group *group,
 	}
 	mutex_unlock(&group->group_lock);
 	kfree(name);
+	/* No fd holds the registration the lookup took. */
+	if (device && fd < 0)
+		vfio_device_put_registration(device);
 
 	if (fd >= 0)
 		fd_install(fd, file);
@@ -320,7 +346,7 @@ static long vfio_group_fops_ioctl(struct file *file, unsigned int cmd,
 	return -ENOTTY;
 }
 
-/* One open at a time, and only while a device is registered. */
+/* One open at a time, and only while the group has a device. */
 static int vfio_group_fops_open(struct inode *inode, struct file *file)
 {
 	struct vfio_group *group = container_of(inode->i_cdev,
@@ -328,7 +354,8 @@ static int vfio_group_fops_open(struct inode *inode, struct file *file)
 	int err = 0;
 
 	mutex_lock(&group->group_lock);
-	if (list_empty(&group->device_list))
+	/* Its last device went between the node's lookup and here. */
+	if (!group->iommu_group)
 		err = -ENODEV;
 	else if (group->opened_file)
 		err = -EBUSY;
@@ -427,7 +454,6 @@ static struct vfio_group *vfio_group_create(struct iommu_group *iommu_group)
 		cdev_del(&group->cdev);
 		goto put_iommu_group;
 	}
-	group->dev = node;
 	__set_bit(minor, vfio_groups.minors);
 	list_add(&group->vfio_next, &vfio_groups.list);
 	return group;
@@ -490,6 +516,8 @@ int vfio_register_group_dev(struct vfio_device *device)
 		mutex_lock(&group->group_lock);
 		list_add_tail(&device->group_next, &group->device_list);
 		device->open_count = 0;
+		refcount_set(&device->refcount, 1);
+		init_completion(&device->comp);
 		device->group = group;
 		mutex_unlock(&group->group_lock);
 	}
@@ -502,20 +530,42 @@ put_iommu_group:
 EXPORT_SYMBOL_GPL(vfio_register_group_dev);
 
 /*
- * The kernel waits here until the device's fds are closed; callers of
- * this one close them first (a device still open is a WARN, and stays).
+ * Wait until no fd holds the device; each round without, ask the driver
+ * (vfio-pci signals the user's request eventfd) and wait ten seconds.
+ */
+static void vfio_device_wait_for_fds(struct vfio_device *device)
+{
+	unsigned int asked = 0;
+
+	if (try_wait_for_completion(&device->comp))
+		return;
+	do {
+		if (device->ops->request)
+			device->ops->request(device, asked++);
+	} while (!wait_for_completion_timeout(&device->comp, 10 * HZ));
+}
+
+/*
+ * The device leaves its group's list (no new fd), the driver's
+ * registration goes, and the task waits for the fds still open; then
+ * the group lets it go, and the last device takes the group.
  */
 void vfio_unregister_group_dev(struct vfio_device *device)
 {
 	struct vfio_group *group = device->group;
 	bool last, unused = false;
 
-	if (WARN_ON(!group || device->open_count))
+	if (WARN_ON(!group))
 		return;
+
+	mutex_lock(&group->group_lock);
+	list_del(&device->group_next);
+	mutex_unlock(&group->group_lock);
+	vfio_device_put_registration(device);
+	vfio_device_wait_for_fds(device);
 
 	mutex_lock(&vfio_groups.lock);
 	mutex_lock(&group->group_lock);
-	list_del(&device->group_next);
 	device->group = NULL;
 	last = list_empty(&group->device_list);
 	mutex_unlock(&group->group_lock);

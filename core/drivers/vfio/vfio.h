@@ -22,6 +22,7 @@
 
 struct iommu_domain;
 struct iommu_group;
+struct page;
 
 enum vfio_group_type {
 	/* A physical device translated by an IOMMU. */

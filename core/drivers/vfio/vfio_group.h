@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dmasim's VFIO container and group layer: what container.c and group.c
- * share.  The kernel keeps these in drivers/vfio/vfio.h; they live apart
- * here so that the backend's header (vfio.h beside this one) stays the
- * kernel contract a backend sees, nothing more.
+ * dmasim's VFIO container and group layer: what container.c, group.c and
+ * vfio_main.c share.  The kernel keeps these in drivers/vfio/vfio.h; they
+ * live apart here so that the backend's header (vfio.h beside this one)
+ * stays the kernel contract a backend sees, nothing more.
  */
 #ifndef __VFIO_GROUP_LAYER_H__
 #define __VFIO_GROUP_LAYER_H__
@@ -19,7 +19,6 @@ struct vfio_container;
 
 /* One IOMMU group as user space sees it: /dev/vfio/$id. */
 struct vfio_group {
-	struct device *dev;		/* the node's class device */
 	struct cdev cdev;
 	dev_t devt;
 	struct iommu_group *iommu_group;
@@ -53,5 +52,9 @@ void vfio_group_detach_container(struct vfio_group *group);
  */
 int vfio_container_open_device(struct vfio_device *device);
 struct file *vfio_container_close_device(struct vfio_device *device);
+
+/* vfio_main.c: a device fd's ioctl (VFIO_DEVICE_FEATURE, the driver's). */
+long vfio_device_ioctl(struct vfio_device *device, unsigned int cmd,
+		       unsigned long arg);
 
 #endif

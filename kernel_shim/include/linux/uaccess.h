@@ -7,7 +7,9 @@
  * A NULL user pointer faults too.  A pointer into a VMA of the calling
  * task's simulated address space is copied through its page tables
  * instead, faulting pages in (kernel_shim/uaccess.c), unless the caller
- * declared it the test's own memory (dmasim_uaccess_host_ranges()).
+ * declared it the test's own memory (dmasim_uaccess_host_ranges()); any
+ * other pointer is the test's memory if the host maps it, and faults if
+ * not.
  * access_ok() is the kernel's range check against the x86-64 user address
  * limit (47 bits less a page), so a range that wraps or reaches the
  * kernel half is refused, as on the real machine.
@@ -24,7 +26,8 @@
 /*
  * Copy n bytes between kbuf and uaddr when uaddr lies in a VMA of
  * current's simulated address space: the bytes left uncopied.  -1 when it
- * does not (the pointer is the test's own memory).
+ * does not and the host maps it (the test's own memory); n when neither
+ * maps it (a fault).
  */
 long dmasim_copy_user_sim(void *kbuf, unsigned long uaddr, unsigned long n,
 			  bool to_user);

@@ -15,9 +15,11 @@
  * Simplified: struct vfio_device keeps only what a backend or dmasim's
  *     container and group code (core/drivers/vfio/container.c, group.c)
  *     touch (no embedded struct device, cdev, device set, migration or
- *     iommufd state); vfio_device_ops has the name, open_device,
- *     close_device, ioctl, mmap and dma_unmap callbacks, by the kernel's
- *     names and types.  vfio_register_group_dev() and
+ *     iommufd state; the registration count and its completion are the
+ *     kernel's); vfio_device_ops has the name, open_device,
+ *     close_device, ioctl, mmap, request, device_feature and dma_unmap
+ *     callbacks, by the kernel's names and types; vfio_check_feature()
+ *     is the kernel's helper of the same contract.  vfio_register_group_dev() and
  *     vfio_unregister_group_dev() are the kernel's prototypes; group.c
  *     implements them.
  * (c) Test double: none here; kapi/kapi_vfio.c provides the
@@ -26,8 +28,10 @@
 #ifndef _DMASIM_LINUX_VFIO_H
 #define _DMASIM_LINUX_VFIO_H
 
+#include <linux/completion.h>
 #include <linux/err.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 #include <uapi/linux/vfio.h>
 
@@ -46,6 +50,17 @@ struct vfio_device_ops {
 	long (*ioctl)(struct vfio_device *vdev, unsigned int cmd,
 		      unsigned long arg);
 	int (*mmap)(struct vfio_device *vdev, struct vm_area_struct *vma);
+	/*
+	 * The device is being unregistered while fds are open: ask the
+	 * user to let it go (count: how many times asked before).
+	 */
+	void (*request)(struct vfio_device *vdev, unsigned int count);
+	/*
+	 * VFIO_DEVICE_FEATURE for the features the core leaves to the
+	 * driver, after the core's checks; argsz is the payload's size.
+	 */
+	int (*device_feature)(struct vfio_device *vdev, u32 flags,
+			      void __user *arg, size_t argsz);
 	/* The range [iova, iova + length) is going away: drop its pins. */
 	void (*dma_unmap)(struct vfio_device *vdev, u64 iova, u64 length);
 };
@@ -58,6 +73,9 @@ struct vfio_device {
 	struct vfio_group *group;		/* group.c: the VFIO group */
 	struct list_head group_next;		/* on the group's devices */
 	unsigned int open_count;		/* device fds open */
+	/* 1 while registered, + 1 per device fd; comp: it reached 0. */
+	refcount_t refcount;
+	struct completion comp;
 };
 
 /*
@@ -68,6 +86,27 @@ struct vfio_device {
 int vfio_register_group_dev(struct vfio_device *device);
 /* Leaves its group (the last device takes the group away). */
 void vfio_unregister_group_dev(struct vfio_device *device);
+
+/*
+ * A driver's check of a VFIO_DEVICE_FEATURE call for one of its features,
+ * which supports the GET and SET of supported_ops and needs minsz bytes
+ * of payload: -EINVAL for an operation it does not support, 0 for a
+ * probe (nothing to do), -EINVAL when neither GET nor SET is asked or
+ * the payload is short, else 1: do it.
+ */
+static inline int vfio_check_feature(u32 flags, size_t argsz,
+				     u32 supported_ops, size_t minsz)
+{
+	u32 ops = flags & (VFIO_DEVICE_FEATURE_GET | VFIO_DEVICE_FEATURE_SET);
+
+	if (ops & ~supported_ops)
+		return -EINVAL;
+	if (flags & VFIO_DEVICE_FEATURE_PROBE)
+		return 0;
+	if (!ops || argsz < minsz)
+		return -EINVAL;
+	return 1;
+}
 
 /* A capability chain being built: buf holds size bytes. */
 struct vfio_info_cap {

@@ -21,11 +21,25 @@
  *  - a write of the command register's memory-enable bit: off zaps every
  *    BAR mmap of the device under memory_lock (write), on lets faults map
  *    them back;
+ *  - VFIO_DEVICE_FEATURE, the features the VFIO core hands to vfio-pci
+ *    (vfio_pci_core_ioctl_feature): LOW_POWER_ENTRY (SET only, no
+ *    payload: zaps every BAR mmap and refuses faults until
+ *    LOW_POWER_EXIT or the last close; -EINVAL if entered already),
+ *    LOW_POWER_ENTRY_WITH_WAKEUP (SET, an 8-byte payload naming an
+ *    eventfd: -EINVAL for a negative fd; the simulation has no eventfds,
+ *    so an fd not open is -EBADF and any other -EINVAL, as
+ *    eventfd_ctx_fdget() answers for a file that is not an eventfd),
+ *    LOW_POWER_EXIT (SET only), PCI_VF_TOKEN (-ENOTTY: no SR-IOV, so no
+ *    VF token), anything else -ENOTTY; a device created with
+ *    no_feature_op has no device_feature callback at all;
+ *  - unbinding with fds open: the VFIO core calls request, counted (no
+ *    req eventfd to signal: no IRQs here);
  *  - open_device (the first device fd) allocates the virtual config
  *    space as vfio_pci_core_enable() does (-ENOMEM if it cannot),
  *    close_device (after the last) frees it.
  * Simplified: no config space beyond PCI_COMMAND (the allocated copy is
- * not read), no pread/pwrite, no IRQs, no reset or power states; the
+ * not read), no pread/pwrite, no IRQs, no reset, no PCI power states
+ * (D3hot) and no runtime PM beyond low-power entry and exit; the
  * device inode's i_mmap is a list of the device's VMAs (added at mmap,
  * dropped by vm_ops->close).
  */
@@ -54,6 +68,8 @@ struct vfio_pci_sim_opts {
 	struct device *group_peer;		/* join that device's group */
 	/* Bound to a host (DMA API) driver instead of vfio-pci. */
 	bool host_driver;
+	/* A driver without the device_feature callback. */
+	bool no_feature_op;
 };
 
 struct vfio_pci_sim_stats {
@@ -62,6 +78,10 @@ struct vfio_pci_sim_stats {
 	unsigned long sigbus;		/* faults refused: decode off */
 	unsigned long zaps;		/* decode-off zaps */
 	unsigned long opens, closes;	/* open_device / close_device done */
+	unsigned long features;		/* device_feature calls */
+	unsigned long low_power;	/* low-power entries done */
+	unsigned long requests;		/* request calls (unbind with fds open) */
+	unsigned int request_count;	/* the last call's count */
 };
 
 /* ERR_PTR(-EINVAL) for bad options, -ENOSPC (no room for a BAR), -ENOMEM. */
@@ -69,9 +89,14 @@ struct vfio_pci_sim *vfio_pci_sim_create(const char *name,
 					 const struct vfio_pci_sim_opts *opts);
 /* vfio_register_group_dev() again (a driver bug): -EBUSY. */
 int vfio_pci_sim_register_again(struct vfio_pci_sim *vdev);
+/* Unbind (waiting for its fds) and bind again: 0 or the register's errno. */
+int vfio_pci_sim_rebind(struct vfio_pci_sim *vdev);
 /* A vfio_device for a struct device behind no IOMMU (a driver bug): -EINVAL. */
 int vfio_pci_sim_register_without_iommu(void);
-/* The device's fds must be closed and its mmaps gone. */
+/*
+ * Unbind and free: waits, asking through the request callback, until the
+ * device's fds are closed (its mmaps hold its fd).
+ */
 void vfio_pci_sim_destroy(struct vfio_pci_sim *vdev);
 struct device *vfio_pci_sim_dev(struct vfio_pci_sim *vdev);
 /* The BAR's first pfn (0 if absent). */

@@ -10,9 +10,11 @@
  * Simplified: the container part of the ABI (extensions, the type1 IOMMU
  * ioctls and their capability chain), the group ioctls, and the device
  * ioctls a VMM sizes a device with (DEVICE_GET_INFO, GET_REGION_INFO with
- * the vfio-pci region indexes and the MSI-X-mappable capability) are here;
- * IRQ, reset, migration and iommufd ioctls are left out because nothing
- * dmasim runs handles them.  Extension 6 is spelled both ways: 6.12's
+ * the vfio-pci region indexes and the MSI-X-mappable capability) and
+ * VFIO_DEVICE_FEATURE (its header, flags and feature numbers, and the
+ * low-power-with-wakeup argument vfio-pci parses) are here; IRQ, reset,
+ * migration and dirty-logging payloads and iommufd ioctls are left out
+ * because nothing dmasim runs handles them.  Extension 6 is spelled both ways: 6.12's
  * VFIO_TYPE1_NESTING_IOMMU and, from the kernel that dropped nesting
  * (linux-next type1 opens it as a plain v2 container),
  * __VFIO_RESERVED_TYPE1_NESTING_IOMMU; a superset, so either tree's type1
@@ -104,6 +106,41 @@ struct vfio_region_info {
 	__aligned_u64	offset;
 };
 #define VFIO_DEVICE_GET_REGION_INFO	_IO(VFIO_TYPE, VFIO_BASE + 8)
+
+/*
+ * VFIO_DEVICE_FEATURE: the low 16 bits of flags pick a feature, GET, SET
+ * and PROBE say what to do with it; data[] is the feature's own payload,
+ * argsz - 8 bytes of it.
+ */
+struct vfio_device_feature {
+	__u32	argsz;
+	__u32	flags;
+#define VFIO_DEVICE_FEATURE_MASK	(0xffff)
+#define VFIO_DEVICE_FEATURE_GET		(1 << 16)
+#define VFIO_DEVICE_FEATURE_SET		(1 << 17)
+#define VFIO_DEVICE_FEATURE_PROBE	(1 << 18)
+	__u8	data[];
+};
+#define VFIO_DEVICE_FEATURE		_IO(VFIO_TYPE, VFIO_BASE + 17)
+
+/* Feature numbers (the flags' low 16 bits). */
+#define VFIO_DEVICE_FEATURE_PCI_VF_TOKEN		0
+#define VFIO_DEVICE_FEATURE_MIGRATION			1
+#define VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE		2
+#define VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY		3
+#define VFIO_DEVICE_FEATURE_LOW_POWER_ENTRY_WITH_WAKEUP	4
+#define VFIO_DEVICE_FEATURE_LOW_POWER_EXIT		5
+#define VFIO_DEVICE_FEATURE_DMA_LOGGING_START		6
+#define VFIO_DEVICE_FEATURE_DMA_LOGGING_STOP		7
+#define VFIO_DEVICE_FEATURE_DMA_LOGGING_REPORT		8
+#define VFIO_DEVICE_FEATURE_MIG_DATA_SIZE		9
+#define VFIO_DEVICE_FEATURE_BUS_MASTER			10
+
+/* LOW_POWER_ENTRY_WITH_WAKEUP's payload: the eventfd to signal. */
+struct vfio_device_low_power_entry_with_wakeup {
+	__s32	wakeup_eventfd;
+	__u32	reserved;
+};
 
 /* The MSI-X table's BAR may be mmapped whole (a bare header). */
 #define VFIO_REGION_INFO_CAP_MSIX_MAPPABLE	3
