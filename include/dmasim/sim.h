@@ -295,6 +295,15 @@ unsigned long long sim_kmalloc_outstanding(void);
  */
 #define SIM_SLAB_REDZONE 64
 unsigned long long sim_slab_redzone_hits(void);
+/*
+ * In ASan builds, freed objects stay poisoned in a quarantine before they
+ * are used again (sim/slab.c): by default 256 MiB of them, as ASan's own.
+ * A fuzzing harness calls this as each input begins: from then on the
+ * quarantine keeps everything the current input frees (a use after free
+ * within an input is always caught) and at least `floor` bytes of what
+ * the inputs before it freed.  No-op without ASan.
+ */
+void sim_slab_quarantine_input(unsigned long floor);
 
 /* ------------------------------------------------------------------------
  * Kernel log (sim/klog.c): printk, WARN and BUG land here.  Messages are
