@@ -1399,7 +1399,7 @@ static void wait_for_requests(struct kapi_vfio_pci *dev, unsigned long n)
  */
 static void test_unbinding_a_device_in_use_waits_for_its_fds(void **state)
 {
-	struct vmm v = { .dev = a_gpu() };
+	struct vmm v = { .dev = a_gpu_with_a_bar_of(LEAF_BAR) };
 	struct unbind u = { .dev = v.dev };
 	int group = kapi_vfio_pci_group_id(v.dev);
 	unsigned long va;
