@@ -19,6 +19,8 @@
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -1086,6 +1088,49 @@ static void test_a_device_fd_may_be_fd_0(void **state)
 }
 
 /*
+ * GET_DEVICE_FD reads the device's name from the user a byte at a time,
+ * at most a page of it (strndup_user()): a name at an address nothing
+ * maps is -EFAULT, a page of bytes without a NUL is -EINVAL even with
+ * nothing readable after it, and a name whose NUL is the last byte before
+ * an unreadable page opens the device.  The failures open nothing.
+ *
+ *   host:  [ PAGE + one host page, read-write ][ one host page, PROT_NONE ]
+ *          the name ends at the edge          ^ the unreadable address
+ */
+static void test_device_names_read_up_to_what_is_mapped(void **state)
+{
+	unsigned long host = (unsigned long)sysconf(_SC_PAGESIZE);
+	unsigned long rw = PAGE + host;
+	struct vmm v = { .dev = a_gpu() };
+	const char *name = kapi_vfio_pci_name(v.dev);
+	size_t len = strlen(name) + 1;
+	char *buf;
+
+	buf = mmap(NULL, rw + host, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(buf != MAP_FAILED);
+	assert_int_equal(mprotect(buf + rw, host, PROT_NONE), 0);
+	the_vmm_reaches(&v, IOMMU);
+
+	assert_int_equal(kapi_vfio_ioctl_val(v.gfd, KAPI_VFIO_GROUP_GET_DEVICE_FD,
+					     (unsigned long)(buf + rw)), -EFAULT);
+	memset(buf + rw - PAGE, 'a', PAGE);
+	assert_int_equal(kapi_vfio_ioctl_val(v.gfd, KAPI_VFIO_GROUP_GET_DEVICE_FD,
+					     (unsigned long)(buf + rw - PAGE)),
+			 -EINVAL);
+	assert_int_equal(stats_of(v.dev).opens, 0);
+
+	memcpy(buf + rw - len, name, len);
+	v.dfd = kapi_vfio_ioctl_val(v.gfd, KAPI_VFIO_GROUP_GET_DEVICE_FD,
+				    (unsigned long)(buf + rw - len));
+	assert_true(v.dfd >= 0);
+	assert_int_equal(stats_of(v.dev).opens, 1);
+	the_vmm_exits(&v);
+	assert_int_equal(munmap(buf, rw + host), 0);
+	assert_nothing_held();
+}
+
+/*
  * GET_DEVICE_FD fails at each of its steps with that step's errno: no fd
  * number (-EMFILE), the driver's open_device (-ENOMEM); the device is not
  * left open and the group can leave its container (no user held).
@@ -1617,6 +1662,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_the_vmm_sequence_maps_dma_and_leaves_nothing),
+		T(test_device_names_read_up_to_what_is_mapped),
 		T(test_check_extension_without_a_group_asks_the_backends),
 		T(test_every_wrong_order_fails_and_changes_nothing),
 		T(test_every_allocation_failing_in_each_step_leaves_nothing),
