@@ -738,10 +738,10 @@ void sim_machine_release_host_memory(void);
 const struct sim_config *sim_machine_config(void);
 
 /*
- * Whether the host process maps every page of [addr, addr + len): a
- * pointer the simulated kernel may copy with memcpy without crashing
+ * 1 if the host process maps every page of [addr, addr + len), else 0:
+ * a pointer the simulated kernel may copy with memcpy without crashing
  * (the uaccess shim asks it of user pointers outside the simulated VMAs;
- * a zero len is mapped, a range that wraps is not).
+ * a zero len is mapped; a range that wraps or passes 2^47 is not).
  */
 int sim_host_mapped(unsigned long addr, unsigned long len);
 
