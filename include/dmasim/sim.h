@@ -458,33 +458,33 @@ enum {
  * released out of order, or downgraded) gets a fresh one too, so equal
  * numbers mean equal stacks.  When the slow path finds nothing to report
  * and every order edge known, it remembers that acquire for its depth
- * (struct sim_lock_memo: the state below, the lock, its class and flags,
- * the order graph's generation, the state it made).  The same acquire on
- * the same state again passes the same checks (the lock is not held, no
- * lock of its class is, every edge is still known while
- * sim_lockdep_order_gen has not moved), so it is four compares and a
- * push: type1's mmap lock and page-table lock, taken once per 4 KiB page
- * before Linux 6.15, never take the checks again.  Each depth keeps two
- * memos, the last one hit inline and the one before in the slow path
- * (which swaps them on a hit there).
+ * (struct sim_lock_memo: the state below, the lock and its flags in one
+ * word, its class, the state it made).  The same acquire on the same
+ * state again passes the same checks (the lock is not held, no lock of
+ * its class is, every edge is still known: sim_lockdep_forget_order()
+ * empties every thread's memos), so it is three compares and a push:
+ * type1's mmap lock and page-table lock, taken once per 4 KiB page before
+ * Linux 6.15, never take the checks again.  Each depth keeps two memos,
+ * the last one hit inline and the one before in the slow path (which
+ * swaps them on a hit there).
  */
 struct sim_held_lock {
 	const void *lock;
 	unsigned long class;	/* 0: no class, no order checks */
 	const char *name;
 	unsigned long ctx;	/* state number << 1 | 1 if read-held */
-	/*
-	 * Unused: a held lock is as big as a memo, so that the inline
-	 * acquire finds held[n] and memo[0][n] from one scaled index.
-	 */
-	unsigned long pad;
 };
 
+/*
+ * A lock is at least 4-byte aligned (every lock type holds a long or an
+ * int), so its address and its SIM_LOCK_* flags share one word, which
+ * sim_lockdep_forget_order() clears from another thread (a relaxed atomic:
+ * a plain load or store on the inline path).
+ */
 struct sim_lock_memo {
-	const void *lock;	/* NULL: empty */
+	unsigned long lock_flags;	/* lock | flags; 0: empty */
 	unsigned long parent;	/* ctx of the stack it was taken on */
 	unsigned long class;
-	unsigned long tag;	/* sim_lockdep_order_gen << 2 | flags */
 	unsigned long ctx;	/* the stack it made */
 };
 
@@ -506,6 +506,8 @@ struct sim_lockdep_thread {
 	 * memo[w][SIM_LOCKDEP_DEPTH], never filled, ends each way.
 	 */
 	struct sim_lock_memo memo[SIM_LOCKDEP_MEMO_WAYS][SIM_LOCKDEP_DEPTH + 1];
+	/* The threads with memos, for sim_lockdep_forget_order() (locking.c). */
+	struct sim_lockdep_thread *next, **pprev;
 };
 
 extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
@@ -515,7 +517,6 @@ extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
 	 __builtin_offsetof(struct sim_lockdep_thread, held))
 _Static_assert(sizeof(struct sim_held_lock) == sizeof(struct sim_lock_memo),
 	       "held[n] and memo[0][n] are one stride apart");
-extern unsigned int sim_lockdep_order_gen;
 
 int sim_lock_acquire_slow(const void *lock, const void *key,
 			  unsigned int subclass, int flags, const char *name,
@@ -524,14 +525,6 @@ int sim_lock_release_slow(const void *lock, const char *name,
 			  const char *file, int line);
 void sim_lockdep_assert_failed(const char *what, const char *file, int line);
 void sim_rcu_read_unlock_unbalanced(const char *file, int line);
-
-/* The memo tag of an acquire with flags, at the order graph's generation. */
-static inline unsigned long sim_lock_memo_tag(int flags)
-{
-	return (unsigned long)__atomic_load_n(&sim_lockdep_order_gen,
-					      __ATOMIC_RELAXED) << 2 |
-	       (unsigned int)flags;
-}
 
 /*
  * Before taking lock (or after a trylock took it): the checks, then the
@@ -548,12 +541,12 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 	struct sim_held_lock *h = (struct sim_held_lock *)
 		((char *)t->held + top);
 	/* &t->memo[0][depth], from h: the two arrays have one stride. */
-	const struct sim_lock_memo *m = (const struct sim_lock_memo *)
+	struct sim_lock_memo *m = (struct sim_lock_memo *)
 		((char *)h + SIM_LOCKDEP_MEMO_FROM_HELD);
 
-	if (sim_likely(m->lock == lock && m->parent == h->ctx &&
-		       m->class == class && m->tag == sim_lock_memo_tag(flags))) {
-		/* Field by field: the pad is left alone. */
+	if (sim_likely(__atomic_load_n(&m->lock_flags, __ATOMIC_RELAXED) ==
+		       ((unsigned long)lock | (unsigned int)flags) &&
+		       m->parent == h->ctx && m->class == class)) {
 		h[1].lock = lock;
 		h[1].class = class;
 		h[1].name = name;
