@@ -127,9 +127,21 @@ int sim_locking_selfcheck(void)
  * inline fast paths there use them too).
  */
 _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+/* Every thread's stack until its first lock operation (see sim.h). */
+static const struct sim_lockdep_thread empty_stack;
+_Thread_local struct sim_held_lock *sim_lockdep_top =
+	(struct sim_held_lock *)&empty_stack.held[0];
+static const struct sim_held_lock *const empty_top = &empty_stack.held[0];
 #define held		(sim_lockdep_self.held)
-/* The depth of the stack, from the top's byte offset (see sim.h). */
-#define nr_held		(sim_lockdep_self.top / sizeof(struct sim_held_lock))
+
+/* The depth of the stack (the thread's own from now on). */
+static unsigned int held_depth(void)
+{
+	if (sim_lockdep_top == empty_top)
+		sim_lockdep_top = &held[0];
+	return (unsigned int)(sim_lockdep_top - held);
+}
+#define nr_held		held_depth()
 #define rcu_read_depth	(sim_lockdep_self.rcu_read_depth)
 static unsigned long long lockdep_reports[SIM_LOCKDEP_NR_REPORTS];
 
@@ -147,6 +159,8 @@ static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The threads that have memos (sim_lockdep_forget_order() empties them). */
 static struct sim_lockdep_thread *memo_threads;
 static pthread_key_t memo_thread_key;
+/* Whether this thread is on the list (its own: next and pprev are not). */
+static _Thread_local int memo_listed;
 static pthread_once_t memo_thread_key_once = PTHREAD_ONCE_INIT;
 
 static const char *const report_title[SIM_LOCKDEP_NR_REPORTS] = {
@@ -302,7 +316,7 @@ out:
 
 static void held_set_depth(unsigned int n)
 {
-	sim_lockdep_self.top = n * sizeof(struct sim_held_lock);
+	sim_lockdep_top = &held[n];
 }
 
 static struct sim_held_lock *held_find(const void *lock)
@@ -374,8 +388,8 @@ static void memo_thread_exit(void *arg)
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
-	t->pprev = NULL;
 	pthread_mutex_unlock(&order_lock);
+	memo_listed = 0;
 }
 
 static void memo_thread_key_create(void)
@@ -397,6 +411,7 @@ static void memo_thread_join(struct sim_lockdep_thread *t)
 	memo_threads = t;
 	pthread_mutex_unlock(&order_lock);
 	pthread_setspecific(memo_thread_key, t);
+	memo_listed = 1;
 }
 
 /*
@@ -412,7 +427,7 @@ static void memo_remember(const struct sim_held_lock *h, int flags)
 
 	if ((unsigned long)h->lock & 3)
 		return;
-	if (!t->pprev)
+	if (!memo_listed)
 		memo_thread_join(t);
 	for (w = SIM_LOCKDEP_MEMO_WAYS - 1; w; w--)
 		memo_copy(&t->memo[w][depth], &t->memo[w - 1][depth]);

@@ -491,12 +491,6 @@ struct sim_lock_memo {
 #define SIM_LOCKDEP_MEMO_WAYS	2
 
 struct sim_lockdep_thread {
-	/*
-	 * The number of locks held, as the byte offset of the top one in
-	 * held[] (nr_held * sizeof(struct sim_held_lock)): the inline paths
-	 * add it to the array's address, with no multiply.
-	 */
-	unsigned int top;
 	unsigned int rcu_read_depth;
 	unsigned long last_ctx;	/* the last stack-state number given */
 	/* held[1..nr_held], bottom first; held[0] is the empty stack. */
@@ -511,6 +505,15 @@ struct sim_lockdep_thread {
 };
 
 extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+/*
+ * The top of the thread's stack, &held[nr_held]: the inline paths reach
+ * it, its memos and the slot above it from this one pointer (one load
+ * from the thread's block, no address arithmetic on the block itself).
+ * A thread starts with it on a shared empty stack that is never written
+ * (its memos empty, its held[0] no lock), so the first lock operation of
+ * a thread goes to sim/locking.c, which moves it onto the thread's own.
+ */
+extern _Thread_local struct sim_held_lock *sim_lockdep_top;
 
 #define SIM_LOCKDEP_MEMO_FROM_HELD					\
 	(__builtin_offsetof(struct sim_lockdep_thread, memo) -			\
@@ -535,12 +538,9 @@ static sim_always_inline int
 sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 		 int flags, const char *name, const char *file, int line)
 {
-	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned long class = key ? (unsigned long)key + subclass : 0;
-	unsigned int top = t->top;
-	struct sim_held_lock *h = (struct sim_held_lock *)
-		((char *)t->held + top);
-	/* &t->memo[0][depth], from h: the two arrays have one stride. */
+	struct sim_held_lock *h = sim_lockdep_top;
+	/* &memo[0][depth], from h: the two arrays have one stride. */
 	struct sim_lock_memo *m = (struct sim_lock_memo *)
 		((char *)h + SIM_LOCKDEP_MEMO_FROM_HELD);
 
@@ -551,7 +551,7 @@ sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 		h[1].class = class;
 		h[1].name = name;
 		h[1].ctx = m->ctx;
-		t->top = top + sizeof(*h);
+		sim_lockdep_top = h + 1;
 		return 0;
 	}
 	return sim_lock_acquire_slow(lock, key, subclass, flags, name, file,
@@ -567,13 +567,11 @@ void sim_lock_acquire_failed(const void *lock);
  */
 static sim_always_inline int sim_lock_release_top(const void *lock)
 {
-	struct sim_lockdep_thread *t = &sim_lockdep_self;
-	unsigned int top = t->top;
+	struct sim_held_lock *h = sim_lockdep_top;
 
 	/* held[0], the empty stack, holds no lock. */
-	if (sim_likely(((struct sim_held_lock *)((char *)t->held + top))->lock ==
-		       lock)) {
-		t->top = top - sizeof(struct sim_held_lock);
+	if (sim_likely(h->lock == lock)) {
+		sim_lockdep_top = h - 1;
 		return 1;
 	}
 	return 0;
@@ -605,9 +603,7 @@ int sim_lock_held_below(const void *lock, int how);
  */
 static sim_always_inline const struct sim_held_lock *sim_lock_top(void)
 {
-	const struct sim_lockdep_thread *t = &sim_lockdep_self;
-
-	return (const struct sim_held_lock *)((const char *)t->held + t->top);
+	return sim_lockdep_top;
 }
 
 static sim_always_inline int
