@@ -144,6 +144,8 @@ static unsigned int held_depth(void)
 #define nr_held		held_depth()
 #define rcu_read_depth	(sim_lockdep_self.rcu_read_depth)
 static unsigned long long lockdep_reports[SIM_LOCKDEP_NR_REPORTS];
+/* Acquires no memo settled (sim_lockdep_full_checks()). */
+static unsigned long long full_checks;
 
 /* An order edge: class a was held when class b was taken. */
 struct order_edge {
@@ -473,6 +475,7 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 		};
 		return 0;
 	}
+	__atomic_add_fetch(&full_checks, 1, __ATOMIC_RELAXED);
 	h = held_find(lock);
 	if (h) {
 		lockdep_report(SIM_LOCKDEP_RECURSION, file, line,
@@ -593,6 +596,11 @@ void sim_rcu_read_unlock_unbalanced(const char *file, int line)
 unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind)
 {
 	return __atomic_load_n(&lockdep_reports[kind], __ATOMIC_RELAXED);
+}
+
+unsigned long long sim_lockdep_full_checks(void)
+{
+	return __atomic_load_n(&full_checks, __ATOMIC_RELAXED);
 }
 
 unsigned long long sim_lockdep_reports_total(void)

@@ -668,6 +668,11 @@ static inline unsigned int sim_rcu_read_depth(void)
 /* Reports of one kind, and of all kinds, since the process started. */
 unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind);
 unsigned long long sim_lockdep_reports_total(void);
+/*
+ * Acquires checked in full since the process started: those that no memo
+ * of their depth settled (either way; a test of the memos' bookkeeping).
+ */
+unsigned long long sim_lockdep_full_checks(void);
 /* Forget the lock order seen so far (for tests that break it on purpose). */
 void sim_lockdep_forget_order(void);
 /*
