@@ -181,6 +181,14 @@ struct sim_vma {
 	struct sim_mm *mm;
 };
 
+/*
+ * What the last-hit cache holds when it holds no VMA of the mm: a range
+ * no address is in (start > end), so the inline lookup needs no NULL test.
+ */
+static struct sim_vma sim_vma_none = {
+	.info = { .start = ~0UL, .end = 0 },
+};
+
 struct sim_mm {
 	struct sim_mm_vma_cache cache;	/* first */
 	unsigned long *pgd;
@@ -256,6 +264,7 @@ static struct sim_mm *sim_mm_create_locked(void *owner)
 
 	if (!mm)
 		return NULL;
+	mm->cache.last_hit = &sim_vma_none;
 	mm->owner = owner;
 	mm->pgd = pt_table_alloc(mm);
 	if (!mm->pgd) {
@@ -313,7 +322,7 @@ static unsigned int vma_index_above(const struct sim_mm *mm, unsigned long addr)
  * sim_mm_find_vma() (sim_mm.h) when its cache missed.  last_hit is a cache
  * that readers of the address space (several may hold the mmap lock for
  * read at once) all update: relaxed atomics, any value seen is a VMA of
- * this mm or NULL, as the VMA tree cannot change under them.
+ * this mm or &sim_vma_none, as the VMA tree cannot change under them.
  */
 struct sim_vma *sim_mm_find_vma_slow(struct sim_mm *mm, unsigned long addr)
 {
@@ -1107,7 +1116,8 @@ static int sim_mm_unmap_locked(struct sim_mm *mm, unsigned long start)
 		(mm->nr_vmas - i - 1) * sizeof(*mm->vmas));
 	mm->nr_vmas--;
 	if (mm->cache.last_hit == v)
-		__atomic_store_n(&mm->cache.last_hit, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&mm->cache.last_hit, &sim_vma_none,
+				 __ATOMIC_RELAXED);
 	free(v);
 	return 0;
 }

@@ -272,7 +272,8 @@ int sim_mm_unmap(struct sim_mm *mm, unsigned long start);
  * the VMA up twice per 4 KiB page of a BAR.
  */
 struct sim_mm_vma_cache {
-	struct sim_vma *last_hit;	/* relaxed atomic: a VMA of this mm or NULL */
+	/* Relaxed atomic: a VMA of this mm, or one no address is in (never NULL). */
+	struct sim_vma *last_hit;
 };
 
 static inline const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma)
@@ -282,6 +283,18 @@ static inline const struct sim_vma_info *sim_vma_info(const struct sim_vma *vma)
 
 struct sim_vma *sim_mm_find_vma_slow(struct sim_mm *mm, unsigned long addr);
 
+/* The VMA the last-hit cache holds (never NULL; it may contain nothing). */
+static inline struct sim_vma *sim_mm_vma_last_hit(struct sim_mm *mm)
+{
+	return __atomic_load_n(&((struct sim_mm_vma_cache *)mm)->last_hit,
+			       __ATOMIC_RELAXED);
+}
+
+static inline int sim_vma_contains(const struct sim_vma *v, unsigned long addr)
+{
+	return addr >= sim_vma_info(v)->start && addr < sim_vma_info(v)->end;
+}
+
 /*
  * The VMA the last-hit cache holds if it contains addr, else NULL (which
  * does not say that no VMA does): no call, no side effect.
@@ -289,13 +302,22 @@ struct sim_vma *sim_mm_find_vma_slow(struct sim_mm *mm, unsigned long addr);
 static inline struct sim_vma *sim_mm_find_vma_cached(struct sim_mm *mm,
 						     unsigned long addr)
 {
-	struct sim_vma *v = __atomic_load_n(
-		&((struct sim_mm_vma_cache *)mm)->last_hit, __ATOMIC_RELAXED);
+	struct sim_vma *v = sim_mm_vma_last_hit(mm);
 
-	if (sim_likely(v) && addr >= sim_vma_info(v)->start &&
-	    addr < sim_vma_info(v)->end)
-		return v;
-	return 0;
+	return sim_vma_contains(v, addr) ? v : 0;
+}
+
+/*
+ * Its owner (sim_vma_info()->owner), or NULL: for a caller that wants the
+ * owner, with no test of the VMA's pointer (which gcc keeps after the
+ * dereference under the kernel's -fno-delete-null-pointer-checks).
+ */
+static inline void *sim_mm_find_vma_owner_cached(struct sim_mm *mm,
+						 unsigned long addr)
+{
+	struct sim_vma *v = sim_mm_vma_last_hit(mm);
+
+	return sim_vma_contains(v, addr) ? sim_vma_info(v)->owner : 0;
 }
 
 /* The VMA containing addr, or NULL.  O(log n), with a last-hit cache. */

@@ -156,8 +156,14 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm,
 						unsigned long addr)
 {
-	struct sim_vma *svma = sim_mm_find_vma(mm->dmasim_mm, addr);
+	struct vm_area_struct *vma =
+		sim_mm_find_vma_owner_cached(mm->dmasim_mm, addr);
+	struct sim_vma *svma;
 
+	if (likely(vma))
+		return vma;
+	/* A miss, or a cached VMA with no owner: the full lookup decides. */
+	svma = sim_mm_find_vma_slow(mm->dmasim_mm, addr);
 	return svma ? (struct vm_area_struct *)sim_vma_info(svma)->owner : NULL;
 }
 
@@ -201,7 +207,7 @@ shim_gup_refused_at_once(struct mm_struct *mm, unsigned long start,
 			 unsigned long nr_pages, unsigned int gup_flags,
 			 struct page **pages, int *locked)
 {
-	struct sim_vma *svma;
+	struct vm_area_struct *vma;
 	unsigned long flags;
 
 	/* sim_armed.any: a GUP hook, a fault point or a choice point armed. */
@@ -212,10 +218,10 @@ shim_gup_refused_at_once(struct mm_struct *mm, unsigned long start,
 	 * The full way looks up the page's address; a VMA's bounds are
 	 * page aligned, so start itself is inside the same one.
 	 */
-	svma = sim_mm_find_vma_cached(mm->dmasim_mm, untagged_addr(start));
-	if (!svma || !sim_vma_info(svma)->owner)
+	vma = sim_mm_find_vma_owner_cached(mm->dmasim_mm, untagged_addr(start));
+	if (!vma)
 		return 0;
-	flags = ((struct vm_area_struct *)sim_vma_info(svma)->owner)->vm_flags;
+	flags = vma->vm_flags;
 	/* gup_vma_allows() of kernel_shim/gup.c, its refusals. */
 	if (!(flags & (VM_IO | VM_PFNMAP)) &&
 	    (flags & ((gup_flags & FOLL_WRITE) ? VM_WRITE : VM_READ)))
