@@ -25,7 +25,6 @@ struct yield_meter {
 	const char *ignored[YIELD_IGNORED];
 };
 
-int sim_yield_metering;
 static struct yield_meter meters[SIM_NR_YIELD_KINDS];
 
 void sim_yield_meter_start(void)

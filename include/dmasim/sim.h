@@ -82,6 +82,39 @@ void sim_counters_delta(const struct sim_counters *before,
 double sim_cost_ns(const struct sim_counters *delta);
 
 /* ------------------------------------------------------------------------
+ * What is armed that takes the shims off their common path: fault points,
+ * choice points, the mm shim's test hooks.  One byte per kind in one word,
+ * so that a fast path that any of them would change asks them all with one
+ * load and one test (sim_armed.any); each kind is still set and read by
+ * its own name.  Only the code named at each byte writes it.  The yield
+ * meter's byte follows, outside any (a meter changes no fast path): with
+ * the choice points' it makes resched, which cond_resched() asks with one
+ * load and one test.
+ */
+union sim_armed {
+	struct {
+		unsigned char faults;	/* sim_faults_armed (sim/fault.c) */
+		unsigned char gup_hook;	/* a GUP hook's mode (kernel_shim/gup.c) */
+		unsigned char pt_race;	/* sim_pt_lock_race_hook set (sim/mm.c) */
+		unsigned char choices;	/* sim_choices_armed (sim/choice.c) */
+		unsigned char yield;	/* sim_yield_metering (sim/yield.c) */
+	} by;
+	unsigned int any;		/* faults .. choices */
+	struct {
+		unsigned char any[3];
+		unsigned short resched;	/* choices and yield */
+	} __attribute__((__packed__)) at;
+};
+extern union sim_armed sim_armed;
+_Static_assert(__builtin_offsetof(union sim_armed, at.resched) ==
+	       __builtin_offsetof(union sim_armed, by.choices) &&
+	       __builtin_offsetof(union sim_armed, by.yield) ==
+	       __builtin_offsetof(union sim_armed, by.choices) + 1 &&
+	       __builtin_offsetof(union sim_armed, by.choices) <
+	       sizeof(unsigned int),
+	       "sim_armed.at.resched: the choices' byte, then the yield's");
+
+/* ------------------------------------------------------------------------
  * The reschedule oracle (sim/yield.c): how much work kernel code does
  * between two yields.  Kernel code reports each reschedule point
  * (cond_resched(), kind SIM_YIELD_RESCHED) and each fatal-signal check
@@ -104,7 +137,7 @@ enum sim_yield_kind {
 void sim_yield_meter_start(void);
 void sim_yield_meter_stop(void);
 void sim_yield_slow(enum sim_yield_kind kind, const char *site);
-extern int sim_yield_metering;
+#define sim_yield_metering	(sim_armed.by.yield)
 
 static inline void sim_yield(enum sim_yield_kind kind, const char *site)
 {
@@ -132,23 +165,6 @@ unsigned long long sim_yield_count(enum sim_yield_kind kind, const char *site);
 /* The sites of kind seen so far: site i, or NULL past the last. */
 const char *sim_yield_site(enum sim_yield_kind kind, unsigned int i);
 
-/* ------------------------------------------------------------------------
- * What is armed that takes the shims off their common path: fault points,
- * choice points, the mm shim's test hooks.  One byte per kind in one word,
- * so that a fast path that any of them would change asks them all with one
- * load and one test (sim_armed.any); each kind is still set and read by
- * its own name.  Only the code named at each byte writes it.
- */
-union sim_armed {
-	struct {
-		unsigned char faults;	/* sim_faults_armed (sim/fault.c) */
-		unsigned char choices;	/* sim_choices_armed (sim/choice.c) */
-		unsigned char gup_hook;	/* a GUP hook's mode (kernel_shim/gup.c) */
-		unsigned char pt_race;	/* sim_pt_lock_race_hook set (sim/mm.c) */
-	} by;
-	unsigned int any;
-};
-extern union sim_armed sim_armed;
 
 /* ------------------------------------------------------------------------
  * Fault points (sim/fault.c, include/dmasim/faults.def)

@@ -33,10 +33,15 @@ struct task_struct {
 struct task_struct *get_current(void);
 #define current get_current()
 
-/* A choice point (SIM_CH_COND_RESCHED): it may schedule away or not. */
+/*
+ * A choice point (SIM_CH_COND_RESCHED): it may schedule away or not.  The
+ * yield meter and the choice points are asked in one test first.
+ */
 static inline int dmasim_cond_resched(const char *site)
 {
 	sim_count(SIM_CNT_COND_RESCHED, 1);
+	if (sim_likely(!sim_armed.at.resched))
+		return 0;
 	sim_yield(SIM_YIELD_RESCHED, site);
 	return sim_choose(SIM_CH_COND_RESCHED, 2);
 }
