@@ -227,6 +227,10 @@ static void test_unmap_yields_after_each_other_domain(void **state)
 	assert_int_equal(sim_yield_count(SIM_YIELD_RESCHED, "vfio_unmap_unpin"), 4);
 	assert_true(sim_yield_max(SIM_YIELD_RESCHED, "vfio_unmap_unpin",
 				  SIM_CNT_IOMMU_UNMAP_PAGES) <= 1);
+	/* A stopped meter counts nothing more. */
+	map_dma(c, va, IOVA, MiB, RW);
+	unmap_dma_exactly(c, IOVA, MiB);
+	assert_int_equal(sim_yield_count(SIM_YIELD_RESCHED, "vfio_unmap_unpin"), 4);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
 	kapi_vfio_close(c);
 	assert_int_equal(kapi_mm_munmap(va), 0);
