@@ -101,6 +101,22 @@ unsigned long long sim_slab_redzone_hits(void)
 
 static unsigned long long outstanding;
 
+static void *object_alloc(unsigned long size, int zero);
+static void object_free(const void *p);
+
+/* p's bytes (up to the smaller size) in a new object of size bytes; p freed. */
+slab_unchecked static void *object_move(void *p, unsigned long size)
+{
+	unsigned long old = object_size(p);
+	void *q = object_alloc(size, 0);
+
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < size ? old : size);
+	object_free(p);
+	return q;
+}
+
 #ifdef SLAB_CACHES
 /*
  * A slot: the header (the object's size, its class; poisoned), the object
@@ -328,14 +344,7 @@ slab_unchecked static void object_free(const void *p)
 
 slab_unchecked static void *object_realloc(void *p, unsigned long size)
 {
-	unsigned long old = object_size(p);
-	void *q = object_alloc(size, 0);
-
-	if (!q)
-		return NULL;
-	memcpy(q, p, old < size ? old : size);
-	object_free(p);
-	return q;
+	return object_move(p, size);
 }
 #else
 #include <sys/mman.h>
@@ -400,16 +409,8 @@ static void *object_realloc(void *p, unsigned long size)
 {
 	unsigned char *base;
 
-	if (object_mapped(p)) {
-		unsigned long old = object_size(p);
-		void *q = object_alloc(size, 0);
-
-		if (!q)
-			return NULL;
-		memcpy(q, p, old < size ? old : size);
-		object_free(p);
-		return q;
-	}
+	if (object_mapped(p))
+		return object_move(p, size);
 	base = realloc(object_base(p), SLAB_HEADER + size + SIM_SLAB_REDZONE);
 	return base ? object_init(base, size, 0) : NULL;
 }
