@@ -11,9 +11,12 @@
  * per-thread stack of held locks and a global graph of lock-class order
  * edges ("A was held when B was taken").  The common paths are inline in
  * <dmasim/sim.h>: an acquire already checked on the same held stack (a
- * memo of its depth names both) costs a few compares, a release of the
+ * memo of its depth names both) costs three compares, a release of the
  * lock on top a compare; the rest comes here, which checks everything and
- * remembers an acquire that passed.  An edge not yet known is one hash
+ * remembers an acquire that passed.  Forgetting the order empties the
+ * memos of every thread that has any (a list of them: a thread joins it
+ * with its first memo and leaves it as it exits), so the inline path
+ * asks no generation number.  An edge not yet known is one hash
  * probe; the graph is searched for a cycle only when a new edge appears,
  * which happens a few dozen times per process.
  */
@@ -124,13 +127,25 @@ int sim_locking_selfcheck(void)
  * inline fast paths there use them too).
  */
 _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+/* Every thread's stack until its first lock operation (see sim.h). */
+static const struct sim_lockdep_thread empty_stack;
+_Thread_local struct sim_held_lock *sim_lockdep_top =
+	(struct sim_held_lock *)&empty_stack.held[0];
+static const struct sim_held_lock *const empty_top = &empty_stack.held[0];
 #define held		(sim_lockdep_self.held)
-/* The depth of the stack, from the top's byte offset (see sim.h). */
-#define nr_held		(sim_lockdep_self.top / sizeof(struct sim_held_lock))
+
+/* The depth of the stack (the thread's own from now on). */
+static unsigned int held_depth(void)
+{
+	if (sim_lockdep_top == empty_top)
+		sim_lockdep_top = &held[0];
+	return (unsigned int)(sim_lockdep_top - held);
+}
+#define nr_held		held_depth()
 #define rcu_read_depth	(sim_lockdep_self.rcu_read_depth)
-/* Moved on by sim_lockdep_forget_order(): every memo is stale. */
-unsigned int sim_lockdep_order_gen;
 static unsigned long long lockdep_reports[SIM_LOCKDEP_NR_REPORTS];
+/* Acquires no memo settled (sim_lockdep_full_checks()). */
+static unsigned long long full_checks;
 
 /* An order edge: class a was held when class b was taken. */
 struct order_edge {
@@ -141,7 +156,14 @@ struct order_edge {
 #define ORDER_SLOTS	8192	/* a power of two; a run uses a few dozen */
 static struct order_edge order[ORDER_SLOTS];
 static unsigned int nr_order;
+/* Guards the edges' writers and the list of threads with memos. */
 static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The threads that have memos (sim_lockdep_forget_order() empties them). */
+static struct sim_lockdep_thread *memo_threads;
+static pthread_key_t memo_thread_key;
+/* Whether this thread is on the list (its own: next and pprev are not). */
+static _Thread_local int memo_listed;
+static pthread_once_t memo_thread_key_once = PTHREAD_ONCE_INIT;
 
 static const char *const report_title[SIM_LOCKDEP_NR_REPORTS] = {
 	[SIM_LOCKDEP_BAD_UNLOCK] = "bad unlock balance",
@@ -296,7 +318,7 @@ out:
 
 static void held_set_depth(unsigned int n)
 {
-	sim_lockdep_self.top = n * sizeof(struct sim_held_lock);
+	sim_lockdep_top = &held[n];
 }
 
 static struct sim_held_lock *held_find(const void *lock)
@@ -327,29 +349,95 @@ static unsigned long ctx_fresh(int read)
 	return ++sim_lockdep_self.last_ctx << 1 | (read != 0);
 }
 
+/* The memo's lock and flags word (sim.h: a lock is 4-byte aligned). */
+static unsigned long memo_lock_flags(const void *lock, int flags)
+{
+	return (unsigned long)lock | (unsigned int)flags;
+}
+
+static unsigned long memo_get_lock_flags(const struct sim_lock_memo *m)
+{
+	return __atomic_load_n(&m->lock_flags, __ATOMIC_RELAXED);
+}
+
 /* memo[w][depth] matches an acquire on the stack held[depth] names. */
 static int memo_matches(const struct sim_lock_memo *m, const void *lock,
 			unsigned long class, int flags, unsigned int depth)
 {
-	return m->lock == lock && m->parent == held[depth].ctx &&
-	       m->class == class && m->tag == sim_lock_memo_tag(flags);
+	return memo_get_lock_flags(m) == memo_lock_flags(lock, flags) &&
+	       m->parent == held[depth].ctx && m->class == class;
+}
+
+/*
+ * Field by field: sim_lockdep_forget_order() may clear lock_flags from
+ * another thread meanwhile (then the copy may stay valid, as a memo made
+ * just after the forgetting would be).
+ */
+static void memo_copy(struct sim_lock_memo *to, const struct sim_lock_memo *from)
+{
+	to->parent = from->parent;
+	to->class = from->class;
+	to->ctx = from->ctx;
+	__atomic_store_n(&to->lock_flags, memo_get_lock_flags(from),
+			 __ATOMIC_RELAXED);
+}
+
+static void memo_thread_exit(void *arg)
+{
+	struct sim_lockdep_thread *t = arg;
+
+	pthread_mutex_lock(&order_lock);
+	*t->pprev = t->next;
+	if (t->next)
+		t->next->pprev = t->pprev;
+	pthread_mutex_unlock(&order_lock);
+	memo_listed = 0;
+}
+
+static void memo_thread_key_create(void)
+{
+	if (pthread_key_create(&memo_thread_key, memo_thread_exit))
+		sim_kernel_bug(__FILE__, __LINE__,
+			       "lockdep: no thread key for the memo list");
+}
+
+/* The thread's first memo: it joins the list, and leaves it as it exits. */
+static void memo_thread_join(struct sim_lockdep_thread *t)
+{
+	pthread_once(&memo_thread_key_once, memo_thread_key_create);
+	pthread_mutex_lock(&order_lock);
+	t->next = memo_threads;
+	if (t->next)
+		t->next->pprev = &t->next;
+	t->pprev = &memo_threads;
+	memo_threads = t;
+	pthread_mutex_unlock(&order_lock);
+	pthread_setspecific(memo_thread_key, t);
+	memo_listed = 1;
 }
 
 /*
  * The acquire that made h passed every check: the next one like it on the
- * same stack can skip them (the memo it displaces moves to way 1).
+ * same stack can skip them (the memo it displaces moves to way 1).  A lock
+ * not 4-byte aligned is not remembered (its flags would not fit).
  */
 static void memo_remember(const struct sim_held_lock *h, int flags)
 {
 	unsigned int depth = (unsigned int)(h - held) - 1, w;
 	struct sim_lockdep_thread *t = &sim_lockdep_self;
+	struct sim_lock_memo *m = &t->memo[0][depth];
 
+	if ((unsigned long)h->lock & 3)
+		return;
+	if (!memo_listed)
+		memo_thread_join(t);
 	for (w = SIM_LOCKDEP_MEMO_WAYS - 1; w; w--)
-		t->memo[w][depth] = t->memo[w - 1][depth];
-	t->memo[0][depth] = (struct sim_lock_memo){
-		.lock = h->lock, .parent = h[-1].ctx, .class = h->class,
-		.tag = sim_lock_memo_tag(flags), .ctx = h->ctx,
-	};
+		memo_copy(&t->memo[w][depth], &t->memo[w - 1][depth]);
+	m->parent = h[-1].ctx;
+	m->class = h->class;
+	m->ctx = h->ctx;
+	__atomic_store_n(&m->lock_flags, memo_lock_flags(h->lock, flags),
+			 __ATOMIC_RELAXED);
 }
 
 /*
@@ -370,13 +458,16 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 	unsigned int i, w;
 
 	for (w = 1; w < SIM_LOCKDEP_MEMO_WAYS; w++) {
-		struct sim_lock_memo hit = t->memo[w][nr_held];
+		struct sim_lock_memo hit;
 
-		if (!memo_matches(&hit, lock, class, flags, nr_held))
+		if (!memo_matches(&t->memo[w][nr_held], lock, class, flags,
+				  nr_held))
 			continue;
+		memo_copy(&hit, &t->memo[w][nr_held]);
 		for (; w; w--)
-			t->memo[w][nr_held] = t->memo[w - 1][nr_held];
-		t->memo[0][nr_held] = hit;
+			memo_copy(&t->memo[w][nr_held],
+				  &t->memo[w - 1][nr_held]);
+		memo_copy(&t->memo[0][nr_held], &hit);
 		held_set_depth(nr_held + 1);
 		held[nr_held] = (struct sim_held_lock){
 			.lock = lock, .class = class, .name = name,
@@ -384,6 +475,7 @@ int sim_lock_acquire_slow(const void *lock, const void *key,
 		};
 		return 0;
 	}
+	__atomic_add_fetch(&full_checks, 1, __ATOMIC_RELAXED);
 	h = held_find(lock);
 	if (h) {
 		lockdep_report(SIM_LOCKDEP_RECURSION, file, line,
@@ -506,6 +598,11 @@ unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind)
 	return __atomic_load_n(&lockdep_reports[kind], __ATOMIC_RELAXED);
 }
 
+unsigned long long sim_lockdep_full_checks(void)
+{
+	return __atomic_load_n(&full_checks, __ATOMIC_RELAXED);
+}
+
 unsigned long long sim_lockdep_reports_total(void)
 {
 	unsigned long long n = 0;
@@ -516,11 +613,19 @@ unsigned long long sim_lockdep_reports_total(void)
 	return n;
 }
 
+/* The edges are forgotten, and with them every thread's memos. */
 void sim_lockdep_forget_order(void)
 {
+	struct sim_lockdep_thread *t;
+	unsigned int w, d;
+
 	pthread_mutex_lock(&order_lock);
 	memset(order, 0, sizeof(order));
 	nr_order = 0;
-	__atomic_add_fetch(&sim_lockdep_order_gen, 1, __ATOMIC_RELAXED);
+	for (t = memo_threads; t; t = t->next)
+		for (w = 0; w < SIM_LOCKDEP_MEMO_WAYS; w++)
+			for (d = 0; d < SIM_LOCKDEP_DEPTH; d++)
+				__atomic_store_n(&t->memo[w][d].lock_flags, 0,
+						 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&order_lock);
 }

@@ -458,45 +458,39 @@ enum {
  * released out of order, or downgraded) gets a fresh one too, so equal
  * numbers mean equal stacks.  When the slow path finds nothing to report
  * and every order edge known, it remembers that acquire for its depth
- * (struct sim_lock_memo: the state below, the lock, its class and flags,
- * the order graph's generation, the state it made).  The same acquire on
- * the same state again passes the same checks (the lock is not held, no
- * lock of its class is, every edge is still known while
- * sim_lockdep_order_gen has not moved), so it is four compares and a
- * push: type1's mmap lock and page-table lock, taken once per 4 KiB page
- * before Linux 6.15, never take the checks again.  Each depth keeps two
- * memos, the last one hit inline and the one before in the slow path
- * (which swaps them on a hit there).
+ * (struct sim_lock_memo: the state below, the lock and its flags in one
+ * word, its class, the state it made).  The same acquire on the same
+ * state again passes the same checks (the lock is not held, no lock of
+ * its class is, every edge is still known: sim_lockdep_forget_order()
+ * empties every thread's memos), so it is three compares and a push:
+ * type1's mmap lock and page-table lock, taken once per 4 KiB page before
+ * Linux 6.15, never take the checks again.  Each depth keeps two memos,
+ * the last one hit inline and the one before in the slow path (which
+ * swaps them on a hit there).
  */
 struct sim_held_lock {
 	const void *lock;
 	unsigned long class;	/* 0: no class, no order checks */
 	const char *name;
 	unsigned long ctx;	/* state number << 1 | 1 if read-held */
-	/*
-	 * Unused: a held lock is as big as a memo, so that the inline
-	 * acquire finds held[n] and memo[0][n] from one scaled index.
-	 */
-	unsigned long pad;
 };
 
+/*
+ * A lock is at least 4-byte aligned (every lock type holds a long or an
+ * int), so its address and its SIM_LOCK_* flags share one word, which
+ * sim_lockdep_forget_order() clears from another thread (a relaxed atomic:
+ * a plain load or store on the inline path).
+ */
 struct sim_lock_memo {
-	const void *lock;	/* NULL: empty */
+	unsigned long lock_flags;	/* lock | flags; 0: empty */
 	unsigned long parent;	/* ctx of the stack it was taken on */
 	unsigned long class;
-	unsigned long tag;	/* sim_lockdep_order_gen << 2 | flags */
 	unsigned long ctx;	/* the stack it made */
 };
 
 #define SIM_LOCKDEP_MEMO_WAYS	2
 
 struct sim_lockdep_thread {
-	/*
-	 * The number of locks held, as the byte offset of the top one in
-	 * held[] (nr_held * sizeof(struct sim_held_lock)): the inline paths
-	 * add it to the array's address, with no multiply.
-	 */
-	unsigned int top;
 	unsigned int rcu_read_depth;
 	unsigned long last_ctx;	/* the last stack-state number given */
 	/* held[1..nr_held], bottom first; held[0] is the empty stack. */
@@ -506,16 +500,26 @@ struct sim_lockdep_thread {
 	 * memo[w][SIM_LOCKDEP_DEPTH], never filled, ends each way.
 	 */
 	struct sim_lock_memo memo[SIM_LOCKDEP_MEMO_WAYS][SIM_LOCKDEP_DEPTH + 1];
+	/* The threads with memos, for sim_lockdep_forget_order() (locking.c). */
+	struct sim_lockdep_thread *next, **pprev;
 };
 
 extern _Thread_local struct sim_lockdep_thread sim_lockdep_self;
+/*
+ * The top of the thread's stack, &held[nr_held]: the inline paths reach
+ * it, its memos and the slot above it from this one pointer (one load
+ * from the thread's block, no address arithmetic on the block itself).
+ * A thread starts with it on a shared empty stack that is never written
+ * (its memos empty, its held[0] no lock), so the first lock operation of
+ * a thread goes to sim/locking.c, which moves it onto the thread's own.
+ */
+extern _Thread_local struct sim_held_lock *sim_lockdep_top;
 
 #define SIM_LOCKDEP_MEMO_FROM_HELD					\
 	(__builtin_offsetof(struct sim_lockdep_thread, memo) -			\
 	 __builtin_offsetof(struct sim_lockdep_thread, held))
 _Static_assert(sizeof(struct sim_held_lock) == sizeof(struct sim_lock_memo),
 	       "held[n] and memo[0][n] are one stride apart");
-extern unsigned int sim_lockdep_order_gen;
 
 int sim_lock_acquire_slow(const void *lock, const void *key,
 			  unsigned int subclass, int flags, const char *name,
@@ -524,14 +528,6 @@ int sim_lock_release_slow(const void *lock, const char *name,
 			  const char *file, int line);
 void sim_lockdep_assert_failed(const char *what, const char *file, int line);
 void sim_rcu_read_unlock_unbalanced(const char *file, int line);
-
-/* The memo tag of an acquire with flags, at the order graph's generation. */
-static inline unsigned long sim_lock_memo_tag(int flags)
-{
-	return (unsigned long)__atomic_load_n(&sim_lockdep_order_gen,
-					      __ATOMIC_RELAXED) << 2 |
-	       (unsigned int)flags;
-}
 
 /*
  * Before taking lock (or after a trylock took it): the checks, then the
@@ -542,23 +538,20 @@ static sim_always_inline int
 sim_lock_acquire(const void *lock, const void *key, unsigned int subclass,
 		 int flags, const char *name, const char *file, int line)
 {
-	struct sim_lockdep_thread *t = &sim_lockdep_self;
 	unsigned long class = key ? (unsigned long)key + subclass : 0;
-	unsigned int top = t->top;
-	struct sim_held_lock *h = (struct sim_held_lock *)
-		((char *)t->held + top);
-	/* &t->memo[0][depth], from h: the two arrays have one stride. */
-	const struct sim_lock_memo *m = (const struct sim_lock_memo *)
+	struct sim_held_lock *h = sim_lockdep_top;
+	/* &memo[0][depth], from h: the two arrays have one stride. */
+	struct sim_lock_memo *m = (struct sim_lock_memo *)
 		((char *)h + SIM_LOCKDEP_MEMO_FROM_HELD);
 
-	if (sim_likely(m->lock == lock && m->parent == h->ctx &&
-		       m->class == class && m->tag == sim_lock_memo_tag(flags))) {
-		/* Field by field: the pad is left alone. */
+	if (sim_likely(__atomic_load_n(&m->lock_flags, __ATOMIC_RELAXED) ==
+		       ((unsigned long)lock | (unsigned int)flags) &&
+		       m->parent == h->ctx && m->class == class)) {
 		h[1].lock = lock;
 		h[1].class = class;
 		h[1].name = name;
 		h[1].ctx = m->ctx;
-		t->top = top + sizeof(*h);
+		sim_lockdep_top = h + 1;
 		return 0;
 	}
 	return sim_lock_acquire_slow(lock, key, subclass, flags, name, file,
@@ -574,13 +567,11 @@ void sim_lock_acquire_failed(const void *lock);
  */
 static sim_always_inline int sim_lock_release_top(const void *lock)
 {
-	struct sim_lockdep_thread *t = &sim_lockdep_self;
-	unsigned int top = t->top;
+	struct sim_held_lock *h = sim_lockdep_top;
 
 	/* held[0], the empty stack, holds no lock. */
-	if (sim_likely(((struct sim_held_lock *)((char *)t->held + top))->lock ==
-		       lock)) {
-		t->top = top - sizeof(struct sim_held_lock);
+	if (sim_likely(h->lock == lock)) {
+		sim_lockdep_top = h - 1;
 		return 1;
 	}
 	return 0;
@@ -612,9 +603,7 @@ int sim_lock_held_below(const void *lock, int how);
  */
 static sim_always_inline const struct sim_held_lock *sim_lock_top(void)
 {
-	const struct sim_lockdep_thread *t = &sim_lockdep_self;
-
-	return (const struct sim_held_lock *)((const char *)t->held + t->top);
+	return sim_lockdep_top;
 }
 
 static sim_always_inline int
@@ -679,6 +668,11 @@ static inline unsigned int sim_rcu_read_depth(void)
 /* Reports of one kind, and of all kinds, since the process started. */
 unsigned long long sim_lockdep_reports(enum sim_lockdep_report kind);
 unsigned long long sim_lockdep_reports_total(void);
+/*
+ * Acquires checked in full since the process started: those that no memo
+ * of their depth settled (either way; a test of the memos' bookkeeping).
+ */
+unsigned long long sim_lockdep_full_checks(void);
 /* Forget the lock order seen so far (for tests that break it on purpose). */
 void sim_lockdep_forget_order(void);
 /*

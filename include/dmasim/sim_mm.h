@@ -123,7 +123,6 @@ enum sim_pt_level {
 /* Same layout as the shim's spinlock_t (it static_asserts so). */
 struct sim_pt_lock {
 	int locked;
-	unsigned long owner;
 };
 
 /* Tables live in chunks of SIM_PT_CHUNK_SLOTS page-sized slots. */

@@ -50,8 +50,8 @@
 #include <asm/pgtable.h>
 
 static_assert(sizeof(spinlock_t) == sizeof(struct sim_pt_lock) &&
-	      __builtin_offsetof(spinlock_t, owner) ==
-	      __builtin_offsetof(struct sim_pt_lock, owner),
+	      __builtin_offsetof(spinlock_t, locked) ==
+	      __builtin_offsetof(struct sim_pt_lock, locked),
 	      "spinlock_t and the sim's page-table lock differ");
 
 static inline unsigned long pgd_index(unsigned long address)

@@ -9,7 +9,8 @@
  *     (<linux/lockdep.h>): an unlock by a thread that does not hold the
  *     lock is reported and leaves it as it was; a spin_lock() by its own
  *     holder is reported and returns at once instead of spinning forever.
- *     The owner is recorded.
+ *     The holder is the checker's record, not a field of the lock (the
+ *     kernel's CONFIG_DEBUG_SPINLOCK owner, which its unlock checks).
  * Simplified: spinlock_t has the layout of the simulator's page-table lock
  *     (struct sim_pt_lock), so it carries no lock class: spinlocks are
  *     checked for everything but lock order.
@@ -26,7 +27,6 @@
 static inline void spin_lock_init(spinlock_t *lock)
 {
 	lock->locked = 0;
-	lock->owner = 0;
 }
 
 /*
@@ -52,7 +52,6 @@ __dmasim_spin_lock(spinlock_t *lock, const char *expr, const char *file,
 		return;
 	if (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 		__dmasim_spin_wait(lock);
-	lock->owner = sim_thread_id();
 }
 
 static inline int __dmasim_spin_trylock(spinlock_t *lock, const char *expr,
@@ -60,19 +59,31 @@ static inline int __dmasim_spin_trylock(spinlock_t *lock, const char *expr,
 {
 	if (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 		return 0;
-	lock->owner = sim_thread_id();
 	sim_lock_acquire(lock, NULL, 0, SIM_LOCK_TRY, expr, file, line);
 	return 1;
+}
+
+/*
+ * An unlock the checker does not settle inline, whole: the caller keeps
+ * nothing live across the call, so the inline path needs no saved
+ * register for it.
+ */
+static noinline __cold __maybe_unused void
+__dmasim_spin_unlock_slow(spinlock_t *lock, const char *expr,
+			  const char *file, int line)
+{
+	if (!sim_lock_release_slow(lock, expr, file, line))
+		__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 }
 
 static __always_inline void
 __dmasim_spin_unlock(spinlock_t *lock, const char *expr, const char *file,
 		     int line)
 {
-	if (sim_lock_release(lock, expr, file, line))
-		return;
-	lock->owner = 0;
-	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+	if (sim_unlikely(!sim_lock_release_top(lock)))
+		__dmasim_spin_unlock_slow(lock, expr, file, line);
+	else
+		__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 }
 
 #define spin_lock(l)	__dmasim_spin_lock(l, #l, __FILE__, __LINE__)

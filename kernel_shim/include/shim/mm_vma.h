@@ -208,8 +208,11 @@ shim_gup_refused_at_once(struct mm_struct *mm, unsigned long start,
 	if ((gup_flags & FOLL_GET) || !pages || locked || !nr_pages ||
 	    sim_armed.any || !sim_lock_on_top(&mm->mmap_lock))
 		return 0;
-	svma = sim_mm_find_vma_cached(mm->dmasim_mm,
-				      untagged_addr(start) & PAGE_MASK);
+	/*
+	 * The full way looks up the page's address; a VMA's bounds are
+	 * page aligned, so start itself is inside the same one.
+	 */
+	svma = sim_mm_find_vma_cached(mm->dmasim_mm, untagged_addr(start));
 	if (!svma || !sim_vma_info(svma)->owner)
 		return 0;
 	flags = ((struct vm_area_struct *)sim_vma_info(svma)->owner)->vm_flags;
