@@ -148,6 +148,33 @@ def run(args, env=TOOL_ENV):
                           stderr=subprocess.PIPE, text=True, env=env)
 
 
+# Tool runs started in the background (start()), stopped if the check fails.
+BACKGROUND = []
+
+
+def start(args, out_dir, env=TOOL_ENV):
+    """The tool started with args, its output into files in out_dir:
+    finish() waits for it and gives what run() gives."""
+    out = open(os.path.join(out_dir, 'bg.out'), 'w+')
+    err = open(os.path.join(out_dir, 'bg.err'), 'w+')
+    p = subprocess.Popen([TOOL] + args, stdout=out, stderr=err, text=True,
+                         env=env, start_new_session=True)
+    p.files = (out, err)
+    BACKGROUND.append(p)
+    return p
+
+
+def finish(p):
+    p.wait()
+    BACKGROUND.remove(p)
+    text = []
+    for f in p.files:
+        f.seek(0)
+        text.append(f.read())
+        f.close()
+    return subprocess.CompletedProcess(p.args, p.returncode, *text)
+
+
 def without_libclang(tmp):
     """The tool's environment with a clang package first on the path whose
     import fails: a run that needs libclang then stops."""
@@ -159,6 +186,11 @@ def without_libclang(tmp):
 
 
 def fail(msg, r=None):
+    for p in BACKGROUND:
+        try:
+            os.killpg(p.pid, 9)
+        except OSError:
+            pass
     print('FAIL: ' + msg)
     if r is not None:
         print(r.stdout)
@@ -184,12 +216,11 @@ def write_tree(folder, calc, weak):
     return folder
 
 
-def check_retest(tmp, kept, work, eq_list, first):
-    """--retest of the first run on the later tree: its survivors are
-    found by id on their moved lines and tested again (the new check kills
-    those of the return line), the one whose line was edited is reported
-    not found and counted as a survivor, the killed and the equivalent are
-    carried over without a run, the edited line's new mutants are named."""
+def start_retest(tmp, kept, work, eq_list, first):
+    """--retest of the first run on the later tree, started in the
+    background (check_retest() checks it): it shares nothing with the
+    first tree's runs, so the check's last run of that tree goes on
+    beside it."""
     later = write_tree(os.path.join(kept, 'later'), CALC_LATER, WEAK_LATER)
     # A scratch folder of its own: the first tree's copy is not rebuilt
     # as the later one here and back again at the next check.
@@ -198,8 +229,19 @@ def check_retest(tmp, kept, work, eq_list, first):
     with open(old, 'w') as f:
         json.dump(first, f)
     refreshed = os.path.join(tmp, 'retest.json')
-    r = run(['--source', later, '--workdir', work, '--min-timeout', '5',
-             '--equivalent', eq_list, '--retest', old, '--json', refreshed, '--quiet'])
+    return start(['--source', later, '--workdir', work, '--min-timeout', '5',
+                  '--equivalent', eq_list, '--retest', old, '--json', refreshed,
+                  '--quiet'], tmp), old, refreshed
+
+
+def check_retest(started, first):
+    """--retest of the first run on the later tree: its survivors are
+    found by id on their moved lines and tested again (the new check kills
+    those of the return line), the one whose line was edited is reported
+    not found and counted as a survivor, the killed and the equivalent are
+    carried over without a run, the edited line's new mutants are named."""
+    proc, old, refreshed = started
+    r = finish(proc)
     if r.returncode:
         fail('--retest failed', r)
     with open(refreshed) as f:
@@ -326,6 +368,8 @@ def main():
         if killer.get(kill_id, [None])[0] != 'calc':
             fail('history.json does not name calc as the killer of %s' % kill_id)
 
+        # The retest of this run on the later tree, beside the run below.
+        retest = start_retest(tmp, kept, work, eq_list, data)
         # One survivor is enough to score below 100%; the killed mutant
         # starts with its known killer.
         survivor = unreached[0]['id']
@@ -342,7 +386,7 @@ def main():
             fail('a second run must start with the known killer and run it alone', r)
         if tree_digest(tree) != before:
             fail('the made-up tree was modified')
-        check_retest(tmp, kept, work, eq_list, data)
+        check_retest(retest, data)
         print('mutation_check: %s; listed equivalent reported, unreached '
               'survive, tree unchanged' % out[-1])
 

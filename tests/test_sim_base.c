@@ -63,6 +63,41 @@ static void test_kmalloc_outstanding_returns_to_start(void **state)
 	assert_int_equal(sim_kmalloc_outstanding(), start);
 }
 
+/*
+ * A zeroed object the size of a vmalloc area (type1's dirty bitmap of a
+ * large mapping; sim/slab.c maps such an object on its own): zero
+ * throughout, counted, its red zone checked when freed, and reallocated
+ * smaller and larger again with its bytes.
+ */
+static void test_large_zeroed_kmalloc(void **state)
+{
+	const unsigned long big = 4UL << 20;
+	unsigned long long start = sim_kmalloc_outstanding();
+	unsigned long long hits = sim_slab_redzone_hits();
+	unsigned char *p = sim_kmalloc(big, 1), *q;
+
+	assert_non_null(p);
+	assert_int_equal(p[0] | p[big / 2] | p[big - 1], 0);
+	assert_int_equal(sim_kmalloc_outstanding(), start + 1);
+	p[0] = 1;
+	p[big - 1] = 2;
+	q = sim_krealloc(p, big / 2);
+	assert_non_null(q);
+	assert_int_equal(q[0], 1);
+	p = sim_krealloc(q, big);
+	assert_non_null(p);
+	assert_int_equal(p[0], 1);
+	sim_kfree(p);
+	assert_int_equal(sim_slab_redzone_hits(), hits);
+
+	p = sim_kmalloc(big, 1);
+	assert_non_null(p);
+	p[big] = 0;	/* the first byte of its red zone */
+	sim_kfree(p);
+	assert_int_equal(sim_slab_redzone_hits(), hits + 1);
+	assert_int_equal(sim_kmalloc_outstanding(), start);
+}
+
 /* Modelled time is the dot product of counts and per-operation costs. */
 static void test_cost_is_counts_times_costs(void **state)
 {
@@ -179,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_fault_names_are_unique),
 		cmocka_unit_test(test_fault_point_fails_when_enabled_and_armed),
 		cmocka_unit_test(test_kmalloc_outstanding_returns_to_start),
+		cmocka_unit_test(test_large_zeroed_kmalloc),
 		cmocka_unit_test(test_cost_is_counts_times_costs),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_boot_and_unknown_params),

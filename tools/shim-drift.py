@@ -461,15 +461,42 @@ def in_file(loc, real):
     return loc.file is not None and realpath(loc.file.name) == real
 
 
+@functools.lru_cache(maxsize=None)
+def instantiation_file():
+    """clang_getInstantiationLocation() giving the file as an address."""
+    proto = ctypes.CFUNCTYPE(None, ci.SourceLocation, ctypes.POINTER(ctypes.c_void_p),
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    return proto(('clang_getInstantiationLocation', ci.conf.lib))
+
+
+def file_of(loc):
+    """The libclang file handle (an address) of loc's expansion location,
+    None for none: what in_file() compares by name, without the Python
+    objects for the file and its name (in_file() on every top-level
+    cursor of a file that includes the shim was most of a drift run)."""
+    f = ctypes.c_void_p()
+    instantiation_file()(loc, ctypes.byref(f), None, None, None)
+    return f.value
+
+
 def file_cursors(tu, real):
     """Every cursor of the translation unit that can lie in the file
     real: the walk does not go into a top-level cursor whose whole extent
     is in other files (a header's declarations and what they hold), the
-    bulk of a file that includes the shim."""
+    bulk of a file that includes the shim.  Files are told apart by
+    handle: libclang gives one file one handle, and the handles whose
+    real path is real are found once each."""
+    ours = {}
+
+    def mine(loc):
+        f = file_of(loc)
+        if f not in ours:
+            ours[f] = in_file(loc, real)
+        return ours[f]
+
     for top in tu.cursor.get_children():
         ext = top.extent
-        if (in_file(top.location, real) or in_file(ext.start, real) or
-                in_file(ext.end, real)):
+        if mine(top.location) or mine(ext.start) or mine(ext.end):
             yield from top.walk_preorder()
 
 
