@@ -465,6 +465,7 @@ static void free_subtree(struct sim_iommu_domain *dom,
  */
 unsigned long sim_iommu_leaves_cleared;
 _Thread_local struct sim_iommu_leaf_seen sim_iommu_leaf_seen;
+SIM_THREAD_LOCAL_PER_CPU(sim_iommu_leaf_seen)
 
 static void leaves_will_be_cleared(void)
 {
