@@ -215,6 +215,8 @@ void fput(struct file *file)
  */
 static _Thread_local struct file *deferred_fputs[16];
 static _Thread_local unsigned int nr_deferred_fputs;
+SIM_THREAD_LOCAL_PER_CPU(deferred_fputs)
+SIM_THREAD_LOCAL_PER_CPU(nr_deferred_fputs)
 
 void shim_fput_deferred(struct file *file)
 {

@@ -34,6 +34,7 @@ static struct task_struct init_task = {
 };
 
 static _Thread_local struct task_struct *current_task;
+SIM_THREAD_LOCAL_PER_CPU(current_task)
 
 struct task_struct *get_current(void)
 {

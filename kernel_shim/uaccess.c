@@ -45,6 +45,7 @@ static u8 *user_page_data(struct sim_mm *smm, unsigned long addr, bool write)
 static _Thread_local struct {
 	unsigned long start, len;
 } host_ranges[2];
+SIM_THREAD_LOCAL_PER_CPU(host_ranges)
 
 void dmasim_uaccess_host_ranges(const void *a, unsigned long a_len,
 				const void *b, unsigned long b_len)

@@ -164,12 +164,14 @@ static struct {
 } pb_kept[MAX_ZONES];
 static unsigned int nr_cpus = 1;
 static _Thread_local unsigned int current_cpu;
+SIM_THREAD_LOCAL_PER_CPU(current_cpu)
 static unsigned long allocated_pages;
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* sim/cpus.c's scheduler, around the outermost allocator call of a thread. */
 static void (*call_enter)(void), (*call_exit)(void);
 static _Thread_local unsigned int call_depth;
+SIM_THREAD_LOCAL_PER_CPU(call_depth)
 
 void sim_buddy_set_call_hooks(void (*enter)(void), void (*exit)(void))
 {

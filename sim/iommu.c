@@ -425,6 +425,7 @@ _Static_assert(offsetof(struct sim_iommu_domain, leaves_token) ==
 	       offsetof(struct sim_iommu_domain_leaves, token),
 	       "sim_iommu_iova_to_phys() reads the token there");
 _Thread_local struct sim_iommu_leaf_seen sim_iommu_leaf_seen;
+SIM_THREAD_LOCAL_PER_CPU(sim_iommu_leaf_seen)
 
 static void new_leaves_token(struct sim_iommu_domain *dom)
 {

@@ -34,6 +34,7 @@ _Static_assert(sizeof(pthread_mutex_t) <= SIM_MUTEX_WORDS * sizeof(unsigned long
 	       "struct mutex storage too small");
 
 static _Thread_local int mutexes_held;
+SIM_THREAD_LOCAL_PER_CPU(mutexes_held)
 
 void sim_mutex_lock(unsigned long *raw)
 {
@@ -99,6 +100,7 @@ unsigned long sim_wait_for_word(const unsigned int *word,
 }
 
 _Thread_local unsigned long sim_thread_self_id;
+SIM_THREAD_LOCAL_PER_CPU(sim_thread_self_id)
 
 /* The thread's first sim_thread_id(): the next number. */
 unsigned long sim_thread_id_assign(void)
@@ -131,6 +133,7 @@ _Thread_local struct sim_lockdep_thread sim_lockdep_self;
 static const struct sim_lockdep_thread empty_stack;
 _Thread_local struct sim_held_lock *sim_lockdep_top =
 	(struct sim_held_lock *)&empty_stack.held[0];
+SIM_THREAD_LOCAL_PER_CPU(sim_lockdep_top)
 static const struct sim_held_lock *const empty_top = &empty_stack.held[0];
 #define held		(sim_lockdep_self.held)
 
@@ -163,6 +166,7 @@ static struct sim_lockdep_thread *memo_threads;
 static pthread_key_t memo_thread_key;
 /* Whether this thread is on the list (its own: next and pprev are not). */
 static _Thread_local int memo_listed;
+SIM_THREAD_LOCAL_PER_CPU(memo_listed)
 static pthread_once_t memo_thread_key_once = PTHREAD_ONCE_INIT;
 
 static const char *const report_title[SIM_LOCKDEP_NR_REPORTS] = {
@@ -382,17 +386,42 @@ static void memo_copy(struct sim_lock_memo *to, const struct sim_lock_memo *from
 			 __ATOMIC_RELAXED);
 }
 
+/* A thread (or simulated CPU) that is done leaves the list, if on it. */
 static void memo_thread_exit(void *arg)
 {
 	struct sim_lockdep_thread *t = arg;
 
 	pthread_mutex_lock(&order_lock);
-	*t->pprev = t->next;
-	if (t->next)
-		t->next->pprev = t->pprev;
+	if (t->pprev) {
+		*t->pprev = t->next;
+		if (t->next)
+			t->next->pprev = t->pprev;
+		t->pprev = NULL;
+	}
 	pthread_mutex_unlock(&order_lock);
 	memo_listed = 0;
 }
+
+/*
+ * sim/cpus.c moves a simulated CPU's stack of locks and memos in and out
+ * of the thread's at each handover: on the list, it stays on it at its new
+ * address, so sim_lockdep_forget_order() reaches every CPU's memos.
+ */
+static void memo_thread_move(void *to, void *from, unsigned long size)
+{
+	struct sim_lockdep_thread *t = to;
+
+	pthread_mutex_lock(&order_lock);
+	memcpy(to, from, size);
+	if (t->pprev) {
+		*t->pprev = t;
+		if (t->next)
+			t->next->pprev = &t->next;
+	}
+	pthread_mutex_unlock(&order_lock);
+}
+SIM_THREAD_LOCAL_PER_CPU_HOOKS(sim_lockdep_self, memo_thread_move,
+			       memo_thread_exit)
 
 static void memo_thread_key_create(void)
 {

@@ -152,52 +152,88 @@ static void test_interleaving_is_deterministic_and_locks_as_the_kernel(void **st
 /*
  * Each CPU runs on a stack and with thread-locals of its own: what it
  * keeps on its stack across allocator calls (where the others run) is
- * still there, its thread id and CPU number stay its own and differ from
- * the others' and the caller's, and the caller finds its own again.
+ * still there, its thread id, CPU number, held locks and RCU read depth
+ * stay its own and differ from the others' and the caller's, and the
+ * caller finds its own again.
  */
 #define STACK_KEPT	(256 * 1024)
 
 struct own_state {
 	unsigned long thread_id;
 	unsigned int cpu_seen;
-	int stack_kept;
+	int stack_kept, locks_own;
 };
 static struct own_state own[MAX_CPUS];
+/* One lock per CPU (and one for the caller), each of a class of its own. */
+static unsigned long own_lock[MAX_CPUS + 1];
+static int own_lock_key[MAX_CPUS + 1];
+
+static void own_lock_take(unsigned int i)
+{
+	assert_int_equal(sim_lock_acquire(&own_lock[i], &own_lock_key[i], 0,
+					  SIM_LOCK_WRITE, "own_lock", __FILE__,
+					  __LINE__), 0);
+}
+
+/* Locks held: exactly own_lock[i], and an RCU read depth of depth. */
+static int holds_only(unsigned int i, unsigned int depth)
+{
+	int ok = sim_locks_held() == 1 && sim_rcu_read_depth() == depth;
+
+	for (unsigned int j = 0; j <= MAX_CPUS; j++)
+		ok &= sim_lock_held(&own_lock[j], -1) == (j == i);
+	return ok;
+}
 
 static void keep_stack_and_thread_locals(unsigned int cpu, void *arg)
 {
 	unsigned char kept[STACK_KEPT];
-	int ok = 1;
+	int ok = 1, locks_ok = 1;
 
 	(void)arg;
 	memset(kept, 0x11 * (cpu + 1), sizeof(kept));
 	own[cpu].thread_id = sim_thread_id();
+	/* a new thread's: nothing held, no RCU read side */
+	locks_ok &= sim_locks_held() == 0 && sim_rcu_read_depth() == 0;
+	own_lock_take(cpu);
+	for (unsigned int i = 0; i < cpu + 1; i++)
+		sim_rcu_read_lock();
 	for (unsigned int r = 0; r < 8; r++) {
 		struct sim_page *page = sim_buddy_alloc(0, 0);
 
 		if (!page || sim_current_cpu() != cpu || sim_thread_id() != own[cpu].thread_id)
 			ok = 0;
+		locks_ok &= holds_only(cpu, cpu + 1);
 		if (page)
 			sim_buddy_free(page, 0);
 	}
 	for (size_t i = 0; i < sizeof(kept); i++)
 		ok &= kept[i] == (unsigned char)(0x11 * (cpu + 1));
+	for (unsigned int i = 0; i < cpu + 1; i++)
+		sim_rcu_read_unlock(__FILE__, __LINE__);
+	sim_lock_release(&own_lock[cpu], "own_lock", __FILE__, __LINE__);
 	own[cpu].cpu_seen = sim_current_cpu();
 	own[cpu].stack_kept = ok;
+	own[cpu].locks_own = locks_ok;
 }
 
 static void test_each_cpu_has_a_stack_and_thread_locals_of_its_own(void **state)
 {
 	unsigned long caller_id;
+	unsigned long long reports;
 	struct sim_cpu_stats st[MAX_CPUS];
 
 	(void)state;
 	boot_machine_with_cpus(MAX_CPUS);
 	caller_id = sim_thread_id();
+	reports = sim_lockdep_reports_total();
 	memset(own, 0, sizeof(own));
+	own_lock_take(MAX_CPUS);
+	sim_rcu_read_lock();
 	assert_int_equal(sim_cpus_run(MAX_CPUS, keep_stack_and_thread_locals, NULL, 0, st), 0);
 	for (unsigned int i = 0; i < MAX_CPUS; i++) {
 		assert_true(own[i].stack_kept);
+		assert_true(own[i].locks_own);
 		assert_int_equal(own[i].cpu_seen, i);
 		assert_int_not_equal(own[i].thread_id, caller_id);
 		for (unsigned int j = 0; j < i; j++)
@@ -207,6 +243,77 @@ static void test_each_cpu_has_a_stack_and_thread_locals_of_its_own(void **state)
 	}
 	assert_int_equal(sim_thread_id(), caller_id);
 	assert_int_equal(sim_current_cpu(), 0);
+	assert_true(holds_only(MAX_CPUS, 1));
+	sim_rcu_read_unlock(__FILE__, __LINE__);
+	sim_lock_release(&own_lock[MAX_CPUS], "own_lock", __FILE__, __LINE__);
+	assert_int_equal(sim_lockdep_reports_total(), reports);
+	assert_int_equal(sim_buddy_nr_allocated(), 0);
+	sim_machine_destroy();
+}
+
+/*
+ * The lock checker's memos are each CPU's own, and forgetting the lock
+ * order (sim_lockdep_forget_order(), here on CPU 0 while the others wait
+ * at an allocator call) empties every CPU's: each checks its next A -> B
+ * in full again, where before it hit its memos.
+ */
+static unsigned long order_a, order_b;
+static int order_a_key, order_b_key;
+static int order_forgotten;
+static unsigned long long full_before[MAX_CPUS], full_after[MAX_CPUS];
+
+static unsigned long long take_a_then_b(void)
+{
+	unsigned long long before = sim_lockdep_full_checks();
+
+	assert_int_equal(sim_lock_acquire(&order_a, &order_a_key, 0, SIM_LOCK_WRITE,
+					  "order_a", __FILE__, __LINE__), 0);
+	assert_int_equal(sim_lock_acquire(&order_b, &order_b_key, 0, SIM_LOCK_WRITE,
+					  "order_b", __FILE__, __LINE__), 0);
+	sim_lock_release(&order_b, "order_b", __FILE__, __LINE__);
+	sim_lock_release(&order_a, "order_a", __FILE__, __LINE__);
+	return sim_lockdep_full_checks() - before;
+}
+
+static void allocate_and_free_one(void)
+{
+	struct sim_page *page = sim_buddy_alloc(0, 0);
+
+	assert_non_null(page);
+	sim_buddy_free(page, 0);
+}
+
+static void forget_order_on_cpu_0(unsigned int cpu, void *arg)
+{
+	(void)arg;
+	take_a_then_b();
+	full_before[cpu] = take_a_then_b();
+	allocate_and_free_one();
+	if (cpu == 0) {
+		sim_lockdep_forget_order();
+		order_forgotten = 1;
+	}
+	while (!order_forgotten)
+		allocate_and_free_one();
+	full_after[cpu] = take_a_then_b();
+}
+
+static void test_forgetting_the_lock_order_reaches_every_cpu(void **state)
+{
+	unsigned long long reports;
+
+	(void)state;
+	boot_machine_with_cpus(MAX_CPUS);
+	reports = sim_lockdep_reports_total();
+	order_forgotten = 0;
+	assert_int_equal(sim_cpus_run(MAX_CPUS, forget_order_on_cpu_0, NULL, 0, NULL), 0);
+	for (unsigned int i = 0; i < MAX_CPUS; i++) {
+		print_message("CPU %u: full checks %llu before, %llu after\n", i,
+			      full_before[i], full_after[i]);
+		assert_int_equal(full_before[i], 0);
+		assert_int_equal(full_after[i], 2);
+	}
+	assert_int_equal(sim_lockdep_reports_total(), reports);
 	assert_int_equal(sim_buddy_nr_allocated(), 0);
 	sim_machine_destroy();
 }
@@ -231,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_second_cpu_waits_for_the_zone_lock_the_first_holds),
 		cmocka_unit_test(test_interleaving_is_deterministic_and_locks_as_the_kernel),
 		cmocka_unit_test(test_each_cpu_has_a_stack_and_thread_locals_of_its_own),
+		cmocka_unit_test(test_forgetting_the_lock_order_reaches_every_cpu),
 		cmocka_unit_test(test_bad_cpu_counts_are_refused),
 	};
 

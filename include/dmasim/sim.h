@@ -404,11 +404,12 @@ unsigned long sim_wait_for_word(const unsigned int *word,
 /* ------------------------------------------------------------------------
  * Simulated CPUs running concurrently (sim/cpus.c).
  *
- * sim_cpus_run() runs fn(cpu, arg) for cpu 0..n-1, each on a host thread
- * bound to that simulated CPU (sim_set_cpu: its per-cpu lists), and
- * interleaves them deterministically in modelled time: every CPU has a
+ * sim_cpus_run() runs fn(cpu, arg) for cpu 0..n-1, each as a coroutine
+ * on the calling thread bound to that simulated CPU (sim_set_cpu: its
+ * per-cpu lists) with a stack and thread-locals of its own (see below),
+ * and interleaves them deterministically in modelled time: every CPU has a
  * clock that advances by the modelled cost (sim_cost_ns) of what it did;
- * only one thread runs at a time, and at each call into the page
+ * only one CPU runs at a time, and at each call into the page
  * allocator the CPU whose clock is lowest goes next (ties: the lower CPU
  * number).  So allocator calls happen in the order of their modelled start
  * times, the same order on every run, and the zone lock can be modelled
@@ -417,14 +418,29 @@ unsigned long sim_wait_for_word(const unsigned int *word,
  * operations, which the kernel does outside the zone lock); a call that
  * starts while another CPU holds it waits until it is free.  Waiting is
  * counted (SIM_CNT_ZONE_LOCK_WAIT, in ns) and costed like any count.
- * Work between allocator calls is the thread's own and is not ordered.
- * A thread holding a shim mutex is not switched away at an allocator call
+ * Work between allocator calls is the CPU's own and is not ordered.
+ * A CPU holding a shim mutex is not switched away at an allocator call
  * (another CPU could block on the mutex), so its call runs at once.
+ * A CPU is switched away only there: never inside a lock word's
+ * read-modify-write or any other code between two allocator calls.
  *
  * exclude: counters (bit SIM_CNT_x) left out of the clocks, e.g.
  * 1ULL << SIM_CNT_PAGE_ZEROED for pages that came zeroed.  The machine
  * needs nr_cpus >= n.  Returns 0, -EINVAL (n is 0 or above the machine's
- * CPUs, or a run is under way), -EAGAIN (a thread could not be started).
+ * CPUs, or a run is under way), -ENOMEM (no memory for the CPUs' stacks).
+ *
+ * Thread-locals that code run on a simulated CPU keeps (the held locks,
+ * the current task, ...) are each CPU's own: each is registered once, by
+ * SIM_THREAD_LOCAL_PER_CPU(var) beside its definition, and sim_cpus_run
+ * swaps them at every handover.  Each CPU starts with the value the
+ * variable had when it was registered (its initializer: registration runs
+ * first as the program loads), as a new thread would; the caller finds its
+ * own again afterwards.  SIM_THREAD_LOCAL_PER_CPU_HOOKS(var, move, exit)
+ * is for a thread-local that others know the address of: move(to, from,
+ * size) copies it in or out of its slot instead of memcpy (and tells
+ * whoever points at it), exit(at) runs on a CPU's copy when its fn has
+ * returned, as a pthread key's destructor would at thread exit.  A
+ * thread-local left unregistered is shared by the CPUs of a run.
  */
 struct sim_cpu_stats {
 	double clock_ns;		/* modelled time when fn returned */
@@ -433,6 +449,21 @@ struct sim_cpu_stats {
 };
 int sim_cpus_run(unsigned int n, void (*fn)(unsigned int cpu, void *arg), void *arg,
 		 unsigned long long exclude, struct sim_cpu_stats *stats);
+void sim_thread_local_register(void *(*addr)(void), unsigned long size,
+			       void (*move)(void *to, void *from, unsigned long size),
+			       void (*exit)(void *at));
+#define SIM_THREAD_LOCAL_PER_CPU_HOOKS(var, move, exit)			\
+	static void *var##_per_cpu_addr(void)				\
+	{								\
+		return (void *)&(var);					\
+	}								\
+	__attribute__((constructor(101))) static void var##_per_cpu(void) \
+	{								\
+		sim_thread_local_register(var##_per_cpu_addr, sizeof(var), \
+					  move, exit);			\
+	}
+#define SIM_THREAD_LOCAL_PER_CPU(var)					\
+	SIM_THREAD_LOCAL_PER_CPU_HOOKS(var, 0, 0)
 
 /*
  * Lock checking (sim/locking.c): lockdep's checks, for the shim's mutex,
