@@ -26,6 +26,7 @@
  * not taken from simulated RAM.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,11 @@ struct sim_iommu_table {
 };
 
 struct sim_iommu_domain {
+	/*
+	 * First, as struct sim_iommu_domain_leaves, where the inline fast
+	 * path of <dmasim/sim_iommu.h> reads it.
+	 */
+	unsigned long leaves_token;
 	const struct sim_iommu_format *fmt;
 	struct sim_iommu_table *root;
 	unsigned int levels;
@@ -405,6 +411,29 @@ static void table_arenas_release(void)
 	memset(table_cache, 0, sizeof(table_cache));
 }
 
+/*
+ * The last leaf entry sim_iommu_iova_to_phys() found, per thread, and the
+ * domains' leaves tokens: <dmasim/sim_iommu.h> says how the inline fast
+ * path uses them.  A domain takes a new token when it is allocated and
+ * before an unmap clears any of its leaves; tokens are handed out once
+ * each, from 1, so an unused memo's 0 matches no domain, and a domain
+ * allocated where a freed one was matches none of the freed one's memos
+ * (a probe of a domain being freed is a use after free, token or not).
+ */
+static unsigned long last_leaves_token;
+_Static_assert(offsetof(struct sim_iommu_domain, leaves_token) ==
+	       offsetof(struct sim_iommu_domain_leaves, token),
+	       "sim_iommu_iova_to_phys() reads the token there");
+_Thread_local struct sim_iommu_leaf_seen sim_iommu_leaf_seen;
+
+static void new_leaves_token(struct sim_iommu_domain *dom)
+{
+	__atomic_store_n(&dom->leaves_token,
+			 __atomic_add_fetch(&last_leaves_token, 1,
+					    __ATOMIC_RELAXED),
+			 __ATOMIC_RELEASE);
+}
+
 static struct sim_iommu_domain *domain_alloc(enum sim_iommu_format_id id)
 {
 	const struct sim_iommu_format *fmt = sim_iommu_format(id);
@@ -427,6 +456,7 @@ static struct sim_iommu_domain *domain_alloc(enum sim_iommu_format_id id)
 		free(dom);
 		return NULL;
 	}
+	new_leaves_token(dom);
 	dom->next = &live_domains;
 	dom->prev = live_domains.prev;
 	live_domains.prev->next = dom;
@@ -458,24 +488,10 @@ static void free_subtree(struct sim_iommu_domain *dom,
 	table_free(dom, t);
 }
 
-/*
- * The last leaf entry sim_iommu_iova_to_phys() found, per thread, and
- * leaves_cleared: <dmasim/sim_iommu.h> says how the inline fast path uses
- * them.
- */
-unsigned long sim_iommu_leaves_cleared;
-_Thread_local struct sim_iommu_leaf_seen sim_iommu_leaf_seen;
-
-static void leaves_will_be_cleared(void)
-{
-	__atomic_add_fetch(&sim_iommu_leaves_cleared, 1, __ATOMIC_RELEASE);
-}
-
 static void domain_free(struct sim_iommu_domain *dom)
 {
 	if (!dom)
 		return;
-	leaves_will_be_cleared();
 	free_subtree(dom, dom->root, dom->levels - 1);
 	sim_iova_space_free(dom);
 	nr_stale_total -= dom->nr_stale;
@@ -688,7 +704,7 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
 	sim_count(SIM_CNT_IOMMU_UNMAP_PAGES, 1);
 	if (!range_ok(dom, iova, pgsize, count))
 		return 0;
-	leaves_will_be_cleared();
+	new_leaves_token(dom);
 	remaining = pgsize * count;
 	while (remaining) {
 		struct sim_iommu_table *t;
@@ -750,7 +766,7 @@ static unsigned long long unmap_pages(struct sim_iommu_domain *dom,
  */
 sim_phys_t sim_iommu_iova_to_phys_walk(const struct sim_iommu_domain *dom,
 				       unsigned long long iova,
-				       unsigned long cleared)
+				       unsigned long token)
 {
 	const struct sim_iommu_table *t = dom->root;
 	unsigned long long mask = dom->entries - 1, in_leaf;
@@ -765,7 +781,7 @@ sim_phys_t sim_iommu_iova_to_phys_walk(const struct sim_iommu_domain *dom,
 		if (pte_is_leaf(pte)) {
 			in_leaf = (1ULL << shift) - 1;
 			sim_iommu_leaf_seen = (struct sim_iommu_leaf_seen){
-				.dom = dom, .cleared = cleared,
+				.token = token,
 				.iova = iova & ~in_leaf, .mask = in_leaf,
 				.phys = pte & PTE_ADDR_MASK,
 			};

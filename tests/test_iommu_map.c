@@ -254,18 +254,25 @@ static void test_unmap_stops_at_a_hole(void **state)
 }
 
 /*
- * A translation is never of a leaf that went away: the simulator keeps
- * the last leaf it walked to, which an unmap, or the domain's teardown,
- * must forget.
+ * A translation is never of a leaf that went away, nor of another
+ * domain's: the simulator keeps the last leaf it walked to, which an
+ * unmap, or the domain's teardown, must forget, and which answers for its
+ * own domain only (two domains never unmapped from included).
  *  IOVA  2M        4M
  *        |=========|   one 2M leaf: at 8M, then (unmapped, mapped again)
  *                      at 16M; then the domain goes with the leaf live
  */
 static void test_translation_follows_unmap_remap_and_domain_teardown(void **state)
 {
+	struct kapi_iommu_domain *other;
+
 	machine_with_device_of_format(SIM_IOMMU_INTEL_SL);
 	assert_int_equal(kapi_iommu_map(fx.domain, SZ_2M, 4 * SZ_2M, SZ_2M, RW), 0);
 	assert_int_equal(sim_iommu_iova_to_phys(fx.tables, SZ_2M + 8), 4 * SZ_2M + 8);
+	assert_int_equal(kapi_iommu_domain_alloc(fx.dev, &other), 0);
+	assert_int_equal(sim_iommu_iova_to_phys(kapi_iommu_sim_domain(other),
+						SZ_2M + 8), 0);
+	kapi_iommu_domain_free(other);
 	assert_int_equal(kapi_iommu_unmap(fx.domain, SZ_2M, SZ_2M), SZ_2M);
 	assert_int_equal(sim_iommu_iova_to_phys(fx.tables, SZ_2M + 8), 0);
 	assert_int_equal(kapi_iommu_map(fx.domain, SZ_2M, 8 * SZ_2M, SZ_2M, RW), 0);

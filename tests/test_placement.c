@@ -698,9 +698,10 @@ static const struct big_map {
  * 2^31 pages and more run with --slow (suite slow): type1's unmap finds
  * physically contiguous runs with one iommu_iova_to_phys() per page, 2^31
  * of them for 8 TiB, whatever the leaf size, then put_pfn()s each pfn.
- * Those two loops are nearly all of a slow row's CPU (8-11 s here), and
- * they are the kernel's own: the simulated driver's part does not show in
- * the time (docs/vfio-type1.md, "dmasim bar").  Neither slow row repeats
+ * Those two loops are nearly all of a slow row's CPU (6-8 s here), and
+ * they are the kernel's own; per page the simulator adds the IOMMU's
+ * last-leaf memo and pfn_valid() with their counts (docs/vfio-type1.md,
+ * "dmasim bar").  Neither slow row repeats
  * the other: 2^31 pages is exactly INT_MIN as an int page count, 2^31 + 1
  * is past it and ends in the BAR's 4 KiB leaf after 2^13 PUD leaves.
  */

@@ -100,41 +100,46 @@ unsigned long long sim_iommu_unmap_pages(struct sim_iommu_domain *dom,
  * unmap asks for every page of a run, and consecutive pages mostly share
  * a leaf, so the answer for an IOVA in it is taken from here, inline in
  * the caller (no call into the simulator, no walk).  The entry is good
- * while no leaf was cleared anywhere since it was read:
- * sim_iommu_leaves_cleared counts the unmaps and domain teardowns (a map
- * only fills empty entries, so it cannot change a leaf seen), all domains
- * at once, which also covers a domain freed and another allocated at its
- * address.  Internal to the simulator and this header.
+ * while its domain's leaves token is the one read before the walk: a
+ * domain takes a new token, never handed out before, when it is allocated
+ * and before an unmap clears any of its leaves (a map only fills empty
+ * entries, so it cannot change a leaf seen).  So one compare says both
+ * "this domain" and "nothing cleared in it since", also for a domain
+ * freed and another allocated at its address.
+ * Internal to the simulator and this header.
  */
 struct sim_iommu_leaf_seen {
-	const struct sim_iommu_domain *dom;
-	unsigned long cleared;		/* sim_iommu_leaves_cleared when read */
+	unsigned long token;		/* the domain's leaves token when read */
 	unsigned long long iova, mask;	/* the entry maps [iova, iova + mask] */
 	sim_phys_t phys;		/* at iova */
 };
 
 extern _Thread_local struct sim_iommu_leaf_seen sim_iommu_leaf_seen;
-extern unsigned long sim_iommu_leaves_cleared;
+
+/* How struct sim_iommu_domain (sim/iommu.c) begins. */
+struct sim_iommu_domain_leaves {
+	unsigned long token;
+};
 
 /* The lockless walk behind sim_iommu_iova_to_phys(); it fills the memo. */
 sim_phys_t sim_iommu_iova_to_phys_walk(const struct sim_iommu_domain *dom,
 				       unsigned long long iova,
-				       unsigned long cleared);
+				       unsigned long token);
 
 /* 0 when nothing is mapped at iova.  Counts one SIM_CNT_IOMMU_WALK. */
 static inline sim_phys_t
 sim_iommu_iova_to_phys(const struct sim_iommu_domain *dom,
 		       unsigned long long iova)
 {
-	unsigned long cleared = __atomic_load_n(&sim_iommu_leaves_cleared,
-						__ATOMIC_ACQUIRE);
+	const struct sim_iommu_domain_leaves *leaves = (const void *)dom;
+	unsigned long token = __atomic_load_n(&leaves->token, __ATOMIC_ACQUIRE);
 	const struct sim_iommu_leaf_seen *seen = &sim_iommu_leaf_seen;
 
 	sim_count(SIM_CNT_IOMMU_WALK, 1);
-	if (sim_likely(seen->dom == dom && seen->cleared == cleared &&
+	if (sim_likely(seen->token == token &&
 		       iova - seen->iova <= seen->mask))
 		return seen->phys + (iova - seen->iova);
-	return sim_iommu_iova_to_phys_walk(dom, iova, cleared);
+	return sim_iommu_iova_to_phys_walk(dom, iova, token);
 }
 /* The leaf that maps iova: its size (0 if none), base and prot. */
 unsigned long long sim_iommu_leaf_at(const struct sim_iommu_domain *dom,

