@@ -148,7 +148,10 @@ void sim_thread_local_register(void *(*addr)(void), unsigned long size,
 {
 	unsigned char *initial = malloc(size);
 
-	/* A fixed table, filled as the program loads: no room is a build error in all but name. */
+	/*
+	 * A fixed table, filled as the program loads: no room is a build
+	 * error in all but name.
+	 */
 	if (nr_thread_locals == MAX_THREAD_LOCALS || !initial)
 		abort();
 	memcpy(initial, addr(), size);
@@ -169,28 +172,25 @@ static void thread_locals_init(unsigned char *slots)
 		       thread_locals[i].size);
 }
 
+/* Thread-local i copied from one place to another (by its move, if any). */
+static void thread_local_copy(unsigned int i, void *to, void *from)
+{
+	if (thread_locals[i].move)
+		thread_locals[i].move(to, from, thread_locals[i].size);
+	else
+		memcpy(to, from, thread_locals[i].size);
+}
+
 static void thread_locals_save(unsigned char *slots)
 {
-	for (unsigned int i = 0; i < nr_thread_locals; i++) {
-		unsigned char *to = slots + thread_locals[i].offset;
-
-		if (thread_locals[i].move)
-			thread_locals[i].move(to, thread_local_at[i], thread_locals[i].size);
-		else
-			memcpy(to, thread_local_at[i], thread_locals[i].size);
-	}
+	for (unsigned int i = 0; i < nr_thread_locals; i++)
+		thread_local_copy(i, slots + thread_locals[i].offset, thread_local_at[i]);
 }
 
 static void thread_locals_load(unsigned char *slots)
 {
-	for (unsigned int i = 0; i < nr_thread_locals; i++) {
-		unsigned char *from = slots + thread_locals[i].offset;
-
-		if (thread_locals[i].move)
-			thread_locals[i].move(thread_local_at[i], from, thread_locals[i].size);
-		else
-			memcpy(thread_local_at[i], from, thread_locals[i].size);
-	}
+	for (unsigned int i = 0; i < nr_thread_locals; i++)
+		thread_local_copy(i, thread_local_at[i], slots + thread_locals[i].offset);
 }
 
 /* The CPU's fn returned: what a thread's exit would do to its thread-locals. */

@@ -701,9 +701,9 @@ static const struct big_map {
  * Those two loops are nearly all of a slow row's CPU (6-8 s here), and
  * they are the kernel's own; per page the simulator adds the IOMMU's
  * last-leaf memo and pfn_valid() with their counts (docs/vfio-type1.md,
- * "dmasim bar").  Neither slow row repeats
- * the other: 2^31 pages is exactly INT_MIN as an int page count, 2^31 + 1
- * is past it and ends in the BAR's 4 KiB leaf after 2^13 PUD leaves.
+ * "dmasim bar").  Neither slow row repeats the other: 2^31 pages is
+ * exactly INT_MIN as an int page count, 2^31 + 1 is past it and ends in
+ * the BAR's 4 KiB leaf after 2^13 PUD leaves.
  */
 static void test_dma_sizes_at_the_32_and_64_bit_edges(void **state)
 {
