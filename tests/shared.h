@@ -293,6 +293,19 @@ struct bar_placement {
 unsigned long map_bar(const struct kapi_mm_map *m,
 		      const struct bar_placement *where, unsigned long *bar_pfn);
 
+/*
+ * Core's type1 unmap change, module parameter vfio_iommu_type1.unmap_stride
+ * (docs/next-bottleneck.md; core only: upstream trees have no such
+ * parameter).  unmap_stride_get(): 1 on, 0 off, -1 no such parameter.
+ * unmap_stride_set(): turns it on or off, asserted, and returns what it
+ * was (0/1), or -1 with nothing set when there is no such parameter;
+ * unmap_stride_restore() puts back what unmap_stride_set() returned
+ * (nothing for -1).
+ */
+int unmap_stride_get(void);
+int unmap_stride_set(int on);
+void unmap_stride_restore(int was);
+
 /* VFIO: a container of that type (KAPI_VFIO_TYPE1*_IOMMU), asserted. */
 struct kapi_vfio *open_a_container(unsigned long type);
 /* The everyday one: type1v2. */

@@ -182,6 +182,34 @@ unsigned long map_bar(const struct kapi_mm_map *m,
 	return map_memory(&bar);
 }
 
+/* ---- core's unmap_stride ---- */
+
+#define UNMAP_STRIDE_PARAM	"vfio_iommu_type1.unmap_stride"
+
+int unmap_stride_get(void)
+{
+	char v[8];
+
+	if (kapi_param_get(UNMAP_STRIDE_PARAM, v, sizeof(v)))
+		return -1;
+	return v[0] == 'Y' || v[0] == 'y' || v[0] == '1';
+}
+
+int unmap_stride_set(int on)
+{
+	int was = unmap_stride_get();
+
+	if (was >= 0)
+		assert_int_equal(kapi_param_set(UNMAP_STRIDE_PARAM, on ? "1" : "0"), 0);
+	return was;
+}
+
+void unmap_stride_restore(int was)
+{
+	if (was >= 0)
+		unmap_stride_set(was);
+}
+
 /* ---- VFIO containers and devices ---- */
 
 struct kapi_vfio *open_a_container(unsigned long type)

@@ -547,14 +547,6 @@ static const struct gap gaps[] = {
 	  0 },
 };
 
-/* The project's type1 unmap change is on (core only: no such parameter upstream). */
-static int unmap_stride_is_on(void)
-{
-	char v[8];
-
-	return kapi_param_get("vfio_iommu_type1.unmap_stride", v, sizeof(v)) == 0 &&
-	       (v[0] == '1' || v[0] == 'Y' || v[0] == 'y');
-}
 
 /*
  * Every loop the notes list as having no yield does its whole input in one
@@ -581,7 +573,7 @@ static void test_loops_without_a_yield_are_reported_by_name(void **state)
 		 * core's vfio_iommu_type1.unmap_stride=1 (docs/next-bottleneck.md)
 		 * removes the probe run: its unmap asks the IOMMU nothing.
 		 */
-		if (g->drive == drive_unmap_probe_run && unmap_stride_is_on())
+		if (g->drive == drive_unmap_probe_run && unmap_stride_get() == 1)
 			assert_int_equal(n, 0);
 		else
 			assert_true(n >= input);

@@ -46,7 +46,6 @@
 /* intel-sl's smallest leaf is 4 KiB (its format): leaves per CPU page. */
 #define INTEL_LEAVES_PER_PAGE	(PAGE / SZ_4K)
 #define RW	KAPI_VFIO_DMA_MAP_RW
-#define STRIDE	"vfio_iommu_type1.unmap_stride"
 #define RD	KAPI_VFIO_DMA_MAP_FLAG_READ
 #define WR	KAPI_VFIO_DMA_MAP_FLAG_WRITE
 #define VADDR_MAP	KAPI_VFIO_DMA_MAP_FLAG_VADDR
@@ -1309,7 +1308,6 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 		{ "THP run, noted", KAPI_MM_THP, THP_BLOCK, 0, 0, 1 },
 		{ "with a reserved pfn", KAPI_MM_ANON, PAGE, 1, 0, 0 },
 	};
-	char v[8];
 	static const unsigned int prots[] = {
 		KAPI_VFIO_DMA_MAP_FLAG_READ, RW,
 	};
@@ -1334,12 +1332,12 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 				      writes ? "read-write" : "read-only");
 			if (cases[i].stride) {
 				/* A parameter of core's alone. */
-				if (kapi_param_get(STRIDE, v, sizeof(v))) {
+				if (unmap_stride_get() < 0) {
 					kapi_vfio_close(c);
 					assert_int_equal(kapi_mm_munmap(va), 0);
 					continue;
 				}
-				assert_int_equal(kapi_param_set(STRIDE, "1"), 0);
+				unmap_stride_set(1);
 			}
 			if (cases[i].bar_page_after) {
 				/* The same range again: memory, then the BAR page. */
@@ -1371,7 +1369,7 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 				assert_int_equal(dirty_pages_at(va, n), writes ? n : 0);
 			}
 			if (cases[i].stride)
-				assert_int_equal(kapi_param_set(STRIDE, "0"), 0);
+				unmap_stride_set(0);
 			assert_int_equal(pins_held(), 0);
 			kapi_vfio_close(c);
 			if (cases[i].bar_page_after)

@@ -29,7 +29,6 @@
 #include "shared.h"
 
 #define RW		KAPI_VFIO_DMA_MAP_RW
-#define STRIDE		"vfio_iommu_type1.unmap_stride"
 #define IOVA		(4 * GiB)
 
 /* A booted 4 GiB machine and a process, unmap_stride as the run asks. */
@@ -48,42 +47,12 @@ static int teardown(void **state)
 
 /* ---- helpers ---- */
 
-static int kernel_has_unmap_stride(void)
-{
-	char v[8];
-
-	return kapi_param_get(STRIDE, v, sizeof(v)) == 0;
-}
-
-/* Set unmap_stride; returns what it was ("Y"/"N"), to restore. */
-static char unmap_stride_set_to(int on)
-{
-	char v[8];
-
-	assert_int_equal(kapi_param_get(STRIDE, v, sizeof(v)), 0);
-	assert_int_equal(kapi_param_set(STRIDE, on ? "1" : "0"), 0);
-	return v[0];
-}
-
-static void unmap_stride_restore(char was)
-{
-	assert_int_equal(kapi_param_set(STRIDE, was == 'Y' ? "1" : "0"), 0);
-}
-
 /* After an unmap: dev maps nothing; nothing pinned or charged is left. */
 static void assert_dev_maps_nothing_and_nothing_is_pinned(struct kapi_vfio_dev *dev)
 {
 	assert_int_equal(kapi_vfio_dev_nr_leaves(dev), 0);
 	assert_int_equal(kapi_mm_pins_outstanding(), at_start.pins);
 	assert_int_equal(kapi_mm_locked_vm(), 0);
-}
-
-/* Close the container, then put unmap_stride back as it was (if any). */
-static void close_and_restore_unmap_stride(struct kapi_vfio *c, char was)
-{
-	kapi_vfio_close(c);
-	if (was)
-		unmap_stride_restore(was);
 }
 
 /* What an unmap cost and left behind. */
@@ -186,7 +155,7 @@ static unsigned long map_layout(const struct layout *l, unsigned long *len)
 static void map_and_unmap(const struct layout *l, int stride,
 			  struct unmap_cost *cost)
 {
-	char was = kernel_has_unmap_stride() ? unmap_stride_set_to(stride) : 0;
+	int was = unmap_stride_set(stride);
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	struct sim_counters before;
@@ -207,8 +176,7 @@ static void map_and_unmap(const struct layout *l, int stride,
 	cost->leaves_after = kapi_vfio_dev_nr_leaves(dev);
 
 	kapi_vfio_close(c);
-	if (was)
-		unmap_stride_restore(was);
+	unmap_stride_restore(was);
 	for (unsigned long a = va, i = 0; i < l->nr; a += piece_len(l->pieces[i]), i++)
 		assert_int_equal(kapi_mm_munmap(a), 0);
 	assert_nothing_held();
@@ -303,7 +271,7 @@ static void test_fine_grained_superpages_are_unmapped_unprobed(void **state)
 		{ { .fmt = SIM_IOMMU_AMD_V1, .aperture_start = PAGE,
 		    .aperture_end = 4 * PAGE - 1 }, 2 * PAGE, 2 * PAGE, 0 },
 	};
-	char was = kernel_has_unmap_stride() ? unmap_stride_set_to(0) : 0;
+	int was = unmap_stride_set(0);
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct kapi_mm_map m = {
@@ -329,8 +297,7 @@ static void test_fine_grained_superpages_are_unmapped_unprobed(void **state)
 		assert_int_equal(kapi_mm_munmap(va), 0);
 		assert_nothing_held();
 	}
-	if (was)
-		unmap_stride_restore(was);
+	unmap_stride_restore(was);
 }
 
 /* ---- unmap_stride: the same end state, none of the per-page work ---- */
@@ -355,7 +322,7 @@ static const struct layout layouts[] = {
  */
 static void test_unmap_stride_leaves_the_same_state_without_probing(void **state)
 {
-	if (!kernel_has_unmap_stride())
+	if (unmap_stride_get() < 0)
 		skip();
 	for (unsigned int i = 0; i < ARRAY_SIZE(layouts); i++) {
 		const struct layout *l = &layouts[i];
@@ -404,11 +371,11 @@ static void test_notes_follow_the_iommu_domain_going_and_coming(void **state)
 	struct kapi_vfio *c;
 	struct kapi_vfio_dev *dev;
 	unsigned long va;
-	char was;
+	int was;
 
-	if (!kernel_has_unmap_stride())
+	if (unmap_stride_get() < 0)
 		skip();
-	was = unmap_stride_set_to(1);
+	was = unmap_stride_set(1);
 	c = open_a_v2_container();
 	attach_an_emulated_device(c);
 	dev = attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
@@ -440,22 +407,22 @@ static void test_turning_unmap_stride_between_map_and_unmap(void **state)
 	unsigned long va = map_a_64m_bar_of_2m_leaves();
 	struct kapi_vfio *c;
 	struct sim_counters before;
-	char was;
+	int was;
 
-	if (!kernel_has_unmap_stride())
+	if (unmap_stride_get() < 0)
 		skip();
-	was = unmap_stride_set_to(1);
+	was = unmap_stride_set(1);
 	c = open_a_v2_container();
 	attach_a_device_of_format(c, SIM_IOMMU_INTEL_SL);
 	map_dma(c, va, IOVA, 64 * MiB, RW);
-	unmap_stride_set_to(0);
+	unmap_stride_set(0);
 	sim_counters_snapshot(&before);
 	unmap_dma_exactly(c, IOVA, 64 * MiB);
 	assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
 			 before.c[SIM_CNT_IOMMU_WALK], 0);
 
 	map_dma(c, va, IOVA, 64 * MiB, RW);
-	unmap_stride_set_to(1);
+	unmap_stride_set(1);
 	sim_counters_snapshot(&before);
 	unmap_dma_exactly(c, IOVA, 64 * MiB);
 	assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
@@ -522,12 +489,11 @@ static void test_a_later_domains_leaf_over_two_kinds(void **state)
 			struct sim_counters before;
 			unsigned long va, got, pfn;
 			struct kapi_vfio *c;
-			char was = 0;
+			int was;
 
-			if (stride && !kernel_has_unmap_stride())
+			if (stride && unmap_stride_get() < 0)
 				continue;
-			if (kernel_has_unmap_stride())
-				was = unmap_stride_set_to(stride);
+			was = unmap_stride_set(stride);
 			print_message("%s, unmap_stride %d\n", row->what, stride);
 			pages = kapi_alloc_pages(kapi_gfp("GFP_HIGHUSER_MOVABLE"), 7);
 			assert_non_null(pages);
@@ -568,7 +534,8 @@ static void test_a_later_domains_leaf_over_two_kinds(void **state)
 						 row->walks);
 			assert_int_equal(kapi_vfio_dev_nr_leaves(intel), 0);
 			assert_dev_maps_nothing_and_nothing_is_pinned(amd);
-			close_and_restore_unmap_stride(c, was);
+			kapi_vfio_close(c);
+			unmap_stride_restore(was);
 			assert_int_equal(kapi_mm_munmap(anon.addr), 0);
 			assert_int_equal(kapi_mm_munmap(rsvd.addr), 0);
 			assert_int_equal(kapi_mm_munmap(bar.addr), 0);
@@ -638,7 +605,7 @@ static void test_first_iommu_device_maps_and_notes_the_dma_exactly(void **state)
 		.len = 128 * PAGE, .writable = 1, .populate = 1,
 		.max_leaf = KAPI_MM_LEAF_PTE,
 	};
-	char was = kernel_has_unmap_stride() ? unmap_stride_set_to(1) : 0;
+	int was = unmap_stride_set(1);
 	struct kapi_vfio *c = open_a_v2_container();
 	struct kapi_vfio_dev *dev;
 	struct sim_counters before;
@@ -659,11 +626,12 @@ static void test_first_iommu_device_maps_and_notes_the_dma_exactly(void **state)
 
 	sim_counters_snapshot(&before);
 	unmap_dma_exactly(c, IOVA, dma_len);
-	if (was)
+	if (was >= 0)
 		assert_int_equal(sim_counters.c[SIM_CNT_IOMMU_WALK] -
 				 before.c[SIM_CNT_IOMMU_WALK], 1);
 	assert_dev_maps_nothing_and_nothing_is_pinned(dev);
-	close_and_restore_unmap_stride(c, was);
+	kapi_vfio_close(c);
+	unmap_stride_restore(was);
 	assert_int_equal(kapi_mm_munmap(anon.addr), 0);
 	assert_int_equal(kapi_mm_munmap(bar.addr), 0);
 }
@@ -699,7 +667,7 @@ static void test_notes_go_with_the_pins_they_describe(void **state)
 			.len = PAGE, .writable = 1, .populate = 1,
 			.max_leaf = KAPI_MM_LEAF_PTE,
 		};
-		char was = kernel_has_unmap_stride() ? unmap_stride_set_to(1) : 0;
+		int was = unmap_stride_set(1);
 		struct kapi_vfio *c = open_a_v2_container();
 		struct kapi_vfio_dev *dev;
 		unsigned long va, old_pfn, new_pfn;
@@ -738,7 +706,8 @@ static void test_notes_go_with_the_pins_they_describe(void **state)
 		assert_iommu_matches_cpu(dev, IOVA, va, 2 * MiB + PAGE);
 		unmap_dma_exactly(c, IOVA, 2 * MiB + PAGE);
 		assert_dev_maps_nothing_and_nothing_is_pinned(dev);
-		close_and_restore_unmap_stride(c, was);
+		kapi_vfio_close(c);
+		unmap_stride_restore(was);
 		kapi___free_pages(old_block, order);
 		assert_int_equal(kapi_mm_munmap(va), 0);
 		assert_int_equal(kapi_mm_munmap(bar.addr), 0);

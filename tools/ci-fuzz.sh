@@ -6,7 +6,9 @@
 # one line per harness (runs, exec/s, runs per CPU second, coverage, peak
 # RSS) and fails on any
 # crash, leak, timeout or RSS over 512 MiB; the input that broke it is kept
-# in fuzz/out/ci-<harness>-*.
+# in fuzz/out/ci-<harness>-*.  DMASIM_PARAMS (module parameters, as on the
+# kernel command line) reaches every harness's kapi_boot(): .ci/run runs
+# the smoke again with vfio_iommu_type1.unmap_stride=1; the lines say so.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 total=${DMASIM_FUZZ_SECONDS:-20}
@@ -41,8 +43,8 @@ for bin in "${bins[@]}"; do
 	cov=$(grep -o 'cov: [0-9]*' "$work.log" | tail -n 1 || true)
 	# Runs per CPU second: the harness's cost, whatever the machine's load.
 	cps=$(awk -v r="${runs:-0}" '{ c = $1 + $2; printf "%d", (c > 0 ? r / c : 0) }' "$work.cpu")
-	printf 'ci-fuzz: %-22s %s  %ss  %s runs  %s exec/s  %s exec/cpu-s  %s  rss %s MiB\n' \
-		"$name" "$result" "$per" "${runs:-?}" "${eps:-?}" "${cps:-?}" \
+	printf 'ci-fuzz: %s%-22s %s  %ss  %s runs  %s exec/s  %s exec/cpu-s  %s  rss %s MiB\n' \
+		"${DMASIM_PARAMS:+[$DMASIM_PARAMS] }" "$name" "$result" "$per" "${runs:-?}" "${eps:-?}" "${cps:-?}" \
 		"${cov:-cov: ?}" "${rss:-?}"
 	[ "$result" = ok ] || grep -E 'invariant|ERROR|SUMMARY|^  ' "$work.log" | head -n 20
 	rm -rf "$work" "$work.log" "$work.cpu"
