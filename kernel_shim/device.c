@@ -34,10 +34,11 @@ void device_initialize(struct device *dev)
 	dev->refcount = 1;
 }
 
+/* Atomic: a file's last fput may put its cdev's parent from any task. */
 struct device *get_device(struct device *dev)
 {
 	if (dev)
-		dev->refcount++;
+		__atomic_add_fetch(&dev->refcount, 1, __ATOMIC_RELAXED);
 	return dev;
 }
 
@@ -45,9 +46,9 @@ void put_device(struct device *dev)
 {
 	if (!dev)
 		return;
-	if (WARN_ON(dev->refcount <= 0))
+	if (WARN_ON(__atomic_load_n(&dev->refcount, __ATOMIC_RELAXED) <= 0))
 		return;
-	if (--dev->refcount)
+	if (__atomic_sub_fetch(&dev->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
 	dev_free_name(dev);
 	if (dev->release)

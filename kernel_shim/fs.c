@@ -190,11 +190,18 @@ static struct file *file_alloc(const struct file_operations *fops,
 	return file;
 }
 
+static void cdev_put(struct cdev *p);
+
+/* After ->release: a device node's file lets go of its cdev last. */
 static void file_free(struct file *file)
 {
+	struct cdev *cdev = file->f_inode->i_cdev;
+
 	kfree(file->f_inode);
 	kfree(file);
 	__atomic_sub_fetch(&files_alive, 1, __ATOMIC_RELAXED);
+	if (cdev)
+		cdev_put(cdev);
 }
 
 void fput(struct file *file)
@@ -347,35 +354,79 @@ int cdev_add(struct cdev *p, dev_t dev, unsigned int count)
 	p->refs = 1;		/* the table's */
 	cdevs_alive++;
 	mutex_unlock(&chrdev_lock);
+	/* Until the cdev's release: the kobject's parent. */
+	get_device(p->parent);
 	return 0;
 }
 
-/* The cdev's last reference went: its kobject would be released. */
-static void cdev_put_locked(struct cdev *p)
+/*
+ * Drop a reference; true for the last, whose release the caller runs
+ * with release_cdev() once it let go of chrdev_lock.
+ */
+static bool cdev_put_locked(struct cdev *p)
 {
 	lockdep_assert_held(&chrdev_lock);
 	if (WARN_ON(!p->refs))
-		return;
-	if (!--p->refs)
-		cdevs_alive--;
+		return false;
+	if (--p->refs)
+		return false;
+	cdevs_alive--;
+	return true;
+}
+
+/* The kobject's release (cdev_default_release()): its parent goes. */
+static void release_cdev(struct cdev *p)
+{
+	put_device(p->parent);
 }
 
 static void cdev_put(struct cdev *p)
 {
+	bool last;
+
 	mutex_lock(&chrdev_lock);
-	cdev_put_locked(p);
+	last = cdev_put_locked(p);
 	mutex_unlock(&chrdev_lock);
+	if (last)
+		release_cdev(p);
 }
 
-/* No new lookup finds p; an open that found it already goes on. */
+/* No new lookup finds p; an open or a file that holds it goes on. */
 void cdev_del(struct cdev *p)
 {
+	bool last = false;
+
 	mutex_lock(&chrdev_lock);
 	if (!list_empty(&p->list)) {
 		list_del_init(&p->list);
-		cdev_put_locked(p);
+		last = cdev_put_locked(p);
 	}
 	mutex_unlock(&chrdev_lock);
+	if (last)
+		release_cdev(p);
+}
+
+int cdev_device_add(struct cdev *cdev, struct device *dev)
+{
+	int err;
+
+	if (dev->devt) {
+		cdev->parent = dev;
+		err = cdev_add(cdev, dev->devt, 1);
+		if (err)
+			return err;
+	}
+	err = device_add(dev);
+	if (err && dev->devt)
+		cdev_del(cdev);
+	return err;
+}
+
+void cdev_device_del(struct cdev *cdev, struct device *dev)
+{
+	device_del(dev);
+	if (dev->devt)
+		cdev_del(cdev);
 }
 
 unsigned int shim_nr_cdevs(void)
@@ -450,59 +501,43 @@ void class_destroy(const struct class *cls)
 	kfree(cls);
 }
 
-struct device *device_create(const struct class *cls, struct device *parent,
-			     dev_t devt, void *drvdata, const char *fmt, ...)
+/*
+ * device_add()'s part that devtmpfs sees: the device's node, named as
+ * class->devnode says, else after the device.  No sysfs, no uevent.
+ */
+int device_add(struct device *dev)
 {
 	struct devnode_record *rec;
-	struct device *dev;
-	char name[128];
 	umode_t mode = 0;
-	va_list args;
-
-	/* As device_create_groups_vargs(): no class, no device. */
-	if (IS_ERR_OR_NULL(cls))
-		return ERR_PTR(-ENODEV);
-	va_start(args, fmt);
-	vsnprintf(name, sizeof(name), fmt, args);
-	va_end(args);
 
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!rec || !dev)
-		goto nomem;
-	dev->parent = parent;
-	dev->devt = devt;
-	dev_set_drvdata(dev, drvdata);
-	if (dev_set_name(dev, "%s", name))
-		goto nomem;
-	rec->node = cls && cls->devnode ? cls->devnode(dev, &mode) :
-					   kstrdup(dev_name(dev), GFP_KERNEL);
-	if (!rec->node)
-		goto nomem_name;
-	rec->cls = cls;
+	if (!rec)
+		return -ENOMEM;
+	rec->node = dev->class && dev->class->devnode ?
+		    dev->class->devnode(dev, &mode) :
+		    kstrdup(dev_name(dev), GFP_KERNEL);
+	if (!rec->node) {
+		kfree(rec);
+		return -ENOMEM;
+	}
+	rec->cls = dev->class;
 	rec->dev = dev;
-	rec->devt = devt;
+	rec->devt = dev->devt;
 	mutex_lock(&chrdev_lock);
 	list_add_tail(&rec->list, &devnodes);
 	devices_alive++;
 	mutex_unlock(&chrdev_lock);
-	return dev;
-
-nomem_name:
-	dev_free_name(dev);
-nomem:
-	kfree(dev);
-	kfree(rec);
-	return ERR_PTR(-ENOMEM);
+	return 0;
 }
 
-void device_destroy(const struct class *cls, dev_t devt)
+/* The node goes; the device's memory stays until its last put_device(). */
+void device_del(struct device *dev)
 {
 	struct devnode_record *rec, *found = NULL;
 
 	mutex_lock(&chrdev_lock);
 	list_for_each_entry(rec, &devnodes, list) {
-		if (rec->cls == cls && rec->devt == devt) {
+		if (rec->dev == dev) {
 			found = rec;
 			list_del(&rec->list);
 			devices_alive--;
@@ -513,9 +548,65 @@ void device_destroy(const struct class *cls, dev_t devt)
 	if (!found)
 		return;
 	kfree(found->node);
-	dev_free_name(found->dev);
-	kfree(found->dev);
 	kfree(found);
+}
+
+static void device_create_release(struct device *dev)
+{
+	kfree(dev);
+}
+
+struct device *device_create(const struct class *cls, struct device *parent,
+			     dev_t devt, void *drvdata, const char *fmt, ...)
+{
+	struct device *dev;
+	char name[128];
+	va_list args;
+	int err;
+
+	/* As device_create_groups_vargs(): no class, no device. */
+	if (IS_ERR_OR_NULL(cls))
+		return ERR_PTR(-ENODEV);
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	device_initialize(dev);
+	dev->devt = devt;
+	dev->class = cls;
+	dev->parent = parent;
+	dev->release = device_create_release;
+	dev_set_drvdata(dev, drvdata);
+	va_start(args, fmt);
+	vsnprintf(name, sizeof(name), fmt, args);
+	va_end(args);
+	err = dev_set_name(dev, "%s", name);
+	if (!err)
+		err = device_add(dev);
+	if (err) {
+		put_device(dev);
+		return ERR_PTR(err);
+	}
+	return dev;
+}
+
+/* device_unregister() of the class's device with that number. */
+void device_destroy(const struct class *cls, dev_t devt)
+{
+	struct devnode_record *rec;
+	struct device *dev = NULL;
+
+	mutex_lock(&chrdev_lock);
+	list_for_each_entry(rec, &devnodes, list) {
+		if (rec->cls == cls && rec->devt == devt) {
+			dev = rec->dev;
+			break;
+		}
+	}
+	mutex_unlock(&chrdev_lock);
+	if (!dev)
+		return;
+	device_del(dev);
+	put_device(dev);
 }
 
 unsigned int shim_nr_devices(void)
@@ -570,6 +661,7 @@ int shim_open_chrdev(dev_t devt, unsigned int flags)
 	}
 	file->f_inode->i_mode = S_IFCHR;
 	file->f_inode->i_rdev = devt;
+	/* The file holds the lookup's reference until its last fput. */
 	file->f_inode->i_cdev = cdev;
 	if (file->f_op->open) {
 		ret = file->f_op->open(file->f_inode, file);
@@ -577,13 +669,13 @@ int shim_open_chrdev(dev_t devt, unsigned int flags)
 			/* No ->release for a file whose ->open failed. */
 			file_free(file);
 			put_unused_fd(fd);
-			goto put_cdev;
+			return ret;
 		}
 	}
 	fd_install(fd, file);
-	ret = fd;
+	return fd;
+
 put_cdev:
-	/* The kernel's file keeps it to its last fput: see <linux/cdev.h>. */
 	cdev_put(cdev);
 	return ret;
 }

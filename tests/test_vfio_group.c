@@ -1578,10 +1578,12 @@ static void test_a_device_unregistered_under_an_open_group_fd(void **state)
 		assert_int_equal(kapi_vfio_group_get_device_fd(v.gfd, name),
 				 -ENODEV);
 		assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
-		assert_int_equal(kapi_nr_char_devices(), cdevs);
+		/* The open file holds the cdev, and the group, to its close. */
+		assert_int_equal(kapi_nr_char_devices(), cdevs + 1);
 		assert_int_equal(kapi_nr_device_nodes(), nodes);
 
 		assert_int_equal(kapi_close(v.gfd), 0);
+		assert_int_equal(kapi_nr_char_devices(), cdevs);
 		assert_int_equal(kapi_close(v.cfd), 0);
 		assert_nothing_held();
 	}
@@ -1661,6 +1663,7 @@ struct removal_in_the_open {
 	struct kapi_vfio_pci *dev;
 	unsigned int cdevs, nodes;	/* before the group was made */
 	int ran;
+	unsigned long long kmalloc;	/* after the removal */
 };
 
 static void the_last_device_leaves(void *arg)
@@ -1672,6 +1675,7 @@ static void the_last_device_leaves(void *arg)
 	/* Its node and cdev are deleted; the open still holds the cdev. */
 	assert_int_equal(kapi_nr_device_nodes(), r->nodes);
 	assert_int_equal(kapi_nr_char_devices(), r->cdevs + 1);
+	r->kmalloc = sim_kmalloc_outstanding();
 }
 
 /*
@@ -1700,12 +1704,80 @@ static void test_an_open_racing_the_groups_removal_is_enodev(void **state)
 		assert_int_equal(r.ran, 1);
 
 		expect_warnings(0);
-		assert_int_equal(kapi_nr_char_devices(), r.cdevs);
+		/* The other fd's file holds the cdev until its close. */
+		assert_int_equal(kapi_nr_char_devices(), r.cdevs + 1);
 		assert_int_equal(kapi_nr_device_nodes(), r.nodes);
 		assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
 		assert_int_equal(r.ran, 1);
 		assert_int_equal(kapi_close(v.gfd), 0);
+		assert_int_equal(kapi_nr_char_devices(), r.cdevs);
 		assert_int_equal(kapi_close(v.cfd), 0);
+		assert_nothing_held();
+	}
+}
+
+/*
+ * The same race with no fd of the group open: only the paused open holds
+ * the group (its cdev, whose parent is the group's device), so ->open
+ * runs on live memory and answers -ENODEV, and its failure lets go of
+ * the last reference: the group's memory and name go then (2 objects),
+ * not at the removal.  Before the group embedded its device, the removal
+ * freed it under the open (valgrind: invalid reads in ->open).
+ */
+static void test_an_open_racing_the_removal_of_an_unopened_group(void **state)
+{
+	struct removal_in_the_open r = {
+		.cdevs = kapi_nr_char_devices(),
+		.nodes = kapi_nr_device_nodes(),
+	};
+	int group;
+
+	r.dev = a_gpu();
+	group = kapi_vfio_pci_group_id(r.dev);
+	assert_int_equal(kapi_nr_char_devices(), r.cdevs + 1);
+	kapi_chrdev_open_race_set(the_last_device_leaves, &r);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -ENODEV);
+	assert_int_equal(r.ran, 1);
+
+	expect_warnings(0);
+	assert_int_equal(sim_kmalloc_outstanding(), r.kmalloc - 2);
+	assert_int_equal(kapi_nr_char_devices(), r.cdevs);
+	assert_int_equal(kapi_nr_device_nodes(), r.nodes);
+	assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
+	assert_nothing_held();
+}
+
+/*
+ * An open of the group's node that fails after its lookup and before
+ * ->open (no fd number, no memory for the file) lets go of the cdev it
+ * found: the count is back, and the next open gets the group.
+ */
+static void test_an_open_failing_before_the_groups_open_lets_the_cdev_go(void **state)
+{
+	static const struct {
+		const char *point;
+		int err;
+	} cases[] = {
+		{ "shim/fs/get_unused_fd", -EMFILE },
+		{ "shim/slab/kmalloc", -ENOMEM },	/* the file's inode */
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int cdevs = kapi_nr_char_devices();
+		struct kapi_vfio_pci *dev = a_gpu();
+		int group = kapi_vfio_pci_group_id(dev);
+		int gfd;
+
+		assert_int_equal(kapi_nr_char_devices(), cdevs + 1);
+		fail_nth_call_of(cases[i].point, 0);
+		assert_int_equal(kapi_vfio_group_fd_open(group), cases[i].err);
+		assert_true(stop_failing(cases[i].point) > 0);
+		assert_int_equal(kapi_nr_char_devices(), cdevs + 1);
+		gfd = kapi_vfio_group_fd_open(group);
+		assert_true(gfd >= 0);
+		assert_int_equal(kapi_close(gfd), 0);
+		kapi_vfio_pci_destroy(dev);
+		assert_int_equal(kapi_nr_char_devices(), cdevs);
 		assert_nothing_held();
 	}
 }
@@ -1753,6 +1825,8 @@ int main(void)
 		T(test_a_device_unregistered_under_an_open_group_fd),
 		T(test_a_peer_unregistered_under_an_open_group_fd),
 		T(test_an_open_racing_the_groups_removal_is_enodev),
+		T(test_an_open_racing_the_removal_of_an_unopened_group),
+		T(test_an_open_failing_before_the_groups_open_lets_the_cdev_go),
 		cmocka_unit_test_setup_teardown(
 			test_module_exit_gives_back_the_groups_char_region,
 			setup, destroy_the_machine),

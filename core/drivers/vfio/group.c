@@ -63,12 +63,15 @@
 static struct {
 	struct class *class;
 	dev_t devt;
-	struct mutex lock;	/* list and minors */
+	struct mutex lock;	/* list */
 	struct list_head list;	/* struct vfio_group.vfio_next */
+	/* A group's minor is its own until its release, as an IDA's. */
+	struct mutex minor_lock;
 	DECLARE_BITMAP(minors, VFIO_GROUP_MINORS);
 } vfio_groups = {
 	.lock = __MUTEX_INITIALIZER(vfio_groups.lock),
 	.list = LIST_HEAD_INIT(vfio_groups.list),
+	.minor_lock = __MUTEX_INITIALIZER(vfio_groups.minor_lock),
 };
 
 /* ---- a device's opens ---- */
@@ -361,8 +364,6 @@ static int vfio_group_fops_open(struct inode *inode, struct file *file)
 		err = -EBUSY;
 	else
 		group->opened_file = file;
-	if (!err)
-		group->users++;
 	mutex_unlock(&group->group_lock);
 
 	if (!err)
@@ -370,32 +371,20 @@ static int vfio_group_fops_open(struct inode *inode, struct file *file)
 	return err;
 }
 
-/* Its devices and its fd gone: the minor is free again. */
-static void vfio_group_free(struct vfio_group *group)
-{
-	mutex_lock(&vfio_groups.lock);
-	__clear_bit(MINOR(group->devt), vfio_groups.minors);
-	mutex_unlock(&vfio_groups.lock);
-	mutex_destroy(&group->group_lock);
-	kfree(group);
-}
-
-/* Device fds hold this file: by its release they are all closed. */
+/*
+ * Device fds hold this file: by its release they are all closed.  The
+ * file holds the cdev, and so the group, until after this.
+ */
 static int vfio_group_fops_release(struct inode *inode, struct file *file)
 {
 	struct vfio_group *group = file->private_data;
-	bool unused;
 
 	mutex_lock(&group->group_lock);
 	group->opened_file = NULL;
 	/* A group closed in its container leaves it, as UNSET_CONTAINER. */
 	if (group->container)
 		vfio_group_detach_container(group);
-	unused = !--group->users;
 	mutex_unlock(&group->group_lock);
-	/* Its devices went while it was open: the group goes now. */
-	if (unused)
-		vfio_group_free(group);
 	return 0;
 }
 
@@ -420,66 +409,95 @@ static struct vfio_group *vfio_group_of(struct iommu_group *iommu_group)
 	return NULL;
 }
 
+/* The first free minor, taken, or -ENOSPC: as ida_alloc_max(). */
+static int vfio_group_minor_get(void)
+{
+	int minor;
+
+	mutex_lock(&vfio_groups.minor_lock);
+	minor = find_first_zero_bit(vfio_groups.minors, VFIO_GROUP_MINORS);
+	if (minor == VFIO_GROUP_MINORS)
+		minor = -ENOSPC;
+	else
+		__set_bit(minor, vfio_groups.minors);
+	mutex_unlock(&vfio_groups.minor_lock);
+	return minor;
+}
+
+static void vfio_group_minor_put(int minor)
+{
+	mutex_lock(&vfio_groups.minor_lock);
+	__clear_bit(minor, vfio_groups.minors);
+	mutex_unlock(&vfio_groups.minor_lock);
+}
+
+/*
+ * The group's last reference went: its devices' (vfio_group_remove()),
+ * and its cdev's, which every open of the node and every file of it
+ * holds.  Its minor is free again.
+ */
+static void vfio_group_release(struct device *dev)
+{
+	struct vfio_group *group = container_of(dev, struct vfio_group, dev);
+
+	vfio_group_minor_put(MINOR(group->dev.devt));
+	mutex_destroy(&group->group_lock);
+	kfree(group);
+}
+
 /* A new group and its node, for the first device of iommu_group. */
 static struct vfio_group *vfio_group_create(struct iommu_group *iommu_group)
 {
-	unsigned long minor;
 	struct vfio_group *group;
-	struct device *node;
-	int err;
+	int minor, err;
 
 	lockdep_assert_held(&vfio_groups.lock);
 
-	minor = find_first_zero_bit(vfio_groups.minors, VFIO_GROUP_MINORS);
-	if (minor == VFIO_GROUP_MINORS)
-		return ERR_PTR(-ENOSPC);
+	minor = vfio_group_minor_get();
+	if (minor < 0)
+		return ERR_PTR(minor);
 	group = kzalloc(sizeof(*group), GFP_KERNEL);
-	if (!group)
+	if (!group) {
+		vfio_group_minor_put(minor);
 		return ERR_PTR(-ENOMEM);
+	}
+	device_initialize(&group->dev);
+	group->dev.devt = MKDEV(MAJOR(vfio_groups.devt), minor);
+	group->dev.class = vfio_groups.class;
+	group->dev.release = vfio_group_release;
+	cdev_init(&group->cdev, &vfio_group_fops);
 	group->type = VFIO_IOMMU;
 	group->iommu_group = iommu_group_ref_get(iommu_group);
-	group->devt = MKDEV(MAJOR(vfio_groups.devt), minor);
 	INIT_LIST_HEAD(&group->device_list);
 	mutex_init(&group->group_lock);
-	group->users = 1;	/* its devices' */
 
-	cdev_init(&group->cdev, &vfio_group_fops);
-	err = cdev_add(&group->cdev, group->devt, 1);
-	if (err)
-		goto put_iommu_group;
-	node = device_create(vfio_groups.class, NULL, group->devt, group, "%d",
-			     iommu_group_id(iommu_group));
-	if (IS_ERR(node)) {
-		err = PTR_ERR(node);
-		cdev_del(&group->cdev);
-		goto put_iommu_group;
+	err = dev_set_name(&group->dev, "%d", iommu_group_id(iommu_group));
+	if (!err)
+		err = cdev_device_add(&group->cdev, &group->dev);
+	if (err) {
+		iommu_group_put(iommu_group);
+		put_device(&group->dev);
+		return ERR_PTR(err);
 	}
-	__set_bit(minor, vfio_groups.minors);
 	list_add(&group->vfio_next, &vfio_groups.list);
 	return group;
-
-put_iommu_group:
-	iommu_group_put(iommu_group);
-	kfree(group);
-	return ERR_PTR(err);
 }
 
 /*
  * The group's last device went: no new lookup or open finds the group,
  * it leaves its container (the backend goes with the last group) and
- * lets its IOMMU group go, so an fd still open gets -ENODEV.  Returns
- * true when no fd holds the group either: the caller frees it.
+ * lets its IOMMU group go, so an fd still open gets -ENODEV.  Then the
+ * devices' reference goes: an fd still open, or an open that found the
+ * cdev, keeps the group's memory until it lets go.
  */
-static bool vfio_group_remove(struct vfio_group *group)
+static void vfio_group_remove(struct vfio_group *group)
 {
 	struct iommu_group *iommu_group;
-	bool unused;
 
 	lockdep_assert_held(&vfio_groups.lock);
 
 	list_del(&group->vfio_next);
-	device_destroy(vfio_groups.class, group->devt);
-	cdev_del(&group->cdev);
+	cdev_device_del(&group->cdev, &group->dev);
 
 	mutex_lock(&group->group_lock);
 	iommu_group = group->iommu_group;
@@ -487,11 +505,10 @@ static bool vfio_group_remove(struct vfio_group *group)
 		vfio_group_detach_container(group);
 	/* What tells an fd still open that the group is gone. */
 	group->iommu_group = NULL;
-	unused = !--group->users;
 	mutex_unlock(&group->group_lock);
 
 	iommu_group_put(iommu_group);
-	return unused;
+	put_device(&group->dev);
 }
 
 int vfio_register_group_dev(struct vfio_device *device)
@@ -553,7 +570,7 @@ static void vfio_device_wait_for_fds(struct vfio_device *device)
 void vfio_unregister_group_dev(struct vfio_device *device)
 {
 	struct vfio_group *group = device->group;
-	bool last, unused = false;
+	bool last;
 
 	if (WARN_ON(!group))
 		return;
@@ -570,11 +587,8 @@ void vfio_unregister_group_dev(struct vfio_device *device)
 	last = list_empty(&group->device_list);
 	mutex_unlock(&group->group_lock);
 	if (last)
-		unused = vfio_group_remove(group);
+		vfio_group_remove(group);
 	mutex_unlock(&vfio_groups.lock);
-	/* Else the release of the group's open fd frees it. */
-	if (unused)
-		vfio_group_free(group);
 }
 EXPORT_SYMBOL_GPL(vfio_unregister_group_dev);
 

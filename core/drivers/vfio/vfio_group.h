@@ -19,8 +19,9 @@ struct vfio_container;
 
 /* One IOMMU group as user space sees it: /dev/vfio/$id. */
 struct vfio_group {
+	/* Its memory: the release of dev, which the cdev holds (parent). */
+	struct device dev;
 	struct cdev cdev;
-	dev_t devt;
 	struct iommu_group *iommu_group;
 	enum vfio_group_type type;
 	struct list_head vfio_next;	/* on the list of every group */
@@ -32,8 +33,6 @@ struct vfio_group {
 	struct list_head container_next;	/* under the container's lock */
 	/* 1 with a container, + 1 per open device; each holds the file. */
 	unsigned int container_users;
-	/* 1 while it has devices, + 1 while open; the last one frees it. */
-	unsigned int users;
 };
 
 /* container.c */

@@ -7,16 +7,20 @@
  *     (parent, init_name, devt, driver_data, dma_mask, coherent_dma_mask,
  *     bus_dma_limit, iommu, iommu_group, dma_coherent, release) and the
  *     accessors dev_name(), dev_set_name(), dev_get_drvdata(),
- *     dev_set_drvdata(), get_device()/put_device(), dev_iommu_priv_get()
- *     (in <linux/iommu.h>).
+ *     dev_set_drvdata(), get_device()/put_device(), device_add()/
+ *     device_del(), dev_iommu_priv_get() (in <linux/iommu.h>).
  * Simplified: there is no kobject, sysfs or driver binding.  The name
  *     dev_set_name() builds lives in @name (the kernel keeps it in the
  *     kobject); dev_name() returns init_name if set, else @name.  The
- *     reference count is a plain counter: put_device() dropping the last
- *     reference frees the name and calls ->release (the owner's free), as
- *     the kernel's device_release() does; a device that was never
- *     device_initialize()d is owned by whoever allocated it, who frees the
- *     name with dev_free_name() (shim helper, no kernel counterpart).
+ *     reference count is a plain (atomic) counter: put_device() dropping
+ *     the last reference frees the name and calls ->release (the owner's
+ *     free), as the kernel's device_release() does; device_add() only
+ *     records the node devtmpfs would make (kernel_shim/fs.c, as
+ *     device_create() in <linux/device/class.h>; no sysfs, no uevent, no
+ *     reference on the parent) and device_del() takes it away; a device
+ *     that was never device_initialize()d is owned by whoever allocated
+ *     it, who frees the name with dev_free_name() (shim helper, no kernel
+ *     counterpart).
  *     The bus (@bus, read by 6.1's VFIO type1 to allocate an IOMMU domain
  *     with iommu_domain_alloc(dev->bus)) holds only what that needs: a
  *     simulated IOMMU device sits alone on its own bus, whose dmasim_dev
@@ -113,6 +117,9 @@ static inline void dev_set_drvdata(struct device *dev, void *data)
 void device_initialize(struct device *dev);
 struct device *get_device(struct device *dev);
 void put_device(struct device *dev);
+/* Its node (kernel_shim/fs.c): 0 or -ENOMEM; device_del() takes it away. */
+int device_add(struct device *dev);
+void device_del(struct device *dev);
 
 #define dev_printk(level, dev, fmt, ...) \
 	printk(level "%s: " fmt, dev_name(dev), ##__VA_ARGS__)

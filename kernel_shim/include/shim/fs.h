@@ -44,11 +44,11 @@ unsigned long shim_nr_files(void);
  */
 void shim_fput_deferred(struct file *file);
 void shim_task_work_run(void);
-/* Class devices created and not destroyed. */
+/* Devices added (device_create(), device_add()) and not deleted. */
 unsigned int shim_nr_devices(void);
 /*
  * Char devices with a reference (<linux/cdev.h>): added (cdev_add()) and
- * not deleted, or deleted while an open still holds them.
+ * not deleted, or deleted while an open or an open file still holds them.
  */
 unsigned int shim_nr_cdevs(void);
 /*

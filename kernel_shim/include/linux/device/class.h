@@ -9,8 +9,10 @@
  *     device, by version, below),
  *     class_destroy, device_create(class, parent, devt, drvdata, fmt, ...).
  * (c) Test double: class_create() allocates a struct class; device_create()
- *     allocates a struct device named from fmt and records (class, devt,
- *     node name) in the shim's device-node table, the node name being what
+ *     allocates a struct device named from fmt and, as device_add(),
+ *     records (class, devt, node name) in the shim's device-node table
+ *     (device_destroy(): device_del(), then its last put_device() frees
+ *     it), the node name being what
  *     class->devnode returns (as devtmpfs would create it) or else the
  *     device name.  <shim/fs.h> opens a node by that name.  As the
  *     kernel's, device_create() with no class (NULL or an error pointer,
