@@ -27,16 +27,24 @@ struct clock_waiter {
 
 static pthread_mutex_t waiters_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct clock_waiter *waiters;
-static unsigned int nr_waiters;
+/* Waits begun, and those that ended at their deadline, since the boot. */
+static unsigned long nr_waits, nr_timeouts;
 
 void sim_clock_reset(void)
 {
 	__atomic_store_n(&sim_clock_now, SIM_INITIAL_JIFFIES, __ATOMIC_RELEASE);
+	__atomic_store_n(&nr_waits, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&nr_timeouts, 0, __ATOMIC_RELEASE);
 }
 
-unsigned int sim_clock_nr_waiters(void)
+unsigned long sim_clock_waits(void)
 {
-	return __atomic_load_n(&nr_waiters, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&nr_waits, __ATOMIC_ACQUIRE);
+}
+
+unsigned long sim_clock_timeouts(void)
+{
+	return __atomic_load_n(&nr_timeouts, __ATOMIC_ACQUIRE);
 }
 
 static void host_sleep_briefly(unsigned int *spins)
@@ -82,7 +90,7 @@ unsigned long sim_wait_for_word(const unsigned int *word,
 	pthread_mutex_lock(&waiters_lock);
 	self.next = waiters;
 	waiters = &self;
-	__atomic_add_fetch(&nr_waiters, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&nr_waits, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&waiters_lock);
 
 	for (;;) {
@@ -96,6 +104,7 @@ unsigned long sim_wait_for_word(const unsigned int *word,
 		}
 		if ((long)left <= 0) {
 			left = 0;
+			__atomic_add_fetch(&nr_timeouts, 1, __ATOMIC_RELEASE);
 			break;
 		}
 		__atomic_store_n(&self.seen, now, __ATOMIC_RELEASE);
@@ -107,7 +116,6 @@ unsigned long sim_wait_for_word(const unsigned int *word,
 	for (link = &waiters; *link != &self; link = &(*link)->next)
 		;
 	*link = self.next;
-	__atomic_sub_fetch(&nr_waiters, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&waiters_lock);
 	return left;
 }

@@ -1483,22 +1483,27 @@ static void test_unbinding_a_device_in_use_waits_for_its_fds(void **state)
 	assert_nothing_held();
 }
 
-/* n tasks wait on the machine's clock (within 30 s). */
-static void wait_for_clock_waiters(unsigned int n)
+/*
+ * The unbind has begun its n-th wait on the machine's clock (or returned:
+ * then it fails here), within 30 s.  It asks the driver before each wait.
+ */
+static void the_unbind_waits(const struct unbind *u, unsigned long n)
 {
-	for (int ms = 0; ms < 30000 && sim_clock_nr_waiters() != n; ms++)
+	for (int ms = 0; ms < 30000 && sim_clock_waits() < n && !unbind_done(u);
+	     ms++)
 		sleep_ms(1);
-	assert_int_equal(sim_clock_nr_waiters(), n);
+	assert_false(unbind_done(u));
+	assert_int_equal(sim_clock_waits(), n);
 }
 
 /*
  * The device unbound while the VMM holds its fd and does not let go: the
  * unbind asks again each time ten seconds pass on the machine's clock
  * (advanced here, so no host time), with the number of times it asked
- * before.  A jiffy short of ten seconds it has asked once (count 0); at
- * ten seconds twice (count 1), at twenty three times (count 2).  Closing
- * the fd ends the wait: the driver closes and the unbind returns, nothing
- * left.
+ * before.  A jiffy short of ten seconds it has asked once (count 0) and
+ * still waits; at ten seconds the wait times out and it asks a second
+ * time (count 1), at twenty a third (count 2).  Closing the fd ends the
+ * wait: the driver closes and the unbind returns, nothing left.
  */
 static void test_unbinding_asks_again_every_ten_seconds(void **state)
 {
@@ -1508,26 +1513,28 @@ static void test_unbinding_asks_again_every_ten_seconds(void **state)
 	pthread_t t;
 
 	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(sim_clock_waits(), 0);
 	assert_int_equal(pthread_create(&t, NULL, unbind_the_device, &u), 0);
 	for (asked = 1; ; asked++) {
-		wait_for_requests(v.dev, asked);
-		assert_int_equal(stats_of(v.dev).request_count, asked - 1);
-		/* The unbind waits again, from now. */
-		wait_for_clock_waiters(1);
-		sim_clock_advance(10 * SIM_HZ - 1);
-		assert_int_equal(sim_clock_nr_waiters(), 1);
+		the_unbind_waits(&u, asked);
 		assert_int_equal(stats_of(v.dev).requests, asked);
-		assert_false(unbind_done(&u));
+		assert_int_equal(stats_of(v.dev).request_count, asked - 1);
+		sim_clock_advance(10 * SIM_HZ - 1);
+		assert_int_equal(sim_clock_timeouts(), asked - 1);
+		assert_int_equal(sim_clock_waits(), asked);
+		assert_int_equal(stats_of(v.dev).requests, asked);
 		if (asked == 3)
 			break;
 		sim_clock_advance(1);
+		assert_int_equal(sim_clock_timeouts(), asked);
 	}
 
 	assert_int_equal(stats_of(v.dev).closes, 0);
 	assert_int_equal(kapi_close(v.dfd), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_true(unbind_done(&u));
-	assert_int_equal(sim_clock_nr_waiters(), 0);
+	assert_int_equal(sim_clock_waits(), 3);
+	assert_int_equal(sim_clock_timeouts(), 2);
 	assert_int_equal(kapi_vfio_pci_nr_alive(), 0);
 	assert_int_equal(kapi_close(v.gfd), 0);
 	assert_int_equal(kapi_close(v.cfd), 0);

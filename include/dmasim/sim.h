@@ -417,8 +417,13 @@ static inline unsigned long sim_clock_jiffies(void)
  * it reached has timed out; any other is still waiting.
  */
 void sim_clock_advance(unsigned long ticks);
-/* Tasks waiting on the clock now (in sim_wait_for_word()). */
-unsigned int sim_clock_nr_waiters(void);
+/*
+ * Waits on the clock (sim_wait_for_word() calls) begun since the machine
+ * booted, and those that timed out: a waiter counts its wait before it
+ * looks at the clock, and its timeout before sim_clock_advance() returns.
+ */
+unsigned long sim_clock_waits(void);
+unsigned long sim_clock_timeouts(void);
 /*
  * Wait until *word (written by another thread with an atomic store) is
  * not 0 or the clock reaches deadline (jiffies, compared as the kernel's
