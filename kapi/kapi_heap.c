@@ -155,6 +155,11 @@ unsigned int kapi_nr_char_devices(void)
 	return shim_nr_cdevs();
 }
 
+void kapi_chrdev_open_race_set(void (*hook)(void *arg), void *arg)
+{
+	shim_chrdev_open_race_set(hook, arg);
+}
+
 unsigned int kapi_nr_device_nodes(void)
 {
 	return shim_nr_devices();

@@ -344,17 +344,37 @@ int cdev_add(struct cdev *p, dev_t dev, unsigned int count)
 	p->count = count;
 	mutex_lock(&chrdev_lock);
 	list_add_tail(&p->list, &cdev_list);
+	p->refs = 1;		/* the table's */
 	cdevs_alive++;
 	mutex_unlock(&chrdev_lock);
 	return 0;
 }
 
+/* The cdev's last reference went: its kobject would be released. */
+static void cdev_put_locked(struct cdev *p)
+{
+	lockdep_assert_held(&chrdev_lock);
+	if (WARN_ON(!p->refs))
+		return;
+	if (!--p->refs)
+		cdevs_alive--;
+}
+
+static void cdev_put(struct cdev *p)
+{
+	mutex_lock(&chrdev_lock);
+	cdev_put_locked(p);
+	mutex_unlock(&chrdev_lock);
+}
+
+/* No new lookup finds p; an open that found it already goes on. */
 void cdev_del(struct cdev *p)
 {
 	mutex_lock(&chrdev_lock);
-	if (!list_empty(&p->list))
-		cdevs_alive--;
-	list_del_init(&p->list);
+	if (!list_empty(&p->list)) {
+		list_del_init(&p->list);
+		cdev_put_locked(p);
+	}
 	mutex_unlock(&chrdev_lock);
 }
 
@@ -371,11 +391,32 @@ static struct cdev *cdev_lookup(dev_t dev)
 	list_for_each_entry(p, &cdev_list, list) {
 		if (dev >= p->dev && dev < p->dev + p->count) {
 			found = p;
+			found->refs++;	/* chrdev_open()'s cdev_get() */
 			break;
 		}
 	}
 	mutex_unlock(&chrdev_lock);
 	return found;
+}
+
+static void (*chrdev_open_race_hook)(void *arg);
+static void *chrdev_open_race_arg;
+
+void shim_chrdev_open_race_set(void (*hook)(void *arg), void *arg)
+{
+	chrdev_open_race_arg = arg;
+	__atomic_store_n(&chrdev_open_race_hook, hook, __ATOMIC_RELEASE);
+}
+
+/* The test double's hook, once: another task, between lookup and ->open. */
+static void chrdev_open_race(void)
+{
+	void (*hook)(void *arg);
+
+	hook = __atomic_exchange_n(&chrdev_open_race_hook, NULL,
+				   __ATOMIC_ACQ_REL);
+	if (hook)
+		hook(chrdev_open_race_arg);
 }
 
 /* ------------------------------------------------------------------------
@@ -515,13 +556,17 @@ int shim_open_chrdev(dev_t devt, unsigned int flags)
 	cdev = cdev_lookup(devt);
 	if (!cdev)
 		return -ENXIO;
+	chrdev_open_race();
 	fd = get_unused_fd_flags(flags);
-	if (fd < 0)
-		return fd;
+	if (fd < 0) {
+		ret = fd;
+		goto put_cdev;
+	}
 	file = file_alloc(cdev->ops, flags, true);
 	if (IS_ERR(file)) {
 		put_unused_fd(fd);
-		return PTR_ERR(file);
+		ret = PTR_ERR(file);
+		goto put_cdev;
 	}
 	file->f_inode->i_mode = S_IFCHR;
 	file->f_inode->i_rdev = devt;
@@ -532,11 +577,15 @@ int shim_open_chrdev(dev_t devt, unsigned int flags)
 			/* No ->release for a file whose ->open failed. */
 			file_free(file);
 			put_unused_fd(fd);
-			return ret;
+			goto put_cdev;
 		}
 	}
 	fd_install(fd, file);
-	return fd;
+	ret = fd;
+put_cdev:
+	/* The kernel's file keeps it to its last fput: see <linux/cdev.h>. */
+	cdev_put(cdev);
+	return ret;
 }
 
 int shim_open_devnode(const char *name, unsigned int flags)

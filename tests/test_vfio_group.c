@@ -1714,6 +1714,60 @@ static void test_module_exit_gives_back_the_groups_char_region(void **state)
 	assert_int_equal(kapi_vfio_container_fd_open(), -ENOENT);
 }
 
+/* The other task of the race below: the group's last device leaves. */
+struct removal_in_the_open {
+	struct kapi_vfio_pci *dev;
+	unsigned int cdevs, nodes;	/* before the group was made */
+	int ran;
+};
+
+static void the_last_device_leaves(void *arg)
+{
+	struct removal_in_the_open *r = arg;
+
+	r->ran++;
+	kapi_vfio_pci_destroy(r->dev);
+	/* Its node and cdev are deleted; the open still holds the cdev. */
+	assert_int_equal(kapi_nr_device_nodes(), r->nodes);
+	assert_int_equal(kapi_nr_char_devices(), r->cdevs + 1);
+}
+
+/*
+ * An open of the group's node that found its cdev before the group's last
+ * device left, and reaches the group's open after: -ENODEV (the kernel's
+ * "drivers is 0" check, made before the one-opener -EBUSY), not the
+ * group, while another fd keeps the group's memory; that fd's close then
+ * frees it.  An open after the removal finds no node: -ENOENT.
+ */
+static void test_an_open_racing_the_groups_removal_is_enodev(void **state)
+{
+	static const enum stage stages[] = { OPENED, IOMMU };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(stages); i++) {
+		struct removal_in_the_open r = {
+			.cdevs = kapi_nr_char_devices(),
+			.nodes = kapi_nr_device_nodes(),
+		};
+		struct vmm v = { .dev = a_gpu() };
+		int group = kapi_vfio_pci_group_id(v.dev);
+
+		r.dev = v.dev;
+		the_vmm_reaches(&v, stages[i]);
+		kapi_chrdev_open_race_set(the_last_device_leaves, &r);
+		assert_int_equal(kapi_vfio_group_fd_open(group), -ENODEV);
+		assert_int_equal(r.ran, 1);
+
+		expect_warnings(0);
+		assert_int_equal(kapi_nr_char_devices(), r.cdevs);
+		assert_int_equal(kapi_nr_device_nodes(), r.nodes);
+		assert_int_equal(kapi_vfio_group_fd_open(group), -ENOENT);
+		assert_int_equal(r.ran, 1);
+		assert_int_equal(kapi_close(v.gfd), 0);
+		assert_int_equal(kapi_close(v.cfd), 0);
+		assert_nothing_held();
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1757,6 +1811,7 @@ int main(void)
 		T(test_backend_registration_is_once_and_undone_once),
 		T(test_a_device_unregistered_under_an_open_group_fd),
 		T(test_a_peer_unregistered_under_an_open_group_fd),
+		T(test_an_open_racing_the_groups_removal_is_enodev),
 		cmocka_unit_test_setup_teardown(
 			test_module_exit_gives_back_the_groups_char_region,
 			setup, destroy_the_machine),

@@ -84,8 +84,17 @@ int kapi_chrdev_region_register(unsigned int major, unsigned int minor,
 				unsigned int count);
 void kapi_chrdev_region_unregister(unsigned int major, unsigned int minor,
 				   unsigned int count);
-/* Char devices added and not deleted; device nodes (class devices) alive. */
+/*
+ * Char devices added and not deleted (or deleted while an open still holds
+ * them); device nodes (class devices) alive.
+ */
 unsigned int kapi_nr_char_devices(void);
+/*
+ * A race on demand: the next open of a node or char device number calls
+ * hook(arg) once, after the open found the cdev and before the driver's
+ * ->open, as another task would run there; NULL disarms.
+ */
+void kapi_chrdev_open_race_set(void (*hook)(void *arg), void *arg);
 unsigned int kapi_nr_device_nodes(void);
 
 /* ------------------------------------------------------------------------

@@ -46,7 +46,16 @@ void shim_fput_deferred(struct file *file);
 void shim_task_work_run(void);
 /* Class devices created and not destroyed. */
 unsigned int shim_nr_devices(void);
-/* Char devices added (cdev_add()) and not deleted. */
+/*
+ * Char devices with a reference (<linux/cdev.h>): added (cdev_add()) and
+ * not deleted, or deleted while an open still holds them.
+ */
 unsigned int shim_nr_cdevs(void);
+/*
+ * Test double (a race on demand): the next chrdev open calls hook(arg)
+ * once, after it found the cdev and before ->open, as if another task ran
+ * there (a driver's remove deleting the cdev, say); NULL disarms.
+ */
+void shim_chrdev_open_race_set(void (*hook)(void *arg), void *arg);
 
 #endif
