@@ -26,7 +26,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <dmasim/sim.h>
 
@@ -67,36 +66,6 @@ void sim_cpu_relax_yield(unsigned int *spins)
 		__asm__ __volatile__("" ::: "memory");
 	else
 		sched_yield();
-}
-
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-unsigned long sim_wait_for_word(const unsigned int *word,
-				unsigned long timeout_ms)
-{
-	const struct timespec one_ms = { .tv_nsec = 1000000 };
-	uint64_t end = monotonic_ms() + timeout_ms, now;
-	unsigned int spins = 0;
-
-	for (;;) {
-		if (__atomic_load_n(word, __ATOMIC_ACQUIRE))
-			break;
-		now = monotonic_ms();
-		if (now >= end)
-			return 0;
-		if (spins < 128)
-			sim_cpu_relax_yield(&spins);
-		else
-			nanosleep(&one_ms, NULL);
-	}
-	now = monotonic_ms();
-	return now < end ? end - now : 1;
 }
 
 _Thread_local unsigned long sim_thread_self_id;

@@ -28,6 +28,7 @@ int sim_machine_init(const struct sim_config *cfg)
 	if (sim_locking_selfcheck())
 		return -ENOTSUP;
 	sim_counters_reset();
+	sim_clock_reset();
 	sim_fault_calls_reset();
 	sim_buddy_reset_order_stats();
 	ret = sim_mem_init(&machine_cfg);

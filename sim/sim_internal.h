@@ -8,6 +8,9 @@
 /* sim/locking.c: 0 if zeroed storage is a valid unlocked lock. */
 int sim_locking_selfcheck(void);
 
+/* sim/clock.c: the clock back at its start (a fresh machine). */
+void sim_clock_reset(void);
+
 /* sim/physmem.c + sim/buddy.c: RAM, memmap, free lists. */
 int sim_mem_init(const struct sim_config *cfg);
 void sim_mem_destroy(void);

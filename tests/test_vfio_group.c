@@ -1484,6 +1484,64 @@ static void test_unbinding_a_device_in_use_waits_for_its_fds(void **state)
 }
 
 /*
+ * The unbind has begun its n-th wait on the machine's clock (or returned:
+ * then it fails here), within 30 s.  It asks the driver before each wait.
+ */
+static void the_unbind_waits(const struct unbind *u, unsigned long n)
+{
+	for (int ms = 0; ms < 30000 && sim_clock_waits() < n && !unbind_done(u);
+	     ms++)
+		sleep_ms(1);
+	assert_false(unbind_done(u));
+	assert_int_equal(sim_clock_waits(), n);
+}
+
+/*
+ * The device unbound while the VMM holds its fd and does not let go: the
+ * unbind asks again each time ten seconds pass on the machine's clock
+ * (advanced here, so no host time), with the number of times it asked
+ * before.  A jiffy short of ten seconds it has asked once (count 0) and
+ * still waits; at ten seconds the wait times out and it asks a second
+ * time (count 1), at twenty a third (count 2).  Closing the fd ends the
+ * wait: the driver closes and the unbind returns, nothing left.
+ */
+static void test_unbinding_asks_again_every_ten_seconds(void **state)
+{
+	struct vmm v = { .dev = a_gpu() };
+	struct unbind u = { .dev = v.dev };
+	unsigned long asked;
+	pthread_t t;
+
+	the_vmm_reaches(&v, DEVICE);
+	assert_int_equal(sim_clock_waits(), 0);
+	assert_int_equal(pthread_create(&t, NULL, unbind_the_device, &u), 0);
+	for (asked = 1; ; asked++) {
+		the_unbind_waits(&u, asked);
+		assert_int_equal(stats_of(v.dev).requests, asked);
+		assert_int_equal(stats_of(v.dev).request_count, asked - 1);
+		sim_clock_advance(10 * SIM_HZ - 1);
+		assert_int_equal(sim_clock_timeouts(), asked - 1);
+		assert_int_equal(sim_clock_waits(), asked);
+		assert_int_equal(stats_of(v.dev).requests, asked);
+		if (asked == 3)
+			break;
+		sim_clock_advance(1);
+		assert_int_equal(sim_clock_timeouts(), asked);
+	}
+
+	assert_int_equal(stats_of(v.dev).closes, 0);
+	assert_int_equal(kapi_close(v.dfd), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(unbind_done(&u));
+	assert_int_equal(sim_clock_waits(), 3);
+	assert_int_equal(sim_clock_timeouts(), 2);
+	assert_int_equal(kapi_vfio_pci_nr_alive(), 0);
+	assert_int_equal(kapi_close(v.gfd), 0);
+	assert_int_equal(kapi_close(v.cfd), 0);
+	assert_nothing_held();
+}
+
+/*
  * The backend's registration as its module's exit and init make it: a
  * second register is refused (-EINVAL), one unregister removes it (a
  * container then finds no backend), a second unregister changes nothing,
@@ -1812,6 +1870,7 @@ int main(void)
 		T(test_a_device_fd_may_be_fd_0),
 		T(test_get_device_fd_failing_at_each_step_opens_nothing),
 		T(test_unbinding_a_device_in_use_waits_for_its_fds),
+		T(test_unbinding_asks_again_every_ten_seconds),
 		T(test_joining_a_container_whose_backend_refuses_the_group),
 		T(test_set_iommu_unwinds_the_groups_attached_before_a_failure),
 		T(test_two_devices_of_one_group_share_its_node),

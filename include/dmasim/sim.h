@@ -392,14 +392,47 @@ static inline unsigned long sim_thread_id(void)
 }
 /* Mutexes the calling thread holds now (sim/cpus.c yields only at none). */
 int sim_mutexes_held(void);
+
+/* ------------------------------------------------------------------------
+ * The machine's clock (sim/clock.c), in jiffies, SIM_HZ a second (the
+ * shim's <linux/jiffies.h> HZ): the kernel's jiffies reads it.  It
+ * starts, at each sim_machine_init(), where the kernel's starts
+ * (INITIAL_JIFFIES: five minutes before the 32-bit count wraps) and
+ * stands still until a host thread (a test) advances it, so a timeout of
+ * ten seconds passes in no host time, and never when nothing advances
+ * the clock.
+ */
+#define SIM_HZ			250
+#define SIM_INITIAL_JIFFIES	((unsigned long)(unsigned int)(-300 * SIM_HZ))
+extern unsigned long sim_clock_now;
+
+static inline unsigned long sim_clock_jiffies(void)
+{
+	return __atomic_load_n(&sim_clock_now, __ATOMIC_ACQUIRE);
+}
+
 /*
- * Wait, on the host's clock, until *word (written by another thread with
- * an atomic store) is not 0 or timeout_ms have passed: the milliseconds
- * left (at least 1) if it was seen, 0 on timeout.  Spins a little, then
- * sleeps a millisecond at a time.
+ * The clock moves ticks jiffies ahead, and this returns once every task waiting
+ * on it (sim_wait_for_word()) has seen the new time: one whose deadline
+ * it reached has timed out; any other is still waiting.
+ */
+void sim_clock_advance(unsigned long ticks);
+/*
+ * Waits on the clock (sim_wait_for_word() calls) begun since the machine
+ * booted, and those that timed out: a waiter counts its wait before it
+ * looks at the clock, and its timeout before sim_clock_advance() returns.
+ */
+unsigned long sim_clock_waits(void);
+unsigned long sim_clock_timeouts(void);
+/*
+ * Wait until *word (written by another thread with an atomic store) is
+ * not 0 or the clock reaches deadline (jiffies, compared as the kernel's
+ * time_after_eq(): wrap-safe up to LONG_MAX ahead): the jiffies left
+ * (at least 1) if it was seen, 0 on timeout.  The host-side wait polls
+ * (spins a little, then sleeps a millisecond at a time).
  */
 unsigned long sim_wait_for_word(const unsigned int *word,
-				unsigned long timeout_ms);
+				unsigned long deadline);
 
 /* ------------------------------------------------------------------------
  * Simulated CPUs running concurrently (sim/cpus.c).

@@ -13,11 +13,17 @@
  *     signal).
  *     A completion used before init_completion() is a WARN (the kernel's
  *     wait queue would be garbage).
- * Simplified: the waiter is a host thread waiting on the host's clock
- *     (sim_wait_for_word(), <dmasim/sim.h>), HZ jiffies a second; no wait
- *     queue, and no signal reaches a waiting task, so the interruptible
- *     wait is never interrupted.  complete_all() and the waits without a
- *     timeout are not here (nothing calls them).
+ * Simplified: the timeout runs on the simulated machine's clock
+ *     (jiffies, <linux/jiffies.h>), which only a host thread advances
+ *     (sim_clock_advance()): the wait times out when that clock reaches
+ *     the deadline (jiffies + timeout, at the call), and a program that
+ *     never advances it waits until complete(), however long (a device
+ *     unbound with an fd held is asked to let go once).  The waiter is a
+ *     host thread polling both the count and the clock
+ *     (sim_wait_for_word(), <dmasim/sim.h>); no wait queue, and no signal
+ *     reaches a waiting task, so the interruptible wait is never
+ *     interrupted.  complete_all() and the waits without a timeout are
+ *     not here (nothing calls them).
  * (b) Stubs: none.  (c) Test doubles: none.
  */
 #ifndef _DMASIM_LINUX_COMPLETION_H
@@ -73,14 +79,14 @@ static inline bool try_wait_for_completion(struct completion *x)
 static inline unsigned long
 wait_for_completion_timeout(struct completion *x, unsigned long timeout)
 {
-	unsigned long left_ms = timeout * 1000 / HZ;
+	unsigned long deadline = jiffies + timeout, left = timeout;
 
 	while (!try_wait_for_completion(x)) {
-		left_ms = sim_wait_for_word(&x->done, left_ms);
-		if (!left_ms)
+		left = sim_wait_for_word(&x->done, deadline);
+		if (!left)
 			return 0;
 	}
-	return max(1UL, left_ms * HZ / 1000);
+	return max(1UL, left);
 }
 
 static inline long
