@@ -34,7 +34,7 @@ import sys
 
 from cli_run import check, finish, page_geometry, run, size_name
 
-SCEN = sys.argv[2]
+SCEN = os.path.abspath(sys.argv[2])
 SLOW_MODES = {"--slow": ["before", "after"], "--slow=before": ["before"],
               "--slow=after": ["after"], "--slow-all": ["before", "after"]}
 SLOW_ALL = "--slow-all" in sys.argv[3:]
