@@ -1327,6 +1327,7 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 			int writes = prots[p] == RW;
 			struct kapi_vfio_dev *mdev;
 			unsigned long pfn;
+			int was = -1;
 
 			print_message("%s, %s\n", cases[i].what,
 				      writes ? "read-write" : "read-only");
@@ -1337,7 +1338,7 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 					assert_int_equal(kapi_mm_munmap(va), 0);
 					continue;
 				}
-				unmap_stride_set(1);
+				was = unmap_stride_set(1);
 			}
 			if (cases[i].bar_page_after) {
 				/* The same range again: memory, then the BAR page. */
@@ -1368,8 +1369,7 @@ static void test_only_a_writable_dma_dirties_what_it_unpins(void **state)
 						  cases[i].bar_page_after * PAGE);
 				assert_int_equal(dirty_pages_at(va, n), writes ? n : 0);
 			}
-			if (cases[i].stride)
-				unmap_stride_set(0);
+			unmap_stride_restore(was);
 			assert_int_equal(pins_held(), 0);
 			kapi_vfio_close(c);
 			if (cases[i].bar_page_after)
